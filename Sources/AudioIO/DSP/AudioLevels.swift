@@ -1,0 +1,84 @@
+import Foundation
+
+/// Peak and average (RMS) level of each channel, in dBFS.
+///
+/// 0 dBFS is full scale; a full-scale sine has peak 0 and average −3.01; silence is −160 (``floor``).
+/// These are the definitions of sox's `stats` effect (`Pk lev dB`, `RMS lev dB`).
+public struct AudioLevels: Equatable, Sendable, Codable {
+    /// The level reported for silence and anything quieter, in dBFS.
+    public static let floor = -160.0
+
+    /// Per channel, 20·log10 of the largest absolute sample value; in −160…0 for samples in −1…1.
+    public var peak: [Double]
+    /// Per channel, 20·log10 of the root mean square of the samples; in −160…0 for samples in −1…1.
+    public var average: [Double]
+
+    /// Creates levels from per-channel values in dBFS.
+    public init(peak: [Double], average: [Double]) {
+        self.peak = peak
+        self.average = average
+    }
+
+    /// `amplitude` (a linear value, 1 = full scale) in dBFS, never below ``floor``.
+    public static func decibels(_ amplitude: Double) -> Double {
+        amplitude > 0 ? max(floor, 20 * log10(amplitude)) : floor
+    }
+}
+
+/// Sums what peak and RMS need, channel by channel, over any number of interleaved blocks.
+///
+/// Storage is allocated once, in `init`; ``add(_:)`` allocates nothing, so the render and capture threads
+/// can use it.
+struct LevelAccumulator {
+    private var peaks: [Float]
+    private var squareSums: [Double]
+    private(set) var frameCount = 0
+
+    init(channelCount: Int) {
+        peaks = Array(repeating: 0, count: channelCount)
+        squareSums = Array(repeating: 0, count: channelCount)
+    }
+
+    var channelCount: Int { peaks.count }
+
+    /// Adds interleaved frames of ``channelCount`` channels.
+    mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        let channels = peaks.count
+        let frames = samples.count / channels
+        peaks.withUnsafeMutableBufferPointer { peaks in
+            squareSums.withUnsafeMutableBufferPointer { sums in
+                for channel in 0..<channels {
+                    var peak = peaks[channel]
+                    var sum = 0.0
+                    var index = channel
+                    for _ in 0..<frames {
+                        let sample = samples[index]
+                        peak = max(peak, abs(sample))
+                        sum += Double(sample) * Double(sample)
+                        index += channels
+                    }
+                    peaks[channel] = peak
+                    sums[channel] += sum
+                }
+            }
+        }
+        frameCount += frames
+    }
+
+    /// The levels of everything added since the start or the last ``reset()``.
+    var levels: AudioLevels {
+        let frames = Double(max(frameCount, 1))
+        return AudioLevels(
+            peak: peaks.map { AudioLevels.decibels(Double($0)) },
+            average: squareSums.map { AudioLevels.decibels(($0 / frames).squareRoot()) })
+    }
+
+    /// Starts over, keeping the storage.
+    mutating func reset() {
+        for channel in peaks.indices {
+            peaks[channel] = 0
+            squareSums[channel] = 0
+        }
+        frameCount = 0
+    }
+}

@@ -1,0 +1,64 @@
+import CSoxr
+
+/// A failure reported by libsoxr; the corresponding C type is `soxr_error_t`.
+struct ResamplerError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Turns `soxr_error_t` (NULL on success, else a static message) into a Swift error.
+private func check(_ error: soxr_error_t?) throws(ResamplerError) {
+    if let error { throw ResamplerError(description: String(cString: error)) }
+}
+
+/// Streaming sample-rate conversion of interleaved 32-bit float frames, by libsoxr at its high quality
+/// (`SOXR_HQ`, 20-bit precision, the quality of `sox rate -h`).
+///
+/// **Not thread-safe**: one thread feeds it.
+final class Resampler {
+    private let handle: soxr_t
+    private let channelCount: Int
+    /// Output frames per input frame.
+    let ratio: Double
+
+    /// The corresponding C function is `soxr_create`.
+    init(inputRate: Double, outputRate: Double, channelCount: Int) throws(ResamplerError) {
+        var error: soxr_error_t? = nil
+        var quality = soxr_quality_spec(UInt(SOXR_HQ), 0)
+        let handle = soxr_create(inputRate, outputRate, UInt32(channelCount), &error, nil, &quality, nil)
+        try check(error)
+        guard let handle else { throw ResamplerError(description: "soxr_create returned nothing") }
+        self.handle = handle
+        self.channelCount = channelCount
+        self.ratio = outputRate / inputRate
+    }
+
+    deinit { soxr_delete(handle) }
+
+    /// Converts as much of `input` as fits into `output`; returns the frames consumed and produced.
+    ///
+    /// The corresponding C function is `soxr_process`.
+    func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>)
+        throws(ResamplerError) -> (consumed: Int, produced: Int)
+    {
+        var consumed = 0
+        var produced = 0
+        try check(soxr_process(
+            handle, input.baseAddress, input.count / channelCount, &consumed,
+            output.baseAddress, output.count / channelCount, &produced))
+        return (consumed, produced)
+    }
+
+    /// After the last input: writes the frames still held back into `output`; returns how many (0 when drained).
+    ///
+    /// The corresponding C function is `soxr_process` with no input.
+    func flush(into output: UnsafeMutableBufferPointer<Float>) throws(ResamplerError) -> Int {
+        var produced = 0
+        try check(soxr_process(handle, nil, 0, nil, output.baseAddress, output.count / channelCount, &produced))
+        return produced
+    }
+
+    /// The library's version string, e.g. "libsoxr-0.1.3".
+    ///
+    /// The corresponding C function is `soxr_version`.
+    static var version: String { String(cString: soxr_version()) }
+}

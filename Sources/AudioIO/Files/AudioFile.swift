@@ -1,0 +1,204 @@
+import CSndFile
+import Foundation
+import SystemPackage
+
+/// An audio file opened for reading: WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF and the other
+/// containers libsndfile reads, decoded to 32-bit float frames in −1…1, with sample-exact seeking.
+///
+/// Only regular files are opened: a directory, FIFO or device is refused before anything reads from it,
+/// so a misplaced path cannot hang the caller. Header fields outside what any real file has (more than
+/// 64 channels, a rate outside ``AudioSettings/sampleRates``) are refused as damage.
+///
+/// **Not thread-safe**: read it from one thread at a time.
+public final class AudioFile {
+    /// The highest channel count accepted when reading.
+    public static let maximumChannelCount = 64
+
+    /// The file's location.
+    public let url: URL
+    /// The container and codec.
+    public let format: AudioFileFormat
+    /// libsndfile's name of the container, e.g. "WAV (Microsoft)".
+    public let formatName: String
+    /// Frames per second, in hertz.
+    public let sampleRate: Double
+    /// Interleaved channels per frame.
+    public let channelCount: Int
+    /// Frames in the file. For Opus, the exact count of the stream (pre-skip and end trimming applied).
+    public let frameCount: Int64
+    /// Bits per stored sample for PCM and FLAC (8, 16, 24, 32 or 64); `nil` for lossy codecs.
+    public let bitDepth: Int?
+    /// Size of the file in bytes when it was opened.
+    public let byteCount: Int64
+    /// Title and creation date stored in the file, where it has them.
+    public let metadata: AudioMetadata
+    /// The next frame ``read(into:)`` returns, counted from 0.
+    public private(set) var framePosition: Int64 = 0
+
+    /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
+    let isIntegerPCM: Bool
+    private let file: SndFile
+
+    /// Length in seconds: ``frameCount`` / ``sampleRate``.
+    public var duration: TimeInterval { Double(frameCount) / sampleRate }
+
+    /// Opens the file at `url` for reading.
+    ///
+    /// - Throws: ``AudioFileError`` saying what is wrong: missing, not a regular file, empty, not audio,
+    ///   damaged or unsupported.
+    public init(forReading url: URL) throws(AudioFileError) {
+        let path = url.path
+        let descriptor: FileDescriptor
+        let byteCount: Int64
+        do {
+            // Non-blocking, so that opening a FIFO returns at once and is then refused below.
+            descriptor = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec])
+        } catch {
+            throw AudioFileError(path: path, opening: error as? Errno ?? .ioError)
+        }
+        do {
+            let status = try descriptor.stat()
+            if let kind = Self.kindIfNotRegular(status.type) {
+                throw AudioFileError(path: path, reason: .notARegularFile(kind))
+            }
+            if status.size == 0 { throw AudioFileError(path: path, reason: .empty) }
+            byteCount = Int64(status.size)
+        } catch let error as AudioFileError {
+            try? descriptor.close()
+            throw error
+        } catch {
+            try? descriptor.close()
+            throw AudioFileError(path: path, opening: error as? Errno ?? .ioError)
+        }
+        let file: SndFile
+        do {
+            file = try SndFile(descriptor: descriptor, mode: .read, closesDescriptor: true)
+        } catch {
+            throw AudioFileError(path: path, opening: error)
+        }
+        let info = file.info
+        guard (1...Self.maximumChannelCount).contains(Int(info.channels)) else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims \(info.channels) channels"))
+        }
+        guard AudioSettings.sampleRates.contains(Double(info.samplerate)) else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(info.samplerate) Hz"))
+        }
+        guard info.frames >= 0, info.frames < Int64(Int32.max) * 1024 else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims \(info.frames) frames"))
+        }
+        self.url = url
+        self.byteCount = byteCount
+        self.file = file
+        self.format = Self.format(of: info.format)
+        self.formatName = file.containerName
+        self.sampleRate = Double(info.samplerate)
+        self.channelCount = Int(info.channels)
+        self.frameCount = Int64(info.frames)
+        (self.bitDepth, self.isIntegerPCM) = Self.sampleSize(of: info.format)
+        self.metadata = AudioMetadata(
+            title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
+            creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)))
+    }
+
+    /// Reads interleaved frames into `buffer` (its count a multiple of ``channelCount``), from
+    /// ``framePosition`` on; returns the frames read, fewer than room for only at the end, 0 past it.
+    ///
+    /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails.
+    public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
+        do {
+            let frames = try file.read(into: buffer)
+            framePosition += Int64(frames)
+            return frames
+        } catch {
+            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        }
+    }
+
+    /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).
+    public func read(frameCount: Int) throws(AudioFileError) -> [Float] {
+        var samples = [Float](repeating: 0, count: frameCount * channelCount)
+        let frames = try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
+            try read(into: buffer)
+        }
+        samples.removeSubrange((frames * channelCount)...)
+        return samples
+    }
+
+    /// Reads from ``framePosition`` to the end and returns the levels of those frames, per channel.
+    public func measureLevels() throws(AudioFileError) -> AudioLevels {
+        var meter = LevelAccumulator(channelCount: channelCount)
+        var samples = [Float](repeating: 0, count: 16384 * channelCount)
+        try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
+            while case let frames = try read(into: buffer), frames > 0 {
+                meter.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
+            }
+        }
+        return meter.levels
+    }
+
+    /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a
+    /// float round trip through libsndfile does not guarantee.
+    func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(AudioFileError) -> Int {
+        do {
+            let frames = try file.read(into: buffer)
+            framePosition += Int64(frames)
+            return frames
+        } catch {
+            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        }
+    }
+
+    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there.
+    ///
+    /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
+    public func seek(toFrame frame: Int64) throws(AudioFileError) {
+        guard (0...frameCount).contains(frame) else {
+            throw AudioFileError(path: url.path, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
+        }
+        do {
+            try file.seek(toFrame: frame)
+            framePosition = frame
+        } catch {
+            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        }
+    }
+
+    private static func kindIfNotRegular(_ type: FileType) -> String? {
+        switch type {
+        case .regular: nil
+        case .directory: "a directory"
+        case .fifo: "a FIFO (named pipe)"
+        case .characterSpecial: "a character device"
+        case .blockSpecial: "a block device"
+        case .socket: "a socket"
+        default: "not a regular file"
+        }
+    }
+
+    private static func format(of code: Int32) -> AudioFileFormat {
+        let container = Int(code) & SF_FORMAT_TYPEMASK
+        let codec = Int(code) & SF_FORMAT_SUBMASK
+        switch container {
+        case SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64: return .wav
+        case SF_FORMAT_CAF: return .caf
+        case SF_FORMAT_FLAC: return .flac
+        case SF_FORMAT_AIFF: return .aiff
+        case SF_FORMAT_MPEG: return .mp3
+        case SF_FORMAT_OGG where codec == SF_FORMAT_OPUS: return .opus
+        case SF_FORMAT_OGG where codec == SF_FORMAT_VORBIS: return .vorbis
+        default: return .other
+        }
+    }
+
+    private static func sampleSize(of code: Int32) -> (bits: Int?, isInteger: Bool) {
+        switch Int(code) & SF_FORMAT_SUBMASK {
+        case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8: (8, true)
+        case SF_FORMAT_PCM_16: (16, true)
+        case SF_FORMAT_PCM_24: (24, true)
+        case SF_FORMAT_PCM_32: (32, true)
+        case SF_FORMAT_FLOAT: (32, false)
+        case SF_FORMAT_DOUBLE: (64, false)
+        default: (nil, false)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import SystemPackage
+
+/// What a conversion wrote.
+public struct AudioFileSummary: Equatable, Sendable {
+    /// Frames written.
+    public var frameCount: Int64
+    /// Frames per second of the written file, in hertz.
+    public var sampleRate: Double
+    /// Channels of the written file.
+    public var channelCount: Int
+    /// Peak and average level of everything written, per channel, in dBFS (before Opus encoding).
+    public var levels: AudioLevels
+    /// Size of the written file in bytes.
+    public var byteCount: Int64
+
+    /// Length in seconds.
+    public var duration: TimeInterval { Double(frameCount) / sampleRate }
+}
+
+/// Converts an audio file into a WAV, CAF or Opus file through libsndfile, resampling with libsoxr and
+/// mapping channels (mono ↔ any) as the target settings need.
+///
+/// PCM to PCM at the same rate and channel count, with no loss of bit depth, copies the samples as
+/// integers: a 16-bit WAV converted to 16-bit WAV or CAF is bit-exact. The target appears atomically:
+/// the data goes to a hidden temporary file beside it, is synced, and is renamed into place, so the
+/// destination is never half-written and a failure leaves whatever was there before.
+public enum AudioFileConverter {
+    /// Frames handled per step: large enough to amortise the calls, small enough to keep memory flat.
+    static let blockFrames = 16384
+
+    /// Converts the audio file at `source` into `destination`, as `settings` say.
+    ///
+    /// - Parameters:
+    ///   - source: Any file ``AudioFile`` reads.
+    ///   - destination: The file to create or replace.
+    ///   - settings: The target format; its sample rate and channel count are what the file gets.
+    ///   - metadata: Title and creation date for the new file; `nil` keeps the source's.
+    ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
+    /// - Returns: The frame count, format and levels of what was written.
+    /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``AudioFileError`` when the
+    ///   source cannot be read (including a source with no audio) or the destination cannot be written.
+    public static func convert(
+        contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> AudioFileSummary {
+        try settings.validate()
+        let input = try AudioFile(forReading: source)
+        guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        guard let channelMap = ChannelMap(from: input.channelCount, to: settings.channelCount) else {
+            throw AudioFileError(path: source.path, reason: .unsupported(
+                "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
+        }
+        let temporary = temporaryURL(beside: destination)
+        do {
+            // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
+            // the file reads back at the rate it was written with.
+            let output = try AudioFileWriter(
+                url: temporary, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions)
+            var meter = LevelAccumulator(channelCount: settings.channelCount)
+            if canCopyIntegers(from: input, to: settings, channelMap) {
+                try copyIntegers(from: input, to: output, meter: &meter)
+            } else {
+                try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
+            }
+            try output.close()
+            try DurableFile.replace(destination.path, with: temporary.path)
+            try? DurableFile.syncDirectory(containing: destination.path)
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int64) ?? 0
+            return AudioFileSummary(
+                frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
+                levels: meter.levels, byteCount: size)
+        } catch let error as Errno {
+            DurableFile.removeQuietly(temporary.path)
+            throw AudioFileError(path: destination.path, reason: .writeFailed(error.description))
+        } catch let error as ResamplerError {
+            DurableFile.removeQuietly(temporary.path)
+            throw AudioFileError(path: destination.path, reason: .writeFailed("resampling failed: \(error)"))
+        } catch {
+            DurableFile.removeQuietly(temporary.path)
+            throw error
+        }
+    }
+
+    /// A hidden, unique name in the destination's directory, so that the final rename stays on one file system.
+    static func temporaryURL(beside destination: URL) -> URL {
+        let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(suffix).partial")
+    }
+
+    private static func canCopyIntegers(from input: AudioFile, to settings: AudioSettings, _ map: ChannelMap) -> Bool {
+        guard input.isIntegerPCM, let bits = input.bitDepth, settings.format.isPCM, map == .identity,
+              input.sampleRate == settings.sampleRate
+        else { return false }
+        return settings.effectiveBitDepth != .float32 && bits <= settings.effectiveBitDepth.rawValue
+    }
+
+    private static func copyIntegers(from input: AudioFile, to output: AudioFileWriter, meter: inout LevelAccumulator) throws {
+        let channels = input.channelCount
+        var integers = [Int32](repeating: 0, count: blockFrames * channels)
+        var floats = [Float](repeating: 0, count: blockFrames * channels)
+        try integers.withUnsafeMutableBufferPointer { integers in
+            try floats.withUnsafeMutableBufferPointer { floats in
+                while case let frames = try input.read(into: integers), frames > 0 {
+                    let count = frames * channels
+                    for index in 0..<count { floats[index] = Float(Double(integers[index]) / 2_147_483_648) }
+                    meter.add(UnsafeBufferPointer(rebasing: floats[..<count]))
+                    try output.write(UnsafeBufferPointer(rebasing: integers[..<count]))
+                }
+            }
+        }
+    }
+
+    private static func convertFloats(
+        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, meter: inout LevelAccumulator
+    ) throws {
+        let channels = output.settings.channelCount
+        let resampler = input.sampleRate == output.settings.sampleRate ? nil : try Resampler(
+            inputRate: input.sampleRate, outputRate: output.settings.sampleRate, channelCount: channels)
+        var source = [Float](repeating: 0, count: blockFrames * input.channelCount)
+        var mapped = [Float](repeating: 0, count: blockFrames * channels)
+        var resampled = [Float](repeating: 0, count: blockFrames * channels)
+
+        func emit(_ frames: UnsafeBufferPointer<Float>) throws {
+            meter.add(frames)
+            try output.write(frames)
+        }
+        try source.withUnsafeMutableBufferPointer { source in
+            try mapped.withUnsafeMutableBufferPointer { mapped in
+                try resampled.withUnsafeMutableBufferPointer { resampled in
+                    while case let frames = try input.read(into: source), frames > 0 {
+                        let read = UnsafeBufferPointer(rebasing: source[..<(frames * input.channelCount)])
+                        let block: UnsafeBufferPointer<Float>
+                        if channelMap == .identity {
+                            block = read
+                        } else {
+                            channelMap.apply(read, into: mapped)
+                            block = UnsafeBufferPointer(rebasing: mapped[..<(frames * channels)])
+                        }
+                        guard let resampler else { try emit(block); continue }
+                        var offset = 0
+                        while offset < block.count {
+                            let (consumed, produced) = try resampler.process(
+                                UnsafeBufferPointer(rebasing: block[offset...]), into: resampled)
+                            guard consumed > 0 || produced > 0 else {
+                                throw ResamplerError(description: "libsoxr made no progress")
+                            }
+                            try emit(UnsafeBufferPointer(rebasing: resampled[..<(produced * channels)]))
+                            offset += consumed * channels
+                        }
+                    }
+                    while let resampler, case let produced = try resampler.flush(into: resampled), produced > 0 {
+                        try emit(UnsafeBufferPointer(rebasing: resampled[..<(produced * channels)]))
+                    }
+                }
+            }
+        }
+    }
+}

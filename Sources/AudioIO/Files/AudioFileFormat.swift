@@ -1,0 +1,51 @@
+/// The container and codec of an audio file.
+///
+/// Every case can be read; ``isWritable`` says which ones this library writes (WAV, CAF and Opus).
+public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
+    /// RIFF WAVE with PCM or float samples.
+    case wav
+    /// Apple's Core Audio Format with PCM or float samples.
+    case caf
+    /// Opus in an Ogg container (RFC 7845), as `opusenc` writes it.
+    case opus
+    /// FLAC, lossless.
+    case flac
+    /// Vorbis in an Ogg container.
+    case vorbis
+    /// MPEG-1/2 Layer III.
+    case mp3
+    /// AIFF or AIFF-C.
+    case aiff
+    /// Any other container libsndfile reads (AU, W64, RF64, ...).
+    case other
+
+    /// Whether ``AudioFileWriter`` and ``AudioFileConverter`` can write this format.
+    public var isWritable: Bool { self == .wav || self == .caf || self == .opus }
+
+    /// Whether the samples are stored as PCM, so that a bit depth applies.
+    public var isPCM: Bool { self == .wav || self == .caf || self == .aiff }
+
+    /// The usual file name extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .wav, .caf, .opus, .flac, .mp3: rawValue
+        case .vorbis: "ogg"
+        case .aiff: "aiff"
+        case .other: "raw"
+        }
+    }
+
+    /// The format a file name extension names (`wav`, `caf`, `opus`, `flac`, `ogg`, `mp3`, `aif`, `aiff`), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "wav", "wave": self = .wav
+        case "caf": self = .caf
+        case "opus": self = .opus
+        case "flac": self = .flac
+        case "ogg", "oga": self = .vorbis
+        case "mp3": self = .mp3
+        case "aif", "aiff", "aifc": self = .aiff
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Descriptive facts stored inside an audio file, in the container's own fields
+/// (WAV `LIST/INFO`, CAF `info`, Opus comment header).
+public struct AudioMetadata: Equatable, Sendable {
+    /// The recording's title (`INAM` in WAV, `title` in CAF, `TITLE` in Opus).
+    public var title: String?
+    /// When the recording was made, stored as ISO 8601 with seconds (`ICRD`, `recorded date`, `DATE`).
+    public var creationDate: Date?
+
+    /// Creates metadata; every field defaults to absent.
+    public init(title: String? = nil, creationDate: Date? = nil) {
+        self.title = title
+        self.creationDate = creationDate
+    }
+
+    /// The text written for `creationDate`: ISO 8601 in UTC, e.g. `2026-11-22T21:59:22Z`.
+    static func dateText(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    /// Reads a date written by `dateText`, or a plain `YYYY-MM-DD` as other tools write.
+    static func date(fromText text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle().year().month().day())
+    }
+}

@@ -1,0 +1,162 @@
+import CSndFile
+import SystemPackage
+
+/// A failure reported by libsndfile, with its own code and message.
+///
+/// The corresponding C functions are `sf_error` and `sf_strerror`.
+struct SndFileError: Error, CustomStringConvertible {
+    /// libsndfile's error code (`SF_ERR_*` or one of its internal `SFE_*` values).
+    let code: Int32
+    /// libsndfile's sentence for the code, without a trailing period.
+    let message: String
+
+    var description: String { message }
+
+    /// The error libsndfile holds for `handle`, or for the last failed open when `handle` is nil.
+    static func last(_ handle: OpaquePointer?) -> SndFileError {
+        let text = String(cString: sf_strerror(handle))
+        let trimmed = text.hasSuffix(".") ? String(text.dropLast()) : text
+        return SndFileError(code: sf_error(handle), message: trimmed)
+    }
+}
+
+/// The one owner of a `SNDFILE*`: a method per libsndfile call, each turning its report into a
+/// `SndFileError`. Nothing outside `Files/` sees libsndfile.
+///
+/// **Not thread-safe**: one thread at a time (the decoder, the writer or the converter).
+final class SndFile {
+    enum Mode {
+        case read
+        case write(SF_INFO)
+    }
+
+    private let handle: OpaquePointer
+    /// What libsndfile knows of the stream: rate, channels, frames, format.
+    let info: SF_INFO
+    private var isClosed = false
+
+    /// Opens libsndfile on `descriptor`. With `closesDescriptor`, libsndfile owns the descriptor from here
+    /// on (also when this throws); without, the caller closes it after ``close()``, e.g. once it has synced it.
+    ///
+    /// The corresponding C function is `sf_open_fd`.
+    init(descriptor: FileDescriptor, mode: Mode, closesDescriptor: Bool) throws(SndFileError) {
+        var info = SF_INFO()
+        let cMode: Int32
+        switch mode {
+        case .read: cMode = Int32(SFM_READ)
+        case .write(let wanted): cMode = Int32(SFM_WRITE); info = wanted
+        }
+        guard let handle = sf_open_fd(descriptor.rawValue, cMode, &info, closesDescriptor ? Int32(SF_TRUE) : Int32(SF_FALSE)) else {
+            throw SndFileError.last(nil)
+        }
+        self.handle = handle
+        self.info = info
+    }
+
+    deinit {
+        if !isClosed { sf_close(handle) }
+    }
+
+    /// Reads up to `buffer.count / channels` interleaved frames; returns how many were read (0 at the end).
+    ///
+    /// The corresponding C function is `sf_readf_float`.
+    func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(SndFileError) -> Int {
+        let wanted = sf_count_t(buffer.count / Int(info.channels))
+        let got = sf_readf_float(handle, buffer.baseAddress, wanted)
+        if got < wanted, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
+        return Int(got)
+    }
+
+    /// Reads interleaved frames as left-justified 32-bit integers, which carry 16- and 24-bit PCM exactly.
+    ///
+    /// The corresponding C function is `sf_readf_int`.
+    func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(SndFileError) -> Int {
+        let wanted = sf_count_t(buffer.count / Int(info.channels))
+        let got = sf_readf_int(handle, buffer.baseAddress, wanted)
+        if got < wanted, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
+        return Int(got)
+    }
+
+    /// Writes all of `frames` (interleaved) or throws; a short write is an error (disk full, I/O error).
+    ///
+    /// The corresponding C function is `sf_writef_float`.
+    func write(_ frames: UnsafeBufferPointer<Float>) throws(SndFileError) {
+        let count = sf_count_t(frames.count / Int(info.channels))
+        if sf_writef_float(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
+    }
+
+    /// Writes all of `frames` (interleaved, left-justified 32-bit) or throws.
+    ///
+    /// The corresponding C function is `sf_writef_int`.
+    func write(_ frames: UnsafeBufferPointer<Int32>) throws(SndFileError) {
+        let count = sf_count_t(frames.count / Int(info.channels))
+        if sf_writef_int(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
+    }
+
+    /// Moves the read position to `frame`, counted from the start.
+    ///
+    /// The corresponding C function is `sf_seek` with `SEEK_SET`.
+    func seek(toFrame frame: Int64) throws(SndFileError) {
+        if sf_seek(handle, sf_count_t(frame), SEEK_SET) < 0 { throw SndFileError.last(handle) }
+    }
+
+    /// The string stored under `key` (`SF_STR_TITLE`, `SF_STR_DATE`, ...), if the file has one.
+    ///
+    /// The corresponding C function is `sf_get_string`.
+    func string(_ key: Int32) -> String? {
+        guard let text = sf_get_string(handle, key) else { return nil }
+        return String(cString: text)
+    }
+
+    /// Stores `value` under `key`; call before the first write so that every container keeps it.
+    ///
+    /// The corresponding C function is `sf_set_string`.
+    func setString(_ key: Int32, _ value: String) throws(SndFileError) {
+        if sf_set_string(handle, key, value) != 0 { throw SndFileError.last(handle) }
+    }
+
+    /// Sends a command whose argument is a C `int` (a boolean or a value).
+    ///
+    /// The corresponding C function is `sf_command`. Returns what libsndfile returns.
+    @discardableResult
+    func command(_ command: Int32, int value: Int32) -> Int32 {
+        sf_command(handle, command, nil, value)
+    }
+
+    /// Sends a command whose argument is a pointer to a `double`, as `SFC_SET_COMPRESSION_LEVEL` takes.
+    ///
+    /// The corresponding C function is `sf_command`.
+    func command(_ command: Int32, double value: Double) throws(SndFileError) {
+        var value = value
+        if sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
+            throw SndFileError.last(handle)
+        }
+    }
+
+    /// libsndfile's name for the file's container, e.g. "WAV (Microsoft)".
+    ///
+    /// The corresponding C function is `sf_command` with `SFC_GET_FORMAT_INFO`.
+    var containerName: String {
+        var formatInfo = SF_FORMAT_INFO()
+        formatInfo.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &formatInfo, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+              let name = formatInfo.name
+        else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Finishes the file (header, last Ogg page) and releases it; reports a failure of that last write.
+    ///
+    /// The corresponding C function is `sf_close`.
+    func close() throws(SndFileError) {
+        guard !isClosed else { return }
+        isClosed = true
+        let code = sf_close(handle)
+        if code != 0 { throw SndFileError(code: code, message: String(cString: sf_error_number(code))) }
+    }
+
+    /// The library's version string, e.g. "libsndfile-1.2.0".
+    ///
+    /// The corresponding C function is `sf_version_string`.
+    static var version: String { String(cString: sf_version_string()) }
+}

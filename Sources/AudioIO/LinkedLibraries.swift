@@ -1,0 +1,7 @@
+/// The C libraries AudioIO runs on, as they name themselves at run time.
+public enum LinkedLibraries {
+    /// One entry per library, e.g. `["alsa-lib 1.2.8", "libsndfile-1.2.0", "libopus 1.3.1", "libsoxr-0.1.3"]`.
+    public static var versions: [String] {
+        [ALSALibrary.version, SndFile.version, OpusLibrary.version, Resampler.version]
+    }
+}

@@ -1,0 +1,142 @@
+/// How a file is written: container and codec, sample rate, channels, and the bit depth (PCM) or bit rate (Opus).
+///
+/// The counterpart of the settings dictionary that `AVAudioRecorder` takes. It is plain data: build one,
+/// load a preset (``AudioPreset``) or decode one from JSON, then ``validate()`` it before use;
+/// ``AudioFileWriter`` and ``AudioFileConverter`` validate it again themselves.
+///
+/// In JSON the keys are `format`, `sampleRate`, `channels`, `bitDepth` and `bitRate`; any other key is an error,
+/// so that a misspelt key does not silently fall back to a default.
+public struct AudioSettings: Equatable, Sendable {
+    /// Sample size of PCM formats.
+    public enum BitDepth: Int, Codable, Sendable, CaseIterable {
+        /// 16-bit signed integers.
+        case int16 = 16
+        /// 24-bit signed integers.
+        case int24 = 24
+        /// 32-bit IEEE floating point.
+        case float32 = 32
+    }
+
+    /// The sample rates Opus encodes, in hertz (RFC 6716 §2).
+    public static let opusSampleRates: [Double] = [8000, 12000, 16000, 24000, 48000]
+    /// The channel counts accepted for PCM formats.
+    public static let pcmChannelCounts = 1...8
+    /// The channel counts accepted for Opus (mono and stereo; Opus' multichannel mapping is not written).
+    public static let opusChannelCounts = 1...2
+    /// The sample rates accepted, in hertz.
+    public static let sampleRates = 1000.0...768_000.0
+    /// The Opus bit rate per channel libsndfile can ask the encoder for, in bits per second.
+    public static let opusBitRatePerChannel = 6000...256_000
+    /// The highest Opus bit rate for the whole stream, in bits per second (libopus' own limit).
+    public static let opusMaximumBitRate = 510_000
+
+    /// The container and codec written. Must be ``AudioFileFormat/wav``, ``AudioFileFormat/caf`` or
+    /// ``AudioFileFormat/opus``.
+    public var format: AudioFileFormat
+    /// Frames per second, in whole hertz. Opus takes only ``opusSampleRates``.
+    public var sampleRate: Double
+    /// Interleaved channels, 1 (mono) or more; see ``pcmChannelCounts`` and ``opusChannelCounts``.
+    public var channelCount: Int
+    /// Sample size for WAV and CAF; `nil` means 16-bit. Must be `nil` for Opus.
+    public var bitDepth: BitDepth?
+    /// Target bit rate for Opus in bits per second (variable bit rate); `nil` means 32 kb/s per channel
+    /// for speech-sized streams. Must be `nil` for WAV and CAF.
+    public var bitRate: Int?
+
+    /// Creates settings; the defaults describe 16-bit mono WAV at 48 kHz.
+    public init(
+        format: AudioFileFormat = .wav,
+        sampleRate: Double = 48000,
+        channelCount: Int = 1,
+        bitDepth: BitDepth? = nil,
+        bitRate: Int? = nil
+    ) {
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bitDepth = bitDepth
+        self.bitRate = bitRate
+    }
+
+    /// The PCM sample size that is written: ``bitDepth`` or 16-bit.
+    public var effectiveBitDepth: BitDepth { bitDepth ?? .int16 }
+
+    /// The Opus bit rate that is written: ``bitRate`` or 32 kb/s per channel.
+    public var effectiveBitRate: Int { bitRate ?? 32000 * channelCount }
+
+    /// Checks that these settings can be written, throwing the first problem found.
+    public func validate() throws(AudioSettingsError) {
+        guard format.isWritable else { throw .unwritableFormat(format) }
+        guard sampleRate.isFinite, sampleRate.rounded() == sampleRate, Self.sampleRates.contains(sampleRate) else {
+            throw .sampleRate(sampleRate)
+        }
+        switch format {
+        case .opus:
+            guard Self.opusSampleRates.contains(sampleRate) else { throw .opusSampleRate(sampleRate) }
+            guard Self.opusChannelCounts.contains(channelCount) else {
+                throw .channelCount(channelCount, allowed: Self.opusChannelCounts, format: format)
+            }
+            guard bitDepth == nil else { throw .bitDepthForOpus }
+            if let bitRate {
+                let perChannel = Self.opusBitRatePerChannel
+                let allowed = perChannel.lowerBound...min(perChannel.upperBound * channelCount, Self.opusMaximumBitRate)
+                guard allowed.contains(bitRate) else { throw .opusBitRate(bitRate, allowed: allowed) }
+            }
+        default:
+            guard Self.pcmChannelCounts.contains(channelCount) else {
+                throw .channelCount(channelCount, allowed: Self.pcmChannelCounts, format: format)
+            }
+            guard bitRate == nil else { throw .bitRateForPCM(format) }
+        }
+    }
+}
+
+extension AudioSettings: Codable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case format, sampleRate, channels, bitDepth, bitRate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let additional = decoder.userInfo[Self.additionalKeys] as? [String] ?? []
+        try Self.rejectUnknownKeys(in: decoder, allowed: CodingKeys.allCases.map(\.rawValue) + additional)
+        self.init(
+            format: try container.decode(AudioFileFormat.self, forKey: .format),
+            sampleRate: try container.decode(Double.self, forKey: .sampleRate),
+            channelCount: try container.decode(Int.self, forKey: .channels),
+            bitDepth: try container.decodeIfPresent(BitDepth.self, forKey: .bitDepth),
+            bitRate: try container.decodeIfPresent(Int.self, forKey: .bitRate)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(channelCount, forKey: .channels)
+        try container.encodeIfPresent(bitDepth, forKey: .bitDepth)
+        try container.encodeIfPresent(bitRate, forKey: .bitRate)
+    }
+
+    /// A `userInfo` key for the decoder: more keys (`[String]`) that an enclosing object, such as a preset
+    /// file, allows beside the settings.
+    static let additionalKeys = CodingUserInfoKey(rawValue: "AudioSettings.additionalKeys")!
+
+    /// Throws when the JSON object holds a key outside `allowed`.
+    static func rejectUnknownKeys(in decoder: any Decoder, allowed: [String]) throws {
+        let all = try decoder.container(keyedBy: AnyCodingKey.self)
+        if let unknown = all.allKeys.first(where: { !allowed.contains($0.stringValue) }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: unknown, in: all,
+                debugDescription: "unknown key '\(unknown.stringValue)'; expected \(allowed.joined(separator: ", "))")
+        }
+    }
+}
+
+/// A coding key for any string, used to list the keys a JSON object really has.
+struct AnyCodingKey: CodingKey {
+    let stringValue: String
+    init(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
+}
