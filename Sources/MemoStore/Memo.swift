@@ -1,0 +1,80 @@
+import AudioIO
+import Foundation
+
+/// One voice memo: an audio file in the store and what the index knows of it.
+public struct Memo: Codable, Equatable, Sendable, Identifiable {
+    /// Where the memo is in its life.
+    public enum State: String, Codable, Sendable {
+        /// The audio file is finished.
+        case complete
+        /// A process is recording into it now.
+        case recording
+        /// Its recording process died; the memo holds the audio that reached the disk.
+        case recovered
+    }
+
+    /// 12 lowercase hexadecimal digits, random; also the audio file's name without extension.
+    public var id: String
+    /// Free text chosen by the user; never used as a path.
+    public var title: String
+    /// When the recording was made.
+    public var createdAt: Date
+    /// Length in seconds.
+    public var duration: Double
+    /// The audio file's name inside the store directory: `<id>.<format>`.
+    public var fileName: String
+    /// The audio file's format.
+    public var format: AudioFileFormat
+    /// Frames per second of the audio file, in hertz.
+    public var sampleRate: Double
+    /// Channels of the audio file.
+    public var channels: Int
+    /// Size of the audio file in bytes.
+    public var sizeBytes: Int64
+    /// Peak level of the whole recording per channel, in dBFS (−160 for silence).
+    public var peakDBFS: [Double]
+    /// Average (RMS) level of the whole recording per channel, in dBFS (−160 for silence).
+    public var averageDBFS: [Double]
+    /// Whether the audio file is finished.
+    public var state: State
+
+    /// Creates a memo record.
+    public init(
+        id: String, title: String, createdAt: Date, duration: Double, fileName: String, format: AudioFileFormat,
+        sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State
+    ) {
+        self.id = id
+        self.title = title
+        self.createdAt = createdAt
+        self.duration = duration
+        self.fileName = fileName
+        self.format = format
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.sizeBytes = sizeBytes
+        self.peakDBFS = peakDBFS
+        self.averageDBFS = averageDBFS
+        self.state = state
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
+        case peakDBFS, averageDBFS, state
+    }
+
+    /// A new random id.
+    static func newID() -> String {
+        let value = UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 12 - digits.count) + digits
+    }
+
+    /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
+    static func id(fromFileName name: String) -> String? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 12, parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+              let format = AudioFileFormat(rawValue: String(parts[1])), format.isWritable
+        else { return nil }
+        return String(parts[0])
+    }
+}

@@ -1,0 +1,69 @@
+import AudioIO
+import Foundation
+import SystemPackage
+
+/// `memos.json`: the list of memos, with a schema version so that later versions can migrate it.
+///
+/// The audio files are the truth; the index is a cache of their facts and titles that can always be
+/// rebuilt from them (``MemoStore`` does so when it is missing or unreadable).
+struct MemoIndex: Codable {
+    /// The schema this code writes and reads.
+    static let currentSchemaVersion = 1
+
+    var schemaVersion = MemoIndex.currentSchemaVersion
+    var memos: [Memo] = []
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    /// What reading the index file found.
+    enum Loaded {
+        case missing
+        case unreadable
+        case newerSchema(Int)
+        case index(MemoIndex)
+    }
+
+    /// Reads the index at `url`.
+    static func load(from url: URL) -> Loaded {
+        guard let data = try? Data(contentsOf: url) else {
+            return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
+        }
+        struct Version: Decodable { let schemaVersion: Int }
+        guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
+        guard version.schemaVersion <= currentSchemaVersion else { return .newerSchema(version.schemaVersion) }
+        guard let index = try? decoder.decode(MemoIndex.self, from: data) else { return .unreadable }
+        return .index(index)
+    }
+
+    /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.
+    func save(to url: URL) throws(MemoStoreError) {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp")
+        do {
+            let data = try Self.encoder.encode(self)
+            let descriptor = try FileDescriptor.open(
+                temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                permissions: [.ownerReadWrite])
+            try descriptor.closeAfter {
+                try descriptor.writeAll(data)
+                try DurableFile.sync(descriptor)
+            }
+            try DurableFile.replace(url.path, with: temporary.path)
+            try DurableFile.syncDirectory(containing: url.path)
+        } catch {
+            DurableFile.removeQuietly(temporary.path)
+            throw .indexWriteFailed(path: url.path, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+extension MemoStore {
+    /// The shortest id prefix accepted as a reference.
+    public static let minimumPrefixLength = 4
+
+    /// The one memo `reference` names: its id, a unique prefix of an id (at least 4 characters), or its
+    /// exact title. An id match wins over a title match.
+    ///
+    /// - Throws: ``MemoStoreError/noMatch(_:)`` or ``MemoStoreError/ambiguous(_:candidates:)``.
+    public func memo(matching reference: String) throws(MemoStoreError) -> Memo {
+        try Self.memo(matching: reference, in: memos())
+    }
+
+    static func memo(matching reference: String, in memos: [Memo]) throws(MemoStoreError) -> Memo {
+        if let exact = memos.first(where: { $0.id == reference }) { return exact }
+        var matches: [Memo] = []
+        if reference.count >= minimumPrefixLength {
+            matches = memos.filter { $0.id.hasPrefix(reference.lowercased()) }
+        }
+        if matches.isEmpty { matches = memos.filter { $0.title == reference } }
+        switch matches.count {
+        case 0: throw .noMatch(reference)
+        case 1: return matches[0]
+        default: throw .ambiguous(reference, candidates: matches.map { "\($0.id) “\($0.title)”" })
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import AudioIO
+import Foundation
+
+extension MemoStore {
+    /// Adds the audio file at `source` to the store as a new memo.
+    ///
+    /// The file is converted through ``AudioFileConverter`` into `<id>.<format>` (mode 0600), with the
+    /// title and creation date written into the file's own metadata, then listed in the index.
+    ///
+    /// - Parameters:
+    ///   - source: Any file ``AudioFile`` reads.
+    ///   - title: The memo's title; `nil` uses the file's own title, else its name without extension.
+    ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
+    ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus at
+    ///     about its bit rate; other formats (FLAC, MP3, Vorbis, ...) become WAV at their own rate.
+    /// - Returns: The new memo.
+    /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
+    ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
+    public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
+        let input = try AudioFile(forReading: source)
+        guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        let settings = settings ?? AudioSettings(preserving: input)
+        try settings.validate()
+        let id = try unusedID()
+        let fileName = "\(id).\(settings.format.rawValue)"
+        // Whole seconds: what the file's metadata and the index keep.
+        let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let memoTitle = title ?? input.metadata.title ?? source.deletingPathExtension().lastPathComponent
+        let destination = directory.appendingPathComponent(fileName)
+        let summary = try AudioFileConverter.convert(
+            contentsOf: source, to: destination, settings: settings,
+            metadata: AudioMetadata(title: memoTitle, creationDate: createdAt), permissions: [.ownerReadWrite])
+        let memo = Memo(
+            id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
+            format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
+            sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
+            state: .complete)
+        do {
+            try update { index in
+                // Another process may have adopted the file already; this entry, with the levels, wins.
+                index.memos.removeAll { $0.id == id }
+                index.memos.append(memo)
+            }
+        } catch {
+            DurableFile.removeQuietly(destination.path)
+            throw error
+        }
+        return memo
+    }
+
+    /// Writes `memo`'s audio to `destination`, converting as asked.
+    ///
+    /// - Parameters:
+    ///   - memo: A memo of this store.
+    ///   - destination: The file to create or replace (atomically).
+    ///   - format: The target format; `nil` takes it from `destination`'s extension, else the memo's own.
+    ///   - sampleRate: The target rate in hertz; `nil` keeps the memo's (48 kHz when Opus cannot take it).
+    ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
+    /// - Returns: What was written.
+    /// - Throws: ``AudioFileError``, ``AudioSettingsError``.
+    public func export(
+        _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil
+    ) throws -> AudioFileSummary {
+        let source = fileURL(of: memo)
+        guard destination.standardizedFileURL.resolvingSymlinksInPath() != source.resolvingSymlinksInPath() else {
+            throw AudioFileError(path: destination.path, reason: .writeFailed("that is the memo's own file"))
+        }
+        let input = try AudioFile(forReading: source)
+        let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap { $0.isWritable ? $0 : nil }
+            ?? memo.format
+        var settings = AudioSettings(preserving: input, as: format)
+        if let sampleRate { settings.sampleRate = sampleRate }
+        if let bitRate { settings.bitRate = bitRate }
+        return try AudioFileConverter.convert(
+            contentsOf: source, to: destination, settings: settings,
+            metadata: AudioMetadata(title: memo.title, creationDate: memo.createdAt))
+    }
+
+    private func unusedID() throws(MemoStoreError) -> String {
+        let taken = Set(try memos().map(\.id))
+        var id = Memo.newID()
+        while taken.contains(id) {
+            id = Memo.newID()
+        }
+        return id
+    }
+}

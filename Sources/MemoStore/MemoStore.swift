@@ -1,0 +1,127 @@
+import AudioIO
+import Foundation
+
+/// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
+///
+/// The audio files are the truth. The index is read and written under an exclusive lock, always
+/// atomically (temporary file, fsync, rename), so concurrent processes lose nothing. Whenever the index is
+/// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
+/// own metadata (an unreadable one is kept aside as `memos.json.broken-<time>`, never deleted), audio
+/// files it does not list are adopted, and entries whose file is gone are dropped.
+///
+/// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
+///
+/// **Thread safety**: a value may be used from any thread; the lock serialises changes across threads
+/// and processes alike.
+public struct MemoStore: Sendable {
+    /// The store directory.
+    public let directory: URL
+
+    /// The index file.
+    var indexURL: URL { directory.appendingPathComponent("memos.json") }
+
+    /// Opens the store at `directory`, creating it (mode 0700) if needed.
+    ///
+    /// - Throws: ``MemoStoreError/directoryUnusable(path:reason:)`` when it cannot be created or is not a
+    ///   directory.
+    public init(directory: URL) throws(MemoStoreError) {
+        let path = directory.path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw .directoryUnusable(path: path, reason: "it is not a directory") }
+        } else {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .directoryUnusable(path: path, reason: "cannot create it (\(Self.reason(error)))")
+            }
+        }
+        self.directory = directory.standardizedFileURL
+    }
+
+    /// Where the store is unless told otherwise: `$VOICEMEMO_HOME`, else `$XDG_DATA_HOME/voicememo`,
+    /// else `~/.local/share/voicememo`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let home = environment["VOICEMEMO_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("voicememo")
+        }
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".local/share/voicememo")
+    }
+
+    /// The audio file of `memo`.
+    public func fileURL(of memo: Memo) -> URL {
+        directory.appendingPathComponent(memo.fileName)
+    }
+
+    /// Every memo, in the order they were added.
+    public func memos() throws(MemoStoreError) -> [Memo] {
+        try update { $0.memos }
+    }
+
+    /// Runs `body` on the reconciled index under the store's lock and saves the index if `body` changed it.
+    func update<T>(_ body: (inout MemoIndex) throws(MemoStoreError) -> T) throws(MemoStoreError) -> T {
+        let lock = try StoreLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
+        defer { lock.unlock() }
+        var (index, changed) = try reconciledIndex()
+        let before = index.memos
+        let result = try body(&index)
+        if changed || index.memos != before { try index.save(to: indexURL) }
+        return result
+    }
+
+    /// The index as the directory stands: loaded, or rebuilt, plus adopted files, minus vanished ones.
+    private func reconciledIndex() throws(MemoStoreError) -> (MemoIndex, changed: Bool) {
+        var index: MemoIndex
+        var changed = false
+        switch MemoIndex.load(from: indexURL) {
+        case .index(let loaded):
+            index = loaded
+        case .missing:
+            index = MemoIndex()
+            changed = true
+        case .unreadable:
+            let aside = directory.appendingPathComponent("memos.json.broken-\(Int(Date().timeIntervalSince1970))")
+            try? DurableFile.replace(aside.path, with: indexURL.path)
+            index = MemoIndex()
+            changed = true
+        case .newerSchema(let version):
+            throw .newerSchema(path: indexURL.path, version: version)
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let onDisk = Set(names.filter { Memo.id(fromFileName: $0) != nil })
+        let listed = Set(index.memos.map(\.fileName))
+        let vanished = listed.subtracting(onDisk)
+        if !vanished.isEmpty {
+            index.memos.removeAll { vanished.contains($0.fileName) }
+            changed = true
+        }
+        for name in onDisk.subtracting(listed).sorted() {
+            guard let memo = adoptedMemo(fileName: name) else { continue }
+            index.memos.append(memo)
+            changed = true
+        }
+        return (index, changed)
+    }
+
+    /// A memo for an audio file the index does not list, from the file's own metadata and samples.
+    /// An unreadable file is left alone (and unlisted) rather than deleted.
+    private func adoptedMemo(fileName: String) -> Memo? {
+        guard let id = Memo.id(fromFileName: fileName) else { return nil }
+        let url = directory.appendingPathComponent(fileName)
+        guard let facts = try? AudioFileFacts(url: url) else { return nil }
+        let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
+        return Memo(
+            id: id, title: facts.metadata.title ?? "Untitled", createdAt: facts.metadata.creationDate ?? modified,
+            duration: facts.duration, fileName: fileName, format: facts.format, sampleRate: facts.sampleRate,
+            channels: facts.channelCount, sizeBytes: facts.byteCount, peakDBFS: facts.levels.peak,
+            averageDBFS: facts.levels.average, state: .complete)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Why the memo store could not do what was asked; its `description` says what to do.
+public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The store directory cannot be created or used.
+    case directoryUnusable(path: String, reason: String)
+    /// Another process has held the store's lock for too long.
+    case locked(path: String)
+    /// The index was written by a newer voicememo whose schema this one does not know.
+    case newerSchema(path: String, version: Int)
+    /// Writing the index failed; the previous index is intact.
+    case indexWriteFailed(path: String, reason: String)
+    /// No memo matches the reference.
+    case noMatch(String)
+    /// Several memos match the reference; `candidates` are their ids and titles.
+    case ambiguous(String, candidates: [String])
+
+    public var description: String {
+        switch self {
+        case .directoryUnusable(let path, let reason):
+            "cannot use the memo store at '\(path)': \(reason); set VOICEMEMO_HOME to a writable directory"
+        case .locked(let path):
+            "the memo store at '\(path)' is busy: another voicememo process holds its lock; try again when it is done"
+        case .newerSchema(let path, let version):
+            "'\(path)' was written by a newer voicememo (index schema \(version)); upgrade voicememo to use this store"
+        case .indexWriteFailed(let path, let reason):
+            "cannot save the memo index '\(path)': \(reason); the previous index is unchanged, free some space and try again"
+        case .noMatch(let reference):
+            "no memo matches '\(reference)'; run 'voicememo list' to see ids and titles"
+        case .ambiguous(let reference, let candidates):
+            "'\(reference)' matches \(candidates.count) memos (\(candidates.prefix(5).joined(separator: "; "))); give more of the id"
+        }
+    }
+}
