@@ -1,0 +1,65 @@
+import ArgumentParser
+import AudioIO
+
+/// A format name as the command line takes it: only the formats that can be written.
+enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case wav, caf, opus
+
+    var format: AudioFileFormat {
+        switch self {
+        case .wav: .wav
+        case .caf: .caf
+        case .opus: .opus
+        }
+    }
+}
+
+/// How to encode a memo: a preset, or a format with its parameters. Shared by `import` and `record`.
+struct EncodingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "A named set of settings, e.g. voice, music or lossless.",
+        discussion: "Presets are JSON files; see Presets/ in the source tree or share/voicememo/presets.",
+        valueName: "name"))
+    var preset: String?
+
+    @Option(help: "The file format.")
+    var format: FileFormatArgument?
+
+    @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000).", valueName: "hz"))
+    var sampleRate: Double?
+
+    @Option(help: ArgumentHelp("Channel count: 1 (mono) or more.", valueName: "n"))
+    var channels: Int?
+
+    @Option(help: ArgumentHelp("Bits per sample for WAV and CAF: 16, 24 or 32 (float).", valueName: "bits"))
+    var bitDepth: Int?
+
+    @Option(help: ArgumentHelp("Opus bit rate in bits per second, e.g. 32000.", valueName: "bps"))
+    var bitrate: Int?
+
+    func validate() throws {
+        if preset != nil, format != nil {
+            throw ValidationError("Use either --preset or --format, not both.")
+        }
+        if let bitDepth, AudioSettings.BitDepth(rawValue: bitDepth) == nil {
+            throw ValidationError("--bit-depth must be 16, 24 or 32, not \(bitDepth).")
+        }
+    }
+
+    /// Whether any option was given.
+    var isEmpty: Bool {
+        preset == nil && format == nil && sampleRate == nil && channels == nil && bitDepth == nil && bitrate == nil
+    }
+
+    /// The settings these options describe, starting from the preset, else from `source` kept as it is.
+    func settings(for source: AudioFile) throws -> AudioSettings {
+        var settings = try preset.map { try AudioPreset.named($0).settings }
+            ?? AudioSettings(preserving: source, as: format?.format)
+        if let sampleRate { settings.sampleRate = sampleRate }
+        if let channels { settings.channelCount = channels }
+        if let bitDepth { settings.bitDepth = AudioSettings.BitDepth(rawValue: bitDepth) }
+        if let bitrate { settings.bitRate = bitrate }
+        try settings.validate()
+        return settings
+    }
+}

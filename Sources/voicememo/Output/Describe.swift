@@ -1,0 +1,37 @@
+import AudioIO
+import Foundation
+
+/// Short human forms of durations, sizes and formats for the terminal.
+enum Describe {
+    /// `m:ss.s` below an hour, `h:mm:ss` above, e.g. `0:03.2`, `12:07.0`, `1:02:03`.
+    static func duration(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        let (hours, minutes, rest) = (tenths / 36000, tenths / 600 % 60, tenths % 600)
+        if hours > 0 { return String(format: "%d:%02d:%02d", hours, minutes, rest / 10) }
+        return String(format: "%d:%02d.%d", minutes, rest / 10, rest % 10)
+    }
+
+    /// Bytes in B, KB, MB or GB (powers of 1000, as `ls --si`).
+    static func size(_ bytes: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
+    }
+
+    /// e.g. `opus 48 kHz mono`, `wav 44.1 kHz stereo`.
+    static func format(_ format: AudioFileFormat, sampleRate: Double, channels: Int) -> String {
+        let kilohertz = sampleRate / 1000
+        let rate = kilohertz.rounded() == kilohertz ? String(Int(kilohertz)) : String(format: "%g", kilohertz)
+        let layout = switch channels {
+        case 1: "mono"
+        case 2: "stereo"
+        default: "\(channels) ch"
+        }
+        return "\(format.rawValue) \(rate) kHz \(layout)"
+    }
+}

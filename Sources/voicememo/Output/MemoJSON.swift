@@ -1,0 +1,45 @@
+import AudioIO
+import Foundation
+import MemoStore
+
+/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path.
+struct MemoJSON: Encodable {
+    let id: String
+    let title: String
+    let createdAt: Date
+    let duration: Double
+    let file: String
+    let format: AudioFileFormat
+    let sampleRate: Double
+    let channels: Int
+    let sizeBytes: Int64
+    let peakDBFS: [Double]
+    let averageDBFS: [Double]
+    let state: Memo.State
+
+    init(_ memo: Memo, in store: MemoStore) {
+        id = memo.id
+        title = memo.title
+        createdAt = memo.createdAt
+        duration = memo.duration
+        file = store.fileURL(of: memo).path
+        format = memo.format
+        sampleRate = memo.sampleRate
+        channels = memo.channels
+        sizeBytes = memo.sizeBytes
+        peakDBFS = memo.peakDBFS.map(Self.rounded)
+        averageDBFS = memo.averageDBFS.map(Self.rounded)
+        state = memo.state
+    }
+
+    /// Levels to 0.01 dB: finer than any meter shows, and free of float noise in the output.
+    private static func rounded(_ level: Double) -> Double { (level * 100).rounded() / 100 }
+
+    /// One line of JSON with sorted keys.
+    static func line(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import AudioIO
+import Foundation
+
+@main
+struct VoiceMemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voicememo",
+        abstract: "Record, keep and play voice memos from the terminal.",
+        discussion: """
+            Memos live in $VOICEMEMO_HOME, else $XDG_DATA_HOME/voicememo, else ~/.local/share/voicememo. \
+            A memo is named by its id, a unique prefix of it (4 characters or more), or its exact title.
+            """,
+        version: "voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))",
+        subcommands: [Import.self, Export.self])
+
+    /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
+    /// (device, file, store) with one line on stderr, 2 usage error.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            Foundation.exit(report(error))
+        }
+    }
+
+    /// Prints `error` the way the contract says and returns the exit status.
+    private static func report(_ error: any Error) -> Int32 {
+        let code = exitCode(for: error)
+        if code.isSuccess {
+            print(fullMessage(for: error))
+            return 0
+        }
+        if code == .validationFailure {
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            return 2
+        }
+        if error is ExitCode { return code.rawValue }
+        FileHandle.standardError.write(Data("voicememo: \(error)\n".utf8))
+        return isUsageError(error) ? 2 : 1
+    }
+
+    /// Settings and preset names come from the command line: when they are wrong, the usage is.
+    private static func isUsageError(_ error: any Error) -> Bool {
+        switch error {
+        case is AudioSettingsError: true
+        case AudioPresetError.notFound: true
+        default: false
+        }
+    }
+}
