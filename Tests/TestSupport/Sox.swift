@@ -1,0 +1,52 @@
+import Foundation
+
+/// sox as the independent reference: it makes test signals and measures files.
+public enum Sox {
+    /// Makes a file with sox's `synth` effect, e.g. `synth(to: p, rate: 48000, channels: 1, seconds: 1, "sine 1000")`.
+    public static func synth(
+        to path: String, rate: Int, channels: Int, bits: Int = 16, seconds: Double, _ effect: String,
+        volume: Double = 0.5
+    ) throws {
+        let effectWords = effect.split(separator: " ").map(String.init)
+        try Tool.output("sox", ["-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "\(bits)", path,
+                                    "synth", "\(seconds)"] + effectWords + ["vol", "\(volume)"])
+    }
+
+    /// sox `stats`: `Pk lev dB` and `RMS lev dB` of each channel, in dBFS (−inf reported as −160).
+    public static func levels(of path: String, channels: Int) throws -> (peak: [Double], rms: [Double]) {
+        var peak: [Double] = []
+        var rms: [Double] = []
+        for channel in 1...channels {
+            let result = try Tool.run("sox", [path, "-n", "remix", "\(channel)", "stats"])
+            guard result.status == 0 else { throw ToolFailure(command: "sox stats", result: result) }
+            peak.append(value(of: "Pk lev dB", in: result.standardError))
+            rms.append(value(of: "RMS lev dB", in: result.standardError))
+        }
+        return (peak, rms)
+    }
+
+    /// The samples of `path` as sox decodes them, left-justified in 32 bits with no dither, so that 16- and
+    /// 24-bit files compare bit for bit (a 16-bit sample `s` is `s << 16`).
+    public static func samples(of path: String) throws -> [Int32] {
+        let raw = path + ".s32"
+        defer { try? FileManager.default.removeItem(atPath: raw) }
+        try Tool.output("sox", ["-D", path, "-t", "raw", "-e", "signed-integer", "-b", "32", "-L", raw])
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+    }
+
+    /// `soxi -s` (samples per channel), `-r`, `-c`, `-b` of a file, as numbers.
+    public static func info(_ path: String) throws -> (frames: Int, rate: Double, channels: Int, bits: Int) {
+        func ask(_ flag: String) throws -> String {
+            try Tool.output("soxi", [flag, path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return (Int(try ask("-s")) ?? -1, Double(try ask("-r")) ?? -1, Int(try ask("-c")) ?? -1, Int(try ask("-b")) ?? -1)
+    }
+
+    private static func value(of label: String, in text: String) -> Double {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(label) }),
+              let field = line.split(separator: " ").last
+        else { return .nan }
+        return field == "-inf" ? -160 : Double(field) ?? .nan
+    }
+}
