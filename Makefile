@@ -1,0 +1,47 @@
+# voicememo: build, test, install and demo.  `make test` is what CI runs.
+
+PREFIX ?= /usr/local
+SWIFT  ?= swift
+
+# Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
+BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev
+TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng
+BENCH_PACKAGES = soundstretch
+PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
+
+.PHONY: deps build test install demo clean
+
+## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
+deps:
+	@missing=$$(for package in $(PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q '^install ok installed$$' || echo $$package; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  echo "make deps: installing" $$missing; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+## build: a release build of the library and the voicememo binary
+build: deps
+	$(SWIFT) build -c release
+
+## test: deps, build and every test
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+## install: voicememo into $(PREFIX)/bin, presets into $(PREFIX)/share/voicememo/presets
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/voicememo/presets
+	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/voicememo" $(DESTDIR)$(PREFIX)/bin/voicememo
+	install -m 644 Presets/*.json $(DESTDIR)$(PREFIX)/share/voicememo/presets/
+
+## demo: the whole tool end to end in a store of its own under demo/
+demo: deps
+	$(SWIFT) build
+	@./Scripts/demo "$$($(SWIFT) build --show-bin-path)/voicememo"
+
+clean:
+	rm -rf .build demo
