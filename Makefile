@@ -38,10 +38,20 @@ install: build
 	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/voicememo" $(DESTDIR)$(PREFIX)/bin/voicememo
 	install -m 644 Presets/*.json $(DESTDIR)$(PREFIX)/share/voicememo/presets/
 
-## demo: the whole tool end to end in a store of its own under demo/
+## demo: the whole tool end to end, in a store of its own under demo/ so that nothing of yours is touched
 demo: deps
 	$(SWIFT) build
-	@./Scripts/demo "$$($(SWIFT) build --show-bin-path)/voicememo"
+	@set -e; voicememo="$$($(SWIFT) build --show-bin-path)/voicememo"; \
+	rm -rf demo; mkdir -p demo; export VOICEMEMO_HOME="$$PWD/demo/store"; \
+	step() { printf '\n\033[1m$$ %s\033[0m\n' "$$*"; "$$@"; }; \
+	espeak-ng -w demo/reminder.wav "Remember to call the dentist on Monday morning, and to buy bread."; \
+	step "$$voicememo" --version; \
+	step "$$voicememo" import demo/reminder.wav --title "Dentist" --preset voice; \
+	step "$$voicememo" import demo/reminder.wav --title "Dentist (lossless)" --format caf; \
+	step "$$voicememo" export Dentist demo/dentist.wav; \
+	step soxi demo/dentist.wav; \
+	step ls -l "$$VOICEMEMO_HOME"; \
+	printf '\nThe store is %s; delete demo/ when done.\n' "$$VOICEMEMO_HOME"
 
 clean:
 	rm -rf .build demo

@@ -105,13 +105,7 @@ public final class AudioFile {
     ///
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails.
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
-        do {
-            let frames = try file.read(into: buffer)
-            framePosition += Int64(frames)
-            return frames
-        } catch {
-            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
-        }
+        try readSamples(into: buffer)
     }
 
     /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).
@@ -139,6 +133,10 @@ public final class AudioFile {
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a
     /// float round trip through libsndfile does not guarantee.
     func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(AudioFileError) -> Int {
+        try readSamples(into: buffer)
+    }
+
+    private func readSamples<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(AudioFileError) -> Int {
         do {
             let frames = try file.read(into: buffer)
             framePosition += Int64(frames)

@@ -83,16 +83,15 @@ public final class AudioFileWriter {
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/writeFailed(_:)`` when not all of them could
     ///   be written (disk full, I/O error). What was written before stays readable.
     public func write(_ frames: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        do {
-            try file.write(frames)
-            frameCount += Int64(frames.count / settings.channelCount)
-        } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed(error.message))
-        }
+        try writeSamples(frames)
     }
 
     /// Appends interleaved left-justified 32-bit integer frames: the lossless path for PCM to PCM.
     func write(_ frames: UnsafeBufferPointer<Int32>) throws(AudioFileError) {
+        try writeSamples(frames)
+    }
+
+    private func writeSamples<Sample: SndFileSample>(_ frames: UnsafeBufferPointer<Sample>) throws(AudioFileError) {
         do {
             try file.write(frames)
             frameCount += Int64(frames.count / settings.channelCount)

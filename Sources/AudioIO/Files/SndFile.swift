@@ -59,38 +59,20 @@ final class SndFile {
 
     /// Reads up to `buffer.count / channels` interleaved frames; returns how many were read (0 at the end).
     ///
-    /// The corresponding C function is `sf_readf_float`.
-    func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(SndFileError) -> Int {
+    /// The corresponding C functions are `sf_readf_float` and `sf_readf_int`.
+    func read<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(SndFileError) -> Int {
         let wanted = sf_count_t(buffer.count / Int(info.channels))
-        let got = sf_readf_float(handle, buffer.baseAddress, wanted)
-        if got < wanted, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
-        return Int(got)
-    }
-
-    /// Reads interleaved frames as left-justified 32-bit integers, which carry 16- and 24-bit PCM exactly.
-    ///
-    /// The corresponding C function is `sf_readf_int`.
-    func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(SndFileError) -> Int {
-        let wanted = sf_count_t(buffer.count / Int(info.channels))
-        let got = sf_readf_int(handle, buffer.baseAddress, wanted)
+        let got = Sample.readFrames(handle, buffer.baseAddress, wanted)
         if got < wanted, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
         return Int(got)
     }
 
     /// Writes all of `frames` (interleaved) or throws; a short write is an error (disk full, I/O error).
     ///
-    /// The corresponding C function is `sf_writef_float`.
-    func write(_ frames: UnsafeBufferPointer<Float>) throws(SndFileError) {
+    /// The corresponding C functions are `sf_writef_float` and `sf_writef_int`.
+    func write<Sample: SndFileSample>(_ frames: UnsafeBufferPointer<Sample>) throws(SndFileError) {
         let count = sf_count_t(frames.count / Int(info.channels))
-        if sf_writef_float(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
-    }
-
-    /// Writes all of `frames` (interleaved, left-justified 32-bit) or throws.
-    ///
-    /// The corresponding C function is `sf_writef_int`.
-    func write(_ frames: UnsafeBufferPointer<Int32>) throws(SndFileError) {
-        let count = sf_count_t(frames.count / Int(info.channels))
-        if sf_writef_int(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
+        if Sample.writeFrames(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
     }
 
     /// Moves the read position to `frame`, counted from the start.
@@ -159,4 +141,31 @@ final class SndFile {
     ///
     /// The corresponding C function is `sf_version_string`.
     static var version: String { String(cString: sf_version_string()) }
+}
+
+/// A sample type libsndfile reads and writes without conversion of its own: 32-bit float in −1…1, or
+/// left-justified 32-bit integers, which carry 16- and 24-bit PCM exactly.
+protocol SndFileSample {
+    static func readFrames(_ handle: OpaquePointer, _ buffer: UnsafeMutablePointer<Self>?, _ frames: sf_count_t) -> sf_count_t
+    static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Self>?, _ frames: sf_count_t) -> sf_count_t
+}
+
+extension Float: SndFileSample {
+    static func readFrames(_ handle: OpaquePointer, _ buffer: UnsafeMutablePointer<Float>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_readf_float(handle, buffer, frames)
+    }
+
+    static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Float>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_writef_float(handle, buffer, frames)
+    }
+}
+
+extension Int32: SndFileSample {
+    static func readFrames(_ handle: OpaquePointer, _ buffer: UnsafeMutablePointer<Int32>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_readf_int(handle, buffer, frames)
+    }
+
+    static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int32>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_writef_int(handle, buffer, frames)
+    }
 }
