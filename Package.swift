@@ -16,17 +16,20 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         systemLibrary("CSndFile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         .target(

@@ -1,7 +1,8 @@
 /// The C libraries AudioIO runs on, as they name themselves at run time.
 public enum LinkedLibraries {
-    /// One entry per library, e.g. `["alsa-lib 1.2.8", "libsndfile-1.2.0", "libopus 1.3.1", "libsoxr-0.1.3"]`.
+    /// One entry per library, e.g. `["alsa-lib 1.2.8", "libsndfile-1.2.0", "libopus 1.3.1", "libsoxr-0.1.3",
+    /// "SoundTouch 2.3.2"]`.
     public static var versions: [String] {
-        [ALSALibrary.version, SndFile.version, OpusLibrary.version, Resampler.version]
+        [ALSALibrary.version, SndFile.version, OpusLibrary.version, Resampler.version, TimeStretcher.version]
     }
 }

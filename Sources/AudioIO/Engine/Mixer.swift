@@ -1,0 +1,233 @@
+import Atomics
+import Glibc
+
+/// The render cycle: mixes every active voice into one period of interleaved float frames, applying each
+/// voice's volume (with fades), pan and metering, honouring scheduled start frames to the frame.
+///
+/// **Real-time contract**: ``render(into:frames:firstFrame:)`` runs on the render thread. It allocates
+/// nothing, takes no lock and logs nothing; it talks to the rest of the process only through atomics and
+/// lock-free rings. One exception to "no system call", stated plainly: when a voice's ring is dry before its
+/// end, the render thread sleeps in 100 µs steps, at most ``starvationWait`` in all, for the decoder to catch
+/// up, then counts a starved period and moves on. On a clocked device that only happens when an underrun is
+/// near anyway; on an unclocked one (ALSA's `null` and `file`) it is what keeps playback sample-exact, since
+/// spinning there would starve the decoder of the CPU it needs.
+final class Mixer: @unchecked Sendable {
+    /// How many voices can play at once.
+    static let maximumVoices = 64
+
+    let channelCount: Int
+    let maximumFrames: Int
+    /// How long, in nanoseconds, a period may wait for a starved voice.
+    let starvationWait: Int
+    /// Started, finished and removed voices, for the engine's event thread.
+    let events = SPSCRing<EngineEvent>(minimumCapacity: 1024)
+
+    private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
+    private let scratch: UnsafeMutableBufferPointer<Float>
+
+    init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
+        self.channelCount = channelCount
+        self.maximumFrames = maximumFrames
+        self.starvationWait = starvationWait
+        slots = (0..<Self.maximumVoices).map { _ in ManagedAtomic(nil) }
+        scratch = .allocate(capacity: maximumFrames * channelCount)
+        scratch.initialize(repeating: 0)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Control thread: puts `voice` into the mix, holding a reference to it until the render thread reports
+    /// it ``EngineEvent/Kind/removed``. Returns false when every slot is taken.
+    func add(_ voice: Voice) -> Bool {
+        let pointer = Unmanaged.passRetained(voice).toOpaque()
+        for slot in slots where slot.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing).exchanged {
+            return true
+        }
+        Unmanaged<Voice>.fromOpaque(pointer).release()
+        return false
+    }
+
+    /// Whether a period must be rendered: a voice plays or waits for its start frame, or asks to be removed.
+    /// Paused and finished voices alone let the engine idle.
+    var needsRendering: Bool {
+        slots.contains { slot in
+            guard let pointer = slot.load(ordering: .acquiring) else { return false }
+            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            return voice.removalRequested.load(ordering: .acquiring)
+                || (voice.startFrame.load(ordering: .relaxed) != Voice.notScheduled
+                    && !voice.isPaused.load(ordering: .relaxed) && !voice.hasFinished.load(ordering: .relaxed))
+        }
+    }
+
+    /// The earliest start frame ≥ 0 of the voices waiting to start, if any.
+    var earliestScheduledFrame: Int64? {
+        var earliest: Int64?
+        for slot in slots {
+            guard let pointer = slot.load(ordering: .acquiring) else { continue }
+            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            let start = voice.startFrame.load(ordering: .relaxed)
+            if start >= 0, !voice.hasStarted.load(ordering: .relaxed) { earliest = min(earliest ?? start, start) }
+        }
+        return earliest
+    }
+
+    /// Render thread: overwrites the first `frames` frames of `output` with the mix of device frames
+    /// `firstFrame ..< firstFrame + frames`.
+    func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int, firstFrame: Int64) {
+        let samples = frames * channelCount
+        output.baseAddress!.update(repeating: 0, count: samples)
+        for slot in slots {
+            guard let pointer = slot.load(ordering: .acquiring) else { continue }
+            Unmanaged<Voice>.fromOpaque(pointer)._withUnsafeGuaranteedRef { voice in
+                if voice.removalRequested.load(ordering: .acquiring) {
+                    if events.push(EngineEvent(kind: .removed, voice: pointer)) { slot.store(nil, ordering: .releasing) }
+                    return
+                }
+                mix(voice, pointer: pointer, into: output, frames: frames, firstFrame: firstFrame)
+            }
+        }
+    }
+
+    private func mix(
+        _ voice: Voice, pointer: UnsafeMutableRawPointer, into output: UnsafeMutableBufferPointer<Float>,
+        frames: Int, firstFrame: Int64
+    ) {
+        let start = voice.startFrame.load(ordering: .acquiring)
+        guard start != Voice.notScheduled, !voice.isPaused.load(ordering: .relaxed),
+              !voice.hasFinished.load(ordering: .relaxed)
+        else { return }
+        var written = 0
+        if start >= 0, !voice.hasStarted.load(ordering: .relaxed) {
+            if start >= firstFrame + Int64(frames) { return }
+            if start > firstFrame {
+                written = Int(start - firstFrame)
+            } else if start < firstFrame {
+                skip(voice, frames: Int(firstFrame - start))
+            }
+        }
+        if !voice.hasStarted.load(ordering: .relaxed) {
+            voice.hasStarted.store(true, ordering: .releasing)
+            _ = events.push(EngineEvent(kind: .started, voice: pointer))
+        }
+        applyVolumeChange(voice)
+        let pan = Float(bitPattern: voice.panBits.load(ordering: .relaxed))
+        let leftGain = min(1, 1 - pan)
+        let rightGain = min(1, 1 + pan)
+        var record = LevelRecord(frames: 0, peak: (0, 0), squareSum: (0, 0))
+        while written < frames {
+            guard nextMarker(voice, pointer: pointer) else { break }
+            let wanted = min(frames - written, voice.markerFramesLeft)
+            let got = voice.audio.read(into: UnsafeMutableBufferPointer(rebasing: scratch[..<(wanted * channelCount)])) / channelCount
+            for frame in 0..<got {
+                if voice.rampFramesLeft > 0 {
+                    voice.gain += voice.gainStep
+                    voice.rampFramesLeft -= 1
+                    if voice.rampFramesLeft == 0 { voice.gain = Float(bitPattern: voice.volumeBits.load(ordering: .relaxed)) }
+                }
+                let outputIndex = (written + frame) * channelCount
+                let inputIndex = frame * channelCount
+                if channelCount >= 2 {
+                    let left = scratch[inputIndex] * voice.gain * leftGain
+                    let right = scratch[inputIndex + 1] * voice.gain * rightGain
+                    output[outputIndex] += left
+                    output[outputIndex + 1] += right
+                    record.peak.0 = max(record.peak.0, abs(left))
+                    record.peak.1 = max(record.peak.1, abs(right))
+                    record.squareSum.0 += Double(left * left)
+                    record.squareSum.1 += Double(right * right)
+                } else {
+                    let sample = scratch[inputIndex] * voice.gain
+                    output[outputIndex] += sample
+                    record.peak.0 = max(record.peak.0, abs(sample))
+                    record.squareSum.0 += Double(sample * sample)
+                }
+            }
+            record.frames += got
+            voice.markerFramesLeft -= got
+            written += got
+            let marker = voice.marker
+            let position = marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame
+            voice.positionBits.store(position.bitPattern, ordering: .relaxed)
+            if got < wanted { break }
+        }
+        if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
+            voice.starvedPeriods.wrappingIncrement(ordering: .relaxed)
+        }
+        if record.frames > 0, voice.isMeteringEnabled.load(ordering: .relaxed) { _ = voice.levels.push(record) }
+    }
+
+    /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the
+    /// end of the stream (reported as finished) or when the decoder does not deliver in time.
+    private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer) -> Bool {
+        if voice.markerFramesLeft > 0 {
+            return voice.audio.availableToRead > 0 || waitForData { voice.audio.availableToRead > 0 }
+        }
+        guard voice.markers.availableToRead > 0 || waitForData({ voice.markers.availableToRead > 0 }),
+              let marker = voice.markers.pop()
+        else { return false }
+        if marker.isEnd {
+            voice.hasFinished.store(true, ordering: .releasing)
+            _ = events.push(EngineEvent(kind: .finished, voice: pointer))
+            return false
+        }
+        voice.marker = marker
+        voice.markerFramesLeft = marker.frames
+        return voice.audio.availableToRead > 0 || waitForData { voice.audio.availableToRead > 0 }
+    }
+
+    /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice
+    /// arrived is honoured by starting where the voice would be by now.
+    private func skip(_ voice: Voice, frames: Int) {
+        var remaining = frames
+        while remaining > 0 {
+            if voice.markerFramesLeft == 0 {
+                guard voice.markers.availableToRead > 0 || waitForData({ voice.markers.availableToRead > 0 }),
+                      let marker = voice.markers.peek(), !marker.isEnd
+                else { return }
+                voice.marker = voice.markers.pop()!
+                voice.markerFramesLeft = marker.frames
+            }
+            let wanted = min(remaining, voice.markerFramesLeft)
+            guard voice.audio.availableToRead >= wanted * channelCount
+                || waitForData({ voice.audio.availableToRead >= wanted * self.channelCount })
+            else { return }
+            voice.audio.discard(wanted * channelCount)
+            voice.markerFramesLeft -= wanted
+            remaining -= wanted
+        }
+    }
+
+    /// Sleeps in 100 µs steps until `ready()` or ``starvationWait`` has passed.
+    private func waitForData(_ ready: () -> Bool) -> Bool {
+        var waited = 0
+        while !ready() {
+            guard waited < starvationWait else { return false }
+            var step = timespec(tv_sec: 0, tv_nsec: 100_000)
+            nanosleep(&step, nil)
+            waited += 100_000
+        }
+        return true
+    }
+
+    private func applyVolumeChange(_ voice: Voice) {
+        let generation = voice.volumeGeneration.load(ordering: .acquiring)
+        guard generation != voice.seenVolumeGeneration else { return }
+        voice.seenVolumeGeneration = generation
+        let target = Float(bitPattern: voice.volumeBits.load(ordering: .relaxed))
+        let fade = voice.fadeFrames.load(ordering: .relaxed)
+        if fade > 0 {
+            voice.gainStep = (target - voice.gain) / Float(fade)
+            voice.rampFramesLeft = fade
+        } else {
+            voice.gain = target
+            voice.rampFramesLeft = 0
+        }
+    }
+
+    /// The monotonic clock in nanoseconds.
+    static func nanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    }
+}

@@ -1,0 +1,212 @@
+import Atomics
+import Dispatch
+import Glibc
+import Synchronization
+
+/// One ALSA playback stream and the render thread that feeds it the mix of every voice playing on it.
+///
+/// There is one engine per device name in a process, created when a player first needs it: players that
+/// share a device share its clock, which is what makes `play(atTime:)` start them on the same frame.
+/// When nothing plays, the engine drains the device and sleeps; its clock keeps running on the system's
+/// monotonic clock meanwhile, and a scheduled start wakes it in time for its frame.
+///
+/// Three threads meet here: control threads (players) add voices; the render thread (`SCHED_FIFO` when
+/// allowed) mixes and writes; the event thread delivers the render thread's events and ticks players'
+/// time observers about every 5 ms.
+final class OutputEngine: @unchecked Sendable {
+    /// The rate asked of the device; it may agree on another, which players then resample to.
+    static let preferredSampleRate = 48000
+    /// Frames per period asked of the device: 10 ms at 48 kHz.
+    static let preferredPeriodFrames = 480
+    /// Periods in the device buffer.
+    static let periods = 4
+
+    let deviceName: String
+    let configuration: PCMConfiguration
+    let mixer: Mixer
+    var sampleRate: Double { Double(configuration.sampleRate) }
+
+    /// Underruns recovered since the engine started.
+    let underruns = ManagedAtomic<Int>(0)
+
+    private let device: PCMDevice
+    private let renderWake = DispatchSemaphore(value: 0)
+    private let eventWake = DispatchSemaphore(value: 0)
+    private let framesWritten = ManagedAtomic<Int64>(0)
+    private let playedFrames = ManagedAtomic<Int64>(0)
+    private let playedAt = ManagedAtomic<Int>(0)
+    private let isIdle = ManagedAtomic<Bool>(true)
+    private let idleFrames = ManagedAtomic<Int64>(0)
+    private let idleSince = ManagedAtomic<Int>(Mixer.nanoseconds())
+    private let failureCode = ManagedAtomic<Int32>(0)
+    private let liveVoices = Mutex<[ObjectIdentifier: Voice]>([:])
+
+    private static let engines = Mutex<[String: OutputEngine]>([:])
+
+    /// The engine of `deviceName`, opening the device if no player uses it yet.
+    static func engine(for deviceName: String) throws(AudioDeviceError) -> OutputEngine {
+        let result: Result<OutputEngine, AudioDeviceError> = engines.withLock { engines in
+            if let engine = engines[deviceName] { return .success(engine) }
+            do throws(ALSAError) {
+                let engine = try OutputEngine(deviceName: deviceName)
+                engines[deviceName] = engine
+                return .success(engine)
+            } catch {
+                return .failure(AudioDeviceError(device: deviceName, operation: .open, underlying: error))
+            }
+        }
+        return try result.get()
+    }
+
+    private init(deviceName: String) throws(ALSAError) {
+        device = try PCMDevice(name: deviceName, direction: .playback)
+        configuration = try device.configure(
+            sampleRate: Self.preferredSampleRate, channels: 2, periodFrames: Self.preferredPeriodFrames,
+            periods: Self.periods)
+        self.deviceName = deviceName
+        // Waiting up to half a period for a late decoder costs nothing on a clocked device (the buffer holds
+        // several) and keeps an unclocked one from racing past its decoders.
+        let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
+        mixer = Mixer(
+            channelCount: configuration.channelCount, maximumFrames: configuration.periodFrames,
+            starvationWait: periodNanoseconds / 2)
+        RealtimeThread.start(name: "audio-out") { [self] in renderLoop() }
+        RealtimeThread.start(name: "audio-events") { [self] in eventLoop() }
+    }
+
+    /// Seconds on the device's clock: frames played (written minus those still queued) over the rate,
+    /// continued by the monotonic clock between writes and while idle.
+    var deviceCurrentTime: Double {
+        let now = Mixer.nanoseconds()
+        if isIdle.load(ordering: .acquiring) {
+            let elapsed = Double(now - idleSince.load(ordering: .relaxed)) / 1e9
+            return Double(idleFrames.load(ordering: .relaxed)) / sampleRate + elapsed
+        }
+        let played = Double(playedFrames.load(ordering: .relaxed))
+        let elapsed = Double(now - playedAt.load(ordering: .relaxed)) / 1e9
+        let estimate = min(played + elapsed * sampleRate, Double(framesWritten.load(ordering: .relaxed)))
+        return estimate / sampleRate
+    }
+
+    /// The device frame at `deviceTime` seconds on this engine's clock.
+    func frame(at deviceTime: Double) -> Int64 { Int64((deviceTime * sampleRate).rounded()) }
+
+    /// Puts `voice` into the mix. Throws when the device has failed or every slot is taken.
+    func add(_ voice: Voice) throws(AudioDeviceError) {
+        if let failure = failure { throw failure }
+        guard mixer.add(voice) else {
+            throw AudioDeviceError(device: deviceName, operation: .stream, underlying: ALSAError(code: EBUSY, function: "mix"))
+        }
+        liveVoices.withLock { $0[ObjectIdentifier(voice)] = voice }
+        renderWake.signal()
+        eventWake.signal()
+    }
+
+    /// Wakes the render thread, e.g. after a voice paused on an idle engine is resumed.
+    func wakeRenderer() {
+        renderWake.signal()
+    }
+
+    /// The failure that stopped the device, if it has stopped.
+    var failure: AudioDeviceError? {
+        let code = failureCode.load(ordering: .acquiring)
+        guard code != 0 else { return nil }
+        return AudioDeviceError(device: deviceName, operation: .stream, underlying: ALSAError(code: code, function: "snd_pcm_writei"))
+    }
+
+    // MARK: Render thread
+
+    private func renderLoop() {
+        let samples = configuration.periodFrames * configuration.channelCount
+        let mix = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
+        let encoded = UnsafeMutableRawPointer.allocate(
+            byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
+        let bytesPerFrame = configuration.channelCount * configuration.format.bytesPerSample
+        while true {
+            if !mixer.needsRendering {
+                enterIdle()
+                renderWake.wait()
+                continue
+            }
+            if isIdle.load(ordering: .relaxed) { leaveIdle() }
+            let first = framesWritten.load(ordering: .relaxed)
+            let frames = configuration.periodFrames
+            mixer.render(into: mix, frames: frames, firstFrame: first)
+            SampleConversion.encode(UnsafeBufferPointer(mix), as: configuration.format, into: encoded)
+            var done = 0
+            while done < frames {
+                do {
+                    done += try device.write(encoded + done * bytesPerFrame, frames: frames - done)
+                } catch where error.isXrun || error.isSuspended {
+                    underruns.wrappingIncrement(ordering: .relaxed)
+                    do { try device.recover(from: error) } catch { return fail(error) }
+                } catch {
+                    return fail(error)
+                }
+            }
+            framesWritten.store(first + Int64(frames), ordering: .relaxed)
+            playedFrames.store(first + Int64(frames) - Int64(device.delay()), ordering: .relaxed)
+            playedAt.store(Mixer.nanoseconds(), ordering: .releasing)
+        }
+    }
+
+    /// Nothing to play: let the device play out what it holds, then run the clock on the monotonic clock.
+    private func enterIdle() {
+        guard !isIdle.load(ordering: .relaxed) else { return }
+        device.drain()
+        idleFrames.store(framesWritten.load(ordering: .relaxed), ordering: .relaxed)
+        idleSince.store(Mixer.nanoseconds(), ordering: .relaxed)
+        isIdle.store(true, ordering: .releasing)
+    }
+
+    /// Something to play: wait for the earliest scheduled start (less the device's latency), then continue
+    /// the frame count from the idle clock so that device time never jumps.
+    private func leaveIdle() {
+        let latency = Int64(configuration.bufferFrames)
+        while let start = mixer.earliestScheduledFrame, frame(at: deviceCurrentTime) < start - latency {
+            let wait = Double(start - latency - frame(at: deviceCurrentTime)) / sampleRate
+            _ = renderWake.wait(timeout: .now() + min(wait, 0.005))
+        }
+        let now = frame(at: deviceCurrentTime)
+        framesWritten.store(now, ordering: .relaxed)
+        playedFrames.store(now, ordering: .relaxed)
+        playedAt.store(Mixer.nanoseconds(), ordering: .relaxed)
+        isIdle.store(false, ordering: .releasing)
+    }
+
+    private func fail(_ error: ALSAError) {
+        _ = Self.engines.withLock { $0.removeValue(forKey: deviceName) }
+        failureCode.store(error.code, ordering: .releasing)
+        eventWake.signal()
+    }
+
+    // MARK: Event thread
+
+    private func eventLoop() {
+        while true {
+            let hasLiveVoices = liveVoices.withLock { !$0.isEmpty }
+            if hasLiveVoices {
+                _ = eventWake.wait(timeout: .now() + .milliseconds(5))
+            } else {
+                eventWake.wait()
+            }
+            while let event = mixer.events.pop() {
+                let voice = Unmanaged<Voice>.fromOpaque(event.voice)
+                switch event.kind {
+                case .started: voice.takeUnretainedValue().owner?.voiceDidStart(voice.takeUnretainedValue())
+                case .finished: voice.takeUnretainedValue().owner?.voiceDidFinish(voice.takeUnretainedValue())
+                case .removed:
+                    _ = liveVoices.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }
+                    voice.release()
+                }
+            }
+            let voices = liveVoices.withLock { Array($0.values) }
+            if let failure {
+                for voice in voices { voice.owner?.voiceDidLoseDevice(voice, error: failure.underlying) }
+                liveVoices.withLock { $0.removeAll() }
+                return
+            }
+            for voice in voices { voice.owner?.voiceDidTick(voice) }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Glibc
+
+/// Starts the audio threads: `SCHED_FIFO` when the process may (an rtkit grant, `CAP_SYS_NICE`, an
+/// `rtprio` limit), otherwise an ordinary thread, silently, as every desktop audio library does.
+enum RealtimeThread {
+    /// The `SCHED_FIFO` priority asked for: above ordinary work, below the kernel's own threads.
+    static let priority: Int32 = 50
+
+    /// Runs `body` on a new detached thread named `name` (at most 15 characters).
+    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        final class Box: @unchecked Sendable {
+            let body: @Sendable () -> Void
+            let name: String
+            init(_ body: @escaping @Sendable () -> Void, _ name: String) { self.body = body; self.name = name }
+        }
+        let context = Unmanaged.passRetained(Box(body, name)).toOpaque()
+        let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            Thread.current.name = String(box.name.prefix(15))
+            var parameters = sched_param(sched_priority: RealtimeThread.priority)
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+            box.body()
+            return nil
+        }
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let result = pthread_create(&thread, &attributes, entry, context)
+        pthread_attr_destroy(&attributes)
+        precondition(result == 0, "pthread_create failed: \(result)")
+    }
+}

@@ -1,0 +1,96 @@
+import Atomics
+
+/// A stretch of audio in a voice's ring: how many frames, and where in the file they come from.
+struct PlaybackMarker {
+    /// Frames of audio this marker covers, in the voice's ring, in order.
+    var frames: Int
+    /// Seconds into the file of its first frame.
+    var fileTime: Double
+    /// File seconds per device frame: the playback rate over the device rate.
+    var secondsPerFrame: Double
+    /// The end of the stream: no audio follows.
+    var isEnd: Bool
+}
+
+/// Levels of one render period of one voice, after volume and pan.
+struct LevelRecord {
+    var frames: Int
+    var peak: (Float, Float)
+    var squareSum: (Double, Double)
+}
+
+/// One sound source mixed by the engine: the rings its decoder fills and its renderer drains, and the
+/// atomics through which its player steers it.
+///
+/// **Threads**: the decoder thread is the only producer of ``audio`` and ``markers``; the render thread
+/// the only consumer of both, the only producer of ``levels`` and the only user of the fields marked
+/// "render thread only". Everything else is an atomic any thread may read or set.
+final class Voice: @unchecked Sendable {
+    /// ``startFrame`` value: not playing.
+    static let notScheduled = Int64.min
+    /// ``startFrame`` value: start (or resume) with the next period, without alignment.
+    static let immediately = Int64(-1)
+
+    let channelCount: Int
+    let audio: SPSCRing<Float>
+    let markers: SPSCRing<PlaybackMarker>
+    let levels = SPSCRing<LevelRecord>(minimumCapacity: 512)
+    /// Who is told about its events (on the engine's event thread).
+    weak var owner: (any VoiceOwner)?
+
+    // Set by the player, read by the render thread.
+    /// The device frame at which to start: ``notScheduled``, ``immediately`` or a frame ≥ 0. A start frame
+    /// already written is honoured by skipping the frames that would have played since, so that voices
+    /// scheduled for the same frame stay aligned sample for sample.
+    let startFrame = ManagedAtomic<Int64>(notScheduled)
+    let isPaused = ManagedAtomic<Bool>(false)
+    let removalRequested = ManagedAtomic<Bool>(false)
+    let volumeBits = ManagedAtomic<UInt32>(Float(1).bitPattern)
+    let fadeFrames = ManagedAtomic<Int>(0)
+    let volumeGeneration = ManagedAtomic<Int>(0)
+    let panBits = ManagedAtomic<UInt32>(Float(0).bitPattern)
+    let isMeteringEnabled = ManagedAtomic<Bool>(false)
+
+    // Set by the decoder thread, read by anyone.
+    /// The ring holds enough to start (or all there is): ``AudioPlayer/prepareToPlay()`` waits for it.
+    let isPrimed = ManagedAtomic<Bool>(false)
+
+    // Set by the render thread, read by anyone.
+    /// Seconds into the file of the last frame mixed.
+    let positionBits = ManagedAtomic<UInt64>(0)
+    let hasStarted = ManagedAtomic<Bool>(false)
+    let hasFinished = ManagedAtomic<Bool>(false)
+    /// Periods in which the ring ran dry before its end: the decoder fell behind.
+    let starvedPeriods = ManagedAtomic<Int>(0)
+
+    // Render thread only.
+    var gain: Float = 1
+    var gainStep: Float = 0
+    var rampFramesLeft = 0
+    var seenVolumeGeneration = 0
+    var marker = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, isEnd: false)
+    var markerFramesLeft = 0
+
+    /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames.
+    init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double) {
+        self.channelCount = channelCount
+        audio = SPSCRing(minimumCapacity: capacityFrames * channelCount)
+        markers = SPSCRing(minimumCapacity: capacityFrames / 64 + 16)
+        positionBits.store(fileTime.bitPattern, ordering: .relaxed)
+    }
+
+    /// Seconds into the file of the last frame mixed.
+    var position: Double { Double(bitPattern: positionBits.load(ordering: .relaxed)) }
+}
+
+/// What the engine tells a voice's owner, on the engine's event thread.
+protocol VoiceOwner: AnyObject, Sendable {
+    /// The voice's first frame was mixed.
+    func voiceDidStart(_ voice: Voice)
+    /// The voice's end marker was reached: every frame has been mixed.
+    func voiceDidFinish(_ voice: Voice)
+    /// The engine's device failed; the voice will not be mixed again.
+    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError)
+    /// About every 5 ms while the voice is in the mix: time to run time observers.
+    func voiceDidTick(_ voice: Voice)
+}

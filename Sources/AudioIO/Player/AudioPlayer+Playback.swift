@@ -1,0 +1,181 @@
+import Foundation
+
+extension AudioPlayer {
+    /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once.
+    ///
+    /// - Returns: Whether the player is ready; on false, ``status`` holds the reason.
+    @discardableResult
+    public func prepareToPlay() -> Bool {
+        withState { state, events in prepare(&state, &events) }
+    }
+
+    /// Starts or resumes playback with the next device period.
+    ///
+    /// - Returns: Whether playback started; on false, ``status`` holds the reason.
+    @discardableResult
+    public func play() -> Bool {
+        withState { state, events in start(&state, &events, at: nil) }
+    }
+
+    /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
+    ///
+    /// Players on one device given the same `time` start on the same frame. A time already passed when the
+    /// player reaches the render thread is honoured by starting as far into the file as it would be by now,
+    /// so such players stay aligned sample for sample. A paused player resumes at once.
+    ///
+    /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
+    @discardableResult
+    public func play(atTime time: TimeInterval) -> Bool {
+        withState { state, events in start(&state, &events, at: time) }
+    }
+
+    /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
+    public func pause() {
+        withState { state, _ in
+            guard state.isPlaying, let voice = state.voice else { return }
+            voice.isPaused.store(true, ordering: .releasing)
+            state.time = state.currentTime
+            state.isPlaying = false
+        }
+    }
+
+    /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value.
+    public func stop() {
+        withState { state, _ in
+            state.time = state.currentTime
+            state.release()
+        }
+    }
+
+    /// Seconds into the file of what is heard now. Setting it seeks to that exact frame (clamped to
+    /// 0…``duration``), playing on if it was playing.
+    public var currentTime: TimeInterval {
+        get { state.withLock { $0.currentTime } }
+        set { seek(to: newValue) }
+    }
+
+    /// Moves to `time` seconds, playing on if it was playing.
+    ///
+    /// Every seek lands on the exact frame — libsndfile positions WAV, CAF, FLAC and Opus sample-exactly —
+    /// so it is always within any tolerance given; the tolerances are accepted for code written against
+    /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`.
+    public func seek(to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0) {
+        withState { state, events in
+            let wasPlaying = state.isPlaying
+            let wasPrepared = state.voice != nil
+            state.release()
+            state.time = min(max(time, 0), duration)
+            if wasPlaying {
+                _ = start(&state, &events, at: nil)
+            } else if wasPrepared {
+                _ = prepare(&state, &events)
+            }
+        }
+    }
+
+    private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+        if state.voice != nil { return true }
+        do {
+            let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            let file = try AudioFile(forReading: source)
+            let voice = Voice(
+                channelCount: engine.configuration.channelCount, capacityFrames: Int(engine.sampleRate / 4),
+                startingAt: state.time)
+            voice.owner = self
+            voice.gain = state.volume
+            voice.volumeBits.store(state.volume.bitPattern, ordering: .relaxed)
+            voice.panBits.store(state.pan.bitPattern, ordering: .relaxed)
+            voice.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
+            let decoder = try PlaybackDecoder(
+                file: file, voice: voice, deviceRate: engine.sampleRate, startTime: state.time,
+                numberOfLoops: state.numberOfLoops, rate: state.rate, enableRate: state.enableRate)
+            decoder.onError = { [weak self] error in self?.decoderFailed(error) }
+            decoder.start()
+            // Half a ring ahead before play() may start, so the first periods never wait for the decoder.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                usleep(200)
+            }
+            state.engine = engine
+            state.voice = voice
+            state.decoder = decoder
+            state.decodeFailed = false
+            setStatus(.readyToPlay, &state, &events)
+            return true
+        } catch let error as AudioDeviceError {
+            setStatus(.failed(.device(error)), &state, &events)
+        } catch let error as AudioFileError {
+            setStatus(.failed(.file(error)), &state, &events)
+        } catch {
+            setStatus(.failed(.file(AudioFileError(path: source.path, reason: .unsupported("\(error)")))), &state, &events)
+        }
+        return false
+    }
+
+    private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
+        guard !state.isPlaying else { return true }
+        guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        if voice.hasStarted.load(ordering: .acquiring) {
+            voice.isPaused.store(false, ordering: .releasing)
+            engine.wakeRenderer()
+        } else {
+            voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
+            if !state.isInMix {
+                do {
+                    try engine.add(voice)
+                } catch {
+                    state.release()
+                    setStatus(.failed(.device(error)), &state, &events)
+                    return false
+                }
+                state.isInMix = true
+            }
+        }
+        state.isPlaying = true
+        return true
+    }
+
+    private func setStatus(_ status: Status, _ state: inout State, _ events: inout [Event]) {
+        guard state.status != status else { return }
+        state.status = status
+        events.append(.statusChanged(status))
+    }
+
+    private func decoderFailed(_ error: AudioFileError) {
+        withState { state, events in
+            state.decodeFailed = true
+            events.append(.decodeError(error))
+        }
+    }
+}
+
+extension AudioPlayer: VoiceOwner {
+    func voiceDidStart(_ voice: Voice) {
+        withState { state, events in
+            if state.voice === voice { events.append(.started) }
+        }
+    }
+
+    func voiceDidFinish(_ voice: Voice) {
+        withState { state, events in
+            guard state.voice === voice else { return }
+            let successfully = !state.decodeFailed
+            state.release()
+            state.time = 0
+            events.append(.finishedPlaying(successfully: successfully))
+        }
+    }
+
+    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
+        withState { state, events in
+            guard state.voice === voice, let engine = state.engine else { return }
+            state.time = state.currentTime
+            state.isInMix = false
+            state.release()
+            state.engine = nil
+            let failure = AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error)
+            setStatus(.failed(.device(failure)), &state, &events)
+            events.append(.finishedPlaying(successfully: false))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+extension AudioPlayer {
+    /// Everything mutable about a player, guarded by its mutex.
+    struct State {
+        var deviceName: String?
+        var delegate = WeakDelegate()
+        var status = Status.unknown
+        var isPlaying = false
+        var numberOfLoops = 0
+        var volume: Float = 1
+        var fadeDuration: TimeInterval = 0
+        var pan: Float = 0
+        var enableRate = false
+        var rate: Float = 1
+        var isMeteringEnabled = false
+        var levels = AudioLevels(peak: [], average: [])
+        /// The position while no voice is prepared (and where the next one starts), in seconds.
+        var time: TimeInterval = 0
+        var engine: OutputEngine?
+        var voice: Voice?
+        var decoder: PlaybackDecoder?
+        var isInMix = false
+        var decodeFailed = false
+        var observers: [Int: TimeObserverEntry] = [:]
+        var nextObserverID = 0
+        var lastTickPosition: TimeInterval?
+        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
+        var nextSubscriberID = 0
+
+        /// Seconds into the file of what is heard now.
+        var currentTime: TimeInterval {
+            if let voice, voice.hasStarted.load(ordering: .acquiring) { return voice.position }
+            return time
+        }
+
+        /// Hands ``volume`` and ``fadeDuration`` to the render thread.
+        func applyVolume() {
+            guard let voice, let engine else { return }
+            voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
+            voice.fadeFrames.store(Int(fadeDuration * engine.sampleRate), ordering: .relaxed)
+            voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
+        }
+
+        /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
+        mutating func release() {
+            if isInMix {
+                voice?.removalRequested.store(true, ordering: .releasing)
+                engine?.wakeRenderer()
+            }
+            decoder?.stop()
+            voice = nil
+            decoder = nil
+            isInMix = false
+            isPlaying = false
+            lastTickPosition = nil
+        }
+    }
+
+    /// A registered time observer and its callback.
+    struct TimeObserverEntry {
+        enum Kind {
+            case periodic(interval: TimeInterval, lastIndex: Int?)
+            case boundary(times: [TimeInterval])
+        }
+
+        var kind: Kind
+        let callback: @Sendable (TimeInterval) -> Void
+    }
+
+    /// Runs `body` under the lock, then delivers the events it produced to subscribers and the delegate.
+    func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
+        var events: [Event] = []
+        let (result, delegate, subscribers) = state.withLock { state in
+            (body(&state, &events), state.delegate.value, Array(state.subscribers.values))
+        }
+        for event in events {
+            for subscriber in subscribers { subscriber.yield(event) }
+            switch event {
+            case .finishedPlaying(let successfully): delegate?.audioPlayerDidFinishPlaying(self, successfully: successfully)
+            case .decodeError(let error): delegate?.audioPlayerDecodeErrorDidOccur(self, error: error)
+            case .statusChanged, .started: break
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+
+/// Plays an audio file or in-memory audio on an ALSA device, with the semantics of `AVAudioPlayer`.
+///
+/// ```swift
+/// let player = try AudioPlayer(contentsOf: url)
+/// player.numberOfLoops = 1          // plays twice, gaplessly
+/// player.pan = -0.5                 // towards the left
+/// player.play()
+/// ```
+///
+/// ``prepareToPlay()`` opens the file and the device and fills the buffer, so that ``play()`` starts with
+/// the next device period; `play()` prepares implicitly. ``pause()`` keeps the position and the prepared
+/// state; ``stop()`` releases them and keeps ``currentTime``. Players on the same device are mixed into one
+/// stream, so ``play(atTime:)`` with one device time starts several players on the same frame.
+///
+/// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
+/// preparing, ``rate`` changes speed without changing pitch (SoundTouch).
+///
+/// **Thread safety**: every member may be used from any thread.
+public final class AudioPlayer: @unchecked Sendable {
+    /// Whether the player can play: unknown until prepared, then ready, or failed with the reason.
+    public enum Status: Equatable, Sendable {
+        case unknown
+        case readyToPlay
+        case failed(AudioPlayerError)
+    }
+
+    /// What ``events()`` delivers, in the order it happens.
+    public enum Event: Equatable, Sendable {
+        /// ``status`` changed.
+        case statusChanged(Status)
+        /// The first frame was mixed into the device stream (after `play`, `play(atTime:)` or a seek).
+        case started
+        /// Playback ended: at the end of the last loop (true) or early on a failure (false).
+        case finishedPlaying(successfully: Bool)
+        /// Reading the file failed part-way.
+        case decodeError(AudioFileError)
+    }
+
+    /// The file played, or `nil` for a player made from data.
+    public let url: URL?
+    /// The audio played, for a player made from data.
+    public let data: Data?
+    /// Length in seconds.
+    public let duration: TimeInterval
+    /// Channels in the file.
+    public let numberOfChannels: Int
+
+    let source: URL
+    let memory: AnonymousFile?
+    let state = Mutex(State())
+
+    /// Receives finish and decode-error events (weakly held).
+    public var delegate: (any AudioPlayerDelegate)? {
+        get { state.withLock { $0.delegate.value } }
+        set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
+    }
+
+    /// Creates a player for the file at `url`, reading its header now.
+    ///
+    /// - Throws: ``AudioFileError`` when the file cannot be read as audio.
+    public convenience init(contentsOf url: URL) throws(AudioFileError) {
+        try self.init(source: url, url: url, data: nil, memory: nil)
+    }
+
+    /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
+    ///
+    /// - Throws: ``AudioFileError`` when the bytes are not audio.
+    public convenience init(data: Data) throws(AudioFileError) {
+        let memory = try AnonymousFile(data)
+        try self.init(source: memory.url, url: nil, data: data, memory: memory)
+    }
+
+    private init(source: URL, url: URL?, data: Data?, memory: AnonymousFile?) throws(AudioFileError) {
+        let file = try AudioFile(forReading: source)
+        guard file.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        self.source = source
+        self.url = url
+        self.data = data
+        self.memory = memory
+        duration = file.duration
+        numberOfChannels = file.channelCount
+    }
+
+    deinit {
+        state.withLock { $0.release() }
+    }
+
+    /// The ALSA PCM to play on, e.g. "default", "hw:1", "pulse"; `nil` means "default". Takes effect at the
+    /// next ``prepareToPlay()`` (after ``stop()``).
+    public var currentDevice: String? {
+        get { state.withLock { $0.deviceName } }
+        set { state.withLock { $0.deviceName = newValue } }
+    }
+
+    /// Whether it is playing now (false while paused, before a scheduled start is... see ``play(atTime:)``).
+    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
+
+    /// Ready to play, failed, or not yet prepared.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
+    /// stopped. Loops are gapless. May be changed while playing.
+    public var numberOfLoops: Int {
+        get { state.withLock { $0.numberOfLoops } }
+        set {
+            state.withLock { state in
+                state.numberOfLoops = newValue
+                state.decoder?.numberOfLoops.store(newValue, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Linear gain, 0…1 (values outside are clamped), independent of the system volume.
+    public var volume: Float {
+        get { state.withLock { $0.volume } }
+        set { setVolume(newValue, fadeDuration: 0) }
+    }
+
+    /// Moves ``volume`` to `volume` linearly over `fadeDuration` seconds (0 = at once).
+    public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
+        state.withLock { state in
+            state.volume = min(max(volume, 0), 1)
+            state.fadeDuration = max(fadeDuration, 0)
+            state.applyVolume()
+        }
+    }
+
+    /// Balance, −1 (left only) … 0 (both at unity) … +1 (right only): the left channel's gain is
+    /// min(1, 1 − pan), the right's min(1, 1 + pan). A mono file plays on both channels.
+    public var pan: Float {
+        get { state.withLock { $0.pan } }
+        set {
+            state.withLock { state in
+                state.pan = min(max(newValue, -1), 1)
+                state.voice?.panBits.store(state.pan.bitPattern, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Whether ``rate`` applies; set it before ``prepareToPlay()``.
+    public var enableRate: Bool {
+        get { state.withLock { $0.enableRate } }
+        set { state.withLock { $0.enableRate = newValue } }
+    }
+
+    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``.
+    public var rate: Float {
+        get { state.withLock { $0.rate } }
+        set {
+            state.withLock { state in
+                state.rate = min(max(newValue, 0.5), 2)
+                state.decoder?.rateBits.store(state.rate.bitPattern, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Seconds on the output device's clock, which runs while the device exists; the time base of
+    /// ``play(atTime:)``. Opens the device if no player has yet.
+    public var deviceCurrentTime: TimeInterval {
+        let name = state.withLock { $0.deviceName ?? "default" }
+        return (try? OutputEngine.engine(for: name).deviceCurrentTime) ?? 0
+    }
+}
+
+/// A weak reference to the delegate, so that the state stays a value.
+struct WeakDelegate {
+    weak var value: (any AudioPlayerDelegate)?
+}

@@ -1,0 +1,30 @@
+/// Receives an ``AudioPlayer``'s events, as `AVAudioPlayerDelegate` does.
+///
+/// **Threads**: methods are called on the engine's event thread; return quickly and do not block.
+public protocol AudioPlayerDelegate: AnyObject, Sendable {
+    /// Playback reached the end of the last loop (`successfully` true), or stopped early because decoding
+    /// or the device failed (false). ``AudioPlayer/currentTime`` is back at 0.
+    func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool)
+    /// Reading the file failed part-way; playback ends where the readable audio ends.
+    func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError)
+}
+
+extension AudioPlayerDelegate {
+    public func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
+    public func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
+}
+
+/// Why a player could not get ready or stopped working.
+public enum AudioPlayerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file (or data) cannot be read.
+    case file(AudioFileError)
+    /// The output device cannot be opened or failed.
+    case device(AudioDeviceError)
+
+    public var description: String {
+        switch self {
+        case .file(let error): "\(error)"
+        case .device(let error): "\(error)"
+        }
+    }
+}
