@@ -76,8 +76,13 @@ struct FileLock: Sendable {
         return nil
     }
 
-    /// Releases the lock.
+    /// Releases the lock, then closes the file.
+    ///
+    /// The corresponding C function is `flock` with `LOCK_UN`. Closing alone would not do: while another
+    /// thread of this process starts a program, the new process shares the open file until it runs the
+    /// program, and the lock would stay held by it until then.
     func unlock() {
+        flock(descriptor.rawValue, LOCK_UN)
         try? descriptor.close()
     }
 }
