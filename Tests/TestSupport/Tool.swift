@@ -99,5 +99,11 @@ public final class RunningTool {
 public struct ToolFailure: Error, CustomStringConvertible {
     public let command: String
     public let result: ToolResult
+
+    public init(command: String, result: ToolResult) {
+        self.command = command
+        self.result = result
+    }
+
     public var description: String { "`\(command)` exited \(result.status): \(result.standardError)" }
 }
