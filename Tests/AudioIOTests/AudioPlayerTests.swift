@@ -9,17 +9,237 @@ import Testing
         let rig = try PlaybackRig()
         let file = rig.scratch.file("noise.\(format)")
         try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
-        let reference = try Sox.samples(of: file.path)
+        let (left, right) = try rig.expectedSamples(of: file)
         let player = try rig.player(file)
         player.numberOfLoops = 2
         #expect(try await rig.playToEnd([player]) == [true])
         let device = try await rig.deviceSamples(atLeast: 3 * 24000)
-        let left = stride(from: 0, to: reference.count, by: 2).map { reference[$0] }
-        let right = stride(from: 1, to: reference.count, by: 2).map { reference[$0] }
-        #expect(firstDifference(device[0], left + left + left) == nil)
-        #expect(firstDifference(device[1], right + right + right) == nil)
-        #expect(device[0].dropFirst(72000).allSatisfy { $0 == 0 }, "nothing after the last loop")
+        #expect(firstDifference(device.left, left + left + left) == nil)
+        #expect(firstDifference(device.right, right + right + right) == nil)
+        #expect(device.left.dropFirst(72000).allSatisfy { $0 == 0 }, "nothing after the last loop")
     }
+
+    @Test func anOpusLoopSeamHasNoExtraOrMissingFrame() async throws {
+        let rig = try PlaybackRig()
+        try Sox.synth(to: rig.scratch.path("noise.wav"), rate: 48000, channels: 2, seconds: 0.3, "whitenoise whitenoise")
+        let file = rig.scratch.file("noise.opus")
+        _ = try AudioFileConverter.convert(
+            contentsOf: rig.scratch.file("noise.wav"), to: file, settings: AudioSettings(format: .opus, channelCount: 2))
+        let (left, right) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.numberOfLoops = 2
+        #expect(try await rig.playToEnd([player]) == [true])
+        let device = try await rig.deviceSamples(atLeast: 3 * left.count)
+        #expect(firstDifference(device.left, left + left + left) == nil)
+        #expect(firstDifference(device.right, right + right + right) == nil)
+    }
+
+    @Test func panFullyLeftSilencesTheRightChannel() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.3, "whitenoise whitenoise")
+        let (left, _) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.pan = -1
+        try await rig.playToEnd([player])
+        let device = try await rig.deviceSamples(atLeast: left.count)
+        #expect(firstDifference(device.left, left) == nil, "the left channel stays at unity")
+        #expect(device.right.allSatisfy { $0 == 0 })
+    }
+
+    @Test func aMonoFilePlaysOnBothChannelsAtUnity() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("mono.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 0.3, "whitenoise")
+        let mono = try Sox.samples(of: file.path)
+        try await rig.playToEnd([rig.player(file)])
+        let device = try await rig.deviceSamples(atLeast: mono.count)
+        #expect(firstDifference(device.left, mono) == nil && firstDifference(device.right, mono) == nil)
+    }
+
+    @Test func halfVolumeHalvesEverySample() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.3, "whitenoise whitenoise")
+        let (left, right) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.volume = 0.5
+        try await rig.playToEnd([player])
+        let device = try await rig.deviceSamples(atLeast: left.count)
+        #expect(firstDifference(device.left, left.map { $0 / 2 }) == nil)
+        #expect(firstDifference(device.right, right.map { $0 / 2 }) == nil)
+    }
+
+    @Test func aFadeReachesItsTargetOnTime() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("level.wav")
+        try rig.writeConstant(0.5, seconds: 3, to: file)
+        let player = try rig.player(file)
+        let finished = player.events()
+        player.play()
+        player.setVolume(0, fadeDuration: 0.25)
+        for await event in finished { if case .finishedPlaying = event { break } }
+        let device = try await rig.deviceSamples(atLeast: 144_000)
+        let full = Int32(0.5 * 2_147_483_648.0)
+        let rampStart = try #require(device.left.firstIndex { $0 < full })
+        let silentFrom = try #require(device.left.firstIndex { $0 == 0 })
+        // The first frame of the fade is the first one below full level, its 12000th the first at 0.
+        #expect(silentFrom - rampStart + 1 == 12000, "0.25 s at 48 kHz, from \(rampStart) to \(silentFrom)")
+        let middle = Double(device.left[rampStart + 6000]) / Double(full)
+        #expect(abs(middle - 0.5) < 0.01, "half-way down at half the fade: \(middle)")
+        #expect(device.left[silentFrom...].prefix(144_000 - silentFrom).allSatisfy { $0 == 0 })
+    }
+
+    @Test func doubleRateHalvesTheLengthAndKeepsThePitch() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 2, "sine 1000")
+        let player = try rig.player(file)
+        player.enableRate = true
+        player.rate = 2
+        #expect(try await rig.playToEnd([player]) == [true])
+        let device = try await rig.deviceSamples(atLeast: 40000)
+        let threshold = Int32(0.05 * 2_147_483_648.0)
+        let first = try #require(device.left.firstIndex { abs($0) > threshold })
+        let last = try #require(device.left.lastIndex { abs($0) > threshold })
+        let seconds = Double(last - first) / 48000
+        #expect(abs(seconds - 1) < 0.05, "\(seconds) s of sound")
+        let sound = device.left[first...last]
+        let crossings = zip(sound, sound.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        let frequency = Double(crossings) / 2 / seconds
+        #expect(abs(frequency - 1000) / 1000 < 0.02, "\(frequency) Hz")
+    }
+
+    @Test func twoPlayersStartedForOneDeviceTimeStartOnTheSameFrame() async throws {
+        let rig = try PlaybackRig()
+        let signal = rig.scratch.file("signal.wav")
+        let inverse = rig.scratch.file("inverse.wav")
+        try Sox.synth(to: signal.path, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
+        // No dither (-D), so that the inverse is exact.
+        try Tool.output("sox", ["-D", signal.path, inverse.path, "vol", "-1"])
+        let players = [try rig.player(signal), try rig.player(inverse)]
+        for player in players { player.prepareToPlay() }
+        #expect(try await rig.playToEnd(players) { players in
+            let time = players[0].deviceCurrentTime + 0.05
+            for player in players { player.play(atTime: time) }
+        } == [true, true])
+        let device = try await rig.deviceSamples(atLeast: 24000)
+        let loud = device.left.indices.filter { device.left[$0] != 0 || device.right[$0] != 0 }
+        #expect(loud.isEmpty, "they cancel exactly; \(loud.count) frames do not, from \(loud.first ?? -1)")
+        #expect(device.left.count >= 24000 + 2400, "the device ran for both files and the delay")
+    }
+
+    @Test func playbackStartsAtTheExactFrameSeekedTo() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
+        let (left, _) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.prepareToPlay()
+        player.currentTime = 0.25
+        #expect(player.currentTime == 0.25)
+        try await rig.playToEnd([player])
+        let device = try await rig.deviceSamples(atLeast: 12000)
+        #expect(firstDifference(device.left, Array(left[12000...])) == nil)
+    }
+
+    @Test func pauseAndResumeLoseAndRepeatNothing() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 5, "whitenoise whitenoise")
+        let (left, _) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        let events = player.events()
+        player.play()
+        player.pause()
+        #expect(!player.isPlaying)
+        // A period already being mixed finishes; after that the position holds.
+        try await Task.sleep(for: .milliseconds(30))
+        let pausedAt = player.currentTime
+        try #require(pausedAt > 0 && pausedAt < 5)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(player.currentTime == pausedAt, "the position holds while paused")
+        player.play()
+        for await event in events { if case .finishedPlaying = event { break } }
+        let device = try await rig.deviceSamples(atLeast: 240_000)
+        // While paused the device gets whole periods of silence; what plays around them is the file, whole.
+        #expect(firstDifference(withoutSilentPeriods(device.left), left) == nil)
+        #expect(player.currentTime == 0, "back at the start after finishing")
+    }
+
+    @Test func playersFromDataPlayWhatTheFilePlays() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.caf")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.3, "whitenoise whitenoise")
+        let (left, _) = try rig.expectedSamples(of: file)
+        let player = try AudioPlayer(data: Data(contentsOf: file))
+        player.currentDevice = rig.device
+        #expect(player.url == nil && player.data != nil && abs(player.duration - 0.3) < 1e-9 && player.numberOfChannels == 2)
+        try await rig.playToEnd([player])
+        #expect(firstDifference(try await rig.deviceSamples(atLeast: left.count).left, left) == nil)
+    }
+
+    @Test func aFileAtAnotherRateIsResampledToTheDevice() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 44100, channels: 1, seconds: 1, "sine 1000")
+        try await rig.playToEnd([rig.player(file)])
+        let device = try await rig.deviceSamples(atLeast: 48000)
+        let threshold = Int32(0.05 * 2_147_483_648.0)
+        let first = try #require(device.left.firstIndex { abs($0) > threshold })
+        let last = try #require(device.left.lastIndex { abs($0) > threshold })
+        #expect(abs(last - first - 48000) < 50, "a second at 48 kHz, not 0.92 s: \(last - first) frames")
+        let crossings = zip(device.left.prefix(48000), device.left.prefix(48000).dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        #expect(abs(crossings - 2000) < 20, "still 1 kHz: \(crossings) zero crossings")
+    }
+
+    @Test func meteringMeasuresWhatIsPlayed() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.5, "sine 997 sine 997", volume: 0.5)
+        let player = try rig.player(file)
+        player.isMeteringEnabled = true
+        player.numberOfLoops = -1
+        player.pan = 0.5
+        player.play()
+        try await Task.sleep(for: .milliseconds(100))
+        player.updateMeters()
+        player.stop()
+        #expect(abs(player.peakPower(forChannel: 1) - -6.02) < 0.1)
+        #expect(abs(player.averagePower(forChannel: 1) - -9.03) < 0.1)
+        #expect(abs(player.peakPower(forChannel: 0) - (-6.02 - 6.02)) < 0.1, "pan 0.5 halves the left")
+        #expect(player.peakPower(forChannel: 7) == -160)
+        player.updateMeters()
+        #expect(player.averagePower(forChannel: 0) == -160, "nothing played since")
+    }
+
+    @Test func aMissingDeviceFailsWithItsName() throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 0.1, "sine 440")
+        let player = try AudioPlayer(contentsOf: file)
+        player.currentDevice = "hw:97"
+        #expect(!player.prepareToPlay())
+        #expect(!player.play())
+        guard case .failed(let error) = player.status else { Issue.record("status \(player.status)"); return }
+        #expect("\(error)".hasPrefix("cannot open audio device 'hw:97'"))
+    }
+}
+
+/// `samples` without runs of 240 or more zeros: the silence a device gets while nothing plays.
+func withoutSilentPeriods(_ samples: [Int32]) -> [Int32] {
+    var kept: [Int32] = []
+    var run: [Int32] = []
+    for sample in samples {
+        if sample == 0 {
+            run.append(sample)
+            continue
+        }
+        if run.count < 240 { kept += run }
+        run.removeAll(keepingCapacity: true)
+        kept.append(sample)
+    }
+    return kept
 }
 
 /// Where `actual` first departs from `expected` (over `expected`'s length), described; nil when it does not.

@@ -41,19 +41,41 @@ struct PlaybackRig {
         return results
     }
 
-    /// The interleaved stereo samples that reached the device, once `frames` of them have, as ±1 floats.
-    func deviceSamples(atLeast frames: Int) async throws -> [[Int32]] {
+    /// The left and right samples that reached the device, once at least `frames` frames have.
+    func deviceSamples(atLeast frames: Int) async throws -> (left: [Int32], right: [Int32]) {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let bytes = (try? Data(contentsOf: output)) ?? Data()
             if bytes.count >= frames * 8 {
-                let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
-                return [stride(from: 0, to: samples.count - 1, by: 2).map { samples[$0] },
-                        stride(from: 1, to: samples.count, by: 2).map { samples[$0] }]
+                return Self.split(bytes.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) })
             }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw RigTimeout(description: "fewer than \(frames) frames reached \(output.path) in 10 s")
+    }
+}
+
+extension PlaybackRig {
+    /// What the device should receive for `file` played at unity: its samples as libsndfile decodes them,
+    /// mono copied to both channels, in the engine's 32-bit device format.
+    func expectedSamples(of file: URL) throws -> (left: [Int32], right: [Int32]) {
+        let audio = try AudioFile(forReading: file)
+        let samples = try audio.read(frameCount: Int(audio.frameCount)).map { value -> Int32 in
+            value >= 1 ? .max : value <= -1 ? .min : Int32(value * 2_147_483_648)
+        }
+        return audio.channelCount == 1 ? (samples, samples) : Self.split(samples)
+    }
+
+    /// A mono WAV holding `value` in every sample.
+    func writeConstant(_ value: Float, seconds: Double, to url: URL) throws {
+        let writer = try AudioFileWriter(url: url, settings: AudioSettings(bitDepth: .float32))
+        try [Float](repeating: value, count: Int(seconds * 48000)).withUnsafeBufferPointer { try writer.write($0) }
+        try writer.close()
+    }
+
+    static func split(_ interleaved: [Int32]) -> (left: [Int32], right: [Int32]) {
+        (stride(from: 0, to: interleaved.count - 1, by: 2).map { interleaved[$0] },
+         stride(from: 1, to: interleaved.count, by: 2).map { interleaved[$0] })
     }
 }
 

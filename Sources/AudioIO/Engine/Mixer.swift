@@ -8,17 +8,18 @@ import Glibc
 /// nothing, takes no lock and logs nothing; it talks to the rest of the process only through atomics and
 /// lock-free rings. One exception to "no system call", stated plainly: when a voice's ring is dry before its
 /// end, the render thread sleeps in 100 µs steps, at most ``starvationWait`` in all, for the decoder to catch
-/// up, then counts a starved period and moves on. On a clocked device that only happens when an underrun is
-/// near anyway; on an unclocked one (ALSA's `null` and `file`) it is what keeps playback sample-exact, since
-/// spinning there would starve the decoder of the CPU it needs.
+/// up, then counts a starved period and moves on. On a clocked device the wait is short and only happens when
+/// an underrun is near anyway; on an unclocked one (ALSA's `null` and `file`, which take frames as fast as
+/// they come) the engine lengthens it, since no listener is harmed and it keeps playback sample-exact
+/// (spinning instead would starve the decoder of the CPU it needs).
 final class Mixer: @unchecked Sendable {
     /// How many voices can play at once.
     static let maximumVoices = 64
 
     let channelCount: Int
     let maximumFrames: Int
-    /// How long, in nanoseconds, a period may wait for a starved voice.
-    let starvationWait: Int
+    /// How long, in nanoseconds, a period may wait for a starved voice; set by the engine.
+    let starvationWait: ManagedAtomic<Int>
     /// Started, finished and removed voices, for the engine's event thread.
     let events = SPSCRing<EngineEvent>(minimumCapacity: 1024)
 
@@ -28,7 +29,7 @@ final class Mixer: @unchecked Sendable {
     init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
         self.channelCount = channelCount
         self.maximumFrames = maximumFrames
-        self.starvationWait = starvationWait
+        self.starvationWait = ManagedAtomic(starvationWait)
         slots = (0..<Self.maximumVoices).map { _ in ManagedAtomic(nil) }
         scratch = .allocate(capacity: maximumFrames * channelCount)
         scratch.initialize(repeating: 0)
@@ -200,8 +201,9 @@ final class Mixer: @unchecked Sendable {
     /// Sleeps in 100 µs steps until `ready()` or ``starvationWait`` has passed.
     private func waitForData(_ ready: () -> Bool) -> Bool {
         var waited = 0
+        let limit = starvationWait.load(ordering: .relaxed)
         while !ready() {
-            guard waited < starvationWait else { return false }
+            guard waited < limit else { return false }
             var step = timespec(tv_sec: 0, tv_nsec: 100_000)
             nanosleep(&step, nil)
             waited += 100_000

@@ -39,6 +39,8 @@ final class OutputEngine: @unchecked Sendable {
     private let idleFrames = ManagedAtomic<Int64>(0)
     private let idleSince = ManagedAtomic<Int>(Mixer.nanoseconds())
     private let failureCode = ManagedAtomic<Int32>(0)
+    /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`).
+    private(set) var isUnclocked = false
     private let liveVoices = Mutex<[ObjectIdentifier: Voice]>([:])
 
     private static let engines = Mutex<[String: OutputEngine]>([:])
@@ -64,12 +66,12 @@ final class OutputEngine: @unchecked Sendable {
             sampleRate: Self.preferredSampleRate, channels: 2, periodFrames: Self.preferredPeriodFrames,
             periods: Self.periods)
         self.deviceName = deviceName
-        // Waiting up to half a period for a late decoder costs nothing on a clocked device (the buffer holds
-        // several) and keeps an unclocked one from racing past its decoders.
+        // Waiting up to two periods for a late decoder costs nothing on a clocked device (the buffer holds
+        // more); an unclocked device waits longer (see `noteSpeed`).
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
         mixer = Mixer(
             channelCount: configuration.channelCount, maximumFrames: configuration.periodFrames,
-            starvationWait: periodNanoseconds / 2)
+            starvationWait: 2 * periodNanoseconds)
         RealtimeThread.start(name: "audio-out") { [self] in renderLoop() }
         RealtimeThread.start(name: "audio-events") { [self] in eventLoop() }
     }
@@ -122,13 +124,17 @@ final class OutputEngine: @unchecked Sendable {
         let encoded = UnsafeMutableRawPointer.allocate(
             byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
         let bytesPerFrame = configuration.channelCount * configuration.format.bytesPerSample
+        var run = (startedAt: 0, frames: 0)
         while true {
             if !mixer.needsRendering {
                 enterIdle()
                 renderWake.wait()
                 continue
             }
-            if isIdle.load(ordering: .relaxed) { leaveIdle() }
+            if isIdle.load(ordering: .relaxed) {
+                leaveIdle()
+                run = (Mixer.nanoseconds(), 0)
+            }
             let first = framesWritten.load(ordering: .relaxed)
             let frames = configuration.periodFrames
             mixer.render(into: mix, frames: frames, firstFrame: first)
@@ -147,6 +153,19 @@ final class OutputEngine: @unchecked Sendable {
             framesWritten.store(first + Int64(frames), ordering: .relaxed)
             playedFrames.store(first + Int64(frames) - Int64(device.delay()), ordering: .relaxed)
             playedAt.store(Mixer.nanoseconds(), ordering: .releasing)
+            run.frames += frames
+            noteSpeed(since: run.startedAt, frames: run.frames)
+        }
+    }
+
+    /// After 16 periods, a device that took them in under a quarter of their duration has no clock: from then
+    /// on a starved voice is waited for (up to 2 s) instead of being heard as a gap, as no one listens.
+    private func noteSpeed(since start: Int, frames: Int) {
+        guard !isUnclocked, frames >= 16 * configuration.periodFrames else { return }
+        let realTime = frames * 1_000_000_000 / configuration.sampleRate
+        if (Mixer.nanoseconds() - start) * 4 < realTime {
+            isUnclocked = true
+            mixer.starvationWait.store(2_000_000_000, ordering: .relaxed)
         }
     }
 
