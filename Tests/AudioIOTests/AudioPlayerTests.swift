@@ -149,8 +149,10 @@ import Testing
         try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 5, "whitenoise whitenoise")
         let (left, _) = try rig.expectedSamples(of: file)
         let player = try rig.player(file)
+        let started = player.events()
         let events = player.events()
         player.play()
+        for await event in started where event == .started { break }
         player.pause()
         #expect(!player.isPlaying)
         // A period already being mixed finishes; after that the position holds.

@@ -5,6 +5,8 @@ struct EngineEvent {
         case started
         /// The voice reached its end marker.
         case finished
+        /// The voice's frames now come from another queue item.
+        case itemStarted
         /// The voice was taken out of the mix; its slot's reference may be released now.
         case removed
     }

@@ -161,9 +161,9 @@ final class Mixer: @unchecked Sendable {
     /// end of the stream (reported as finished) or when the decoder does not deliver in time.
     private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer) -> Bool {
         if voice.markerFramesLeft > 0 {
-            return voice.audio.availableToRead > 0 || waitForData { voice.audio.availableToRead > 0 }
+            return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
         }
-        guard voice.markers.availableToRead > 0 || waitForData({ voice.markers.availableToRead > 0 }),
+        guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
               let marker = voice.markers.pop()
         else { return false }
         if marker.isEnd {
@@ -171,9 +171,13 @@ final class Mixer: @unchecked Sendable {
             _ = events.push(EngineEvent(kind: .finished, voice: pointer))
             return false
         }
+        if marker.item != voice.marker.item {
+            voice.currentItem.store(marker.item, ordering: .releasing)
+            _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer))
+        }
         voice.marker = marker
         voice.markerFramesLeft = marker.frames
-        return voice.audio.availableToRead > 0 || waitForData { voice.audio.availableToRead > 0 }
+        return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
     }
 
     /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice
@@ -182,7 +186,7 @@ final class Mixer: @unchecked Sendable {
         var remaining = frames
         while remaining > 0 {
             if voice.markerFramesLeft == 0 {
-                guard voice.markers.availableToRead > 0 || waitForData({ voice.markers.availableToRead > 0 }),
+                guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
                       let marker = voice.markers.peek(), !marker.isEnd
                 else { return }
                 voice.marker = voice.markers.pop()!
@@ -190,7 +194,7 @@ final class Mixer: @unchecked Sendable {
             }
             let wanted = min(remaining, voice.markerFramesLeft)
             guard voice.audio.availableToRead >= wanted * channelCount
-                || waitForData({ voice.audio.availableToRead >= wanted * self.channelCount })
+                || waitForData(voice, { voice.audio.availableToRead >= wanted * self.channelCount })
             else { return }
             voice.audio.discard(wanted * channelCount)
             voice.markerFramesLeft -= wanted
@@ -198,12 +202,12 @@ final class Mixer: @unchecked Sendable {
         }
     }
 
-    /// Sleeps in 100 µs steps until `ready()` or ``starvationWait`` has passed.
-    private func waitForData(_ ready: () -> Bool) -> Bool {
+    /// Sleeps in 100 µs steps until `ready()`, ``starvationWait`` has passed, or `voice` is being removed.
+    private func waitForData(_ voice: Voice, _ ready: () -> Bool) -> Bool {
         var waited = 0
         let limit = starvationWait.load(ordering: .relaxed)
         while !ready() {
-            guard waited < limit else { return false }
+            guard waited < limit, !voice.removalRequested.load(ordering: .relaxed) else { return false }
             var step = timespec(tv_sec: 0, tv_nsec: 100_000)
             nanosleep(&step, nil)
             waited += 100_000

@@ -214,6 +214,7 @@ final class OutputEngine: @unchecked Sendable {
                 switch event.kind {
                 case .started: voice.takeUnretainedValue().owner?.voiceDidStart(voice.takeUnretainedValue())
                 case .finished: voice.takeUnretainedValue().owner?.voiceDidFinish(voice.takeUnretainedValue())
+                case .itemStarted: voice.takeUnretainedValue().owner?.voiceDidStartItem(voice.takeUnretainedValue())
                 case .removed:
                     _ = liveVoices.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }
                     voice.release()

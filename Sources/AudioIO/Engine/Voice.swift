@@ -8,6 +8,8 @@ struct PlaybackMarker {
     var fileTime: Double
     /// File seconds per device frame: the playback rate over the device rate.
     var secondsPerFrame: Double
+    /// Which file of a queue the frames come from (0 for a single file).
+    var item: Int
     /// The end of the stream: no audio follows.
     var isEnd: Bool
 }
@@ -60,6 +62,8 @@ final class Voice: @unchecked Sendable {
     let positionBits = ManagedAtomic<UInt64>(0)
     let hasStarted = ManagedAtomic<Bool>(false)
     let hasFinished = ManagedAtomic<Bool>(false)
+    /// The queue item of the last frame mixed.
+    let currentItem = ManagedAtomic<Int>(0)
     /// Periods in which the ring ran dry before its end: the decoder fell behind.
     let starvedPeriods = ManagedAtomic<Int>(0)
 
@@ -68,7 +72,7 @@ final class Voice: @unchecked Sendable {
     var gainStep: Float = 0
     var rampFramesLeft = 0
     var seenVolumeGeneration = 0
-    var marker = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, isEnd: false)
+    var marker = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, item: 0, isEnd: false)
     var markerFramesLeft = 0
 
     /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames.
@@ -91,6 +95,8 @@ protocol VoiceOwner: AnyObject, Sendable {
     func voiceDidFinish(_ voice: Voice)
     /// The engine's device failed; the voice will not be mixed again.
     func voiceDidLoseDevice(_ voice: Voice, error: ALSAError)
+    /// The first frame of another queue item was mixed; ``Voice/currentItem`` says which.
+    func voiceDidStartItem(_ voice: Voice)
     /// About every 5 ms while the voice is in the mix: time to run time observers.
     func voiceDidTick(_ voice: Voice)
 }

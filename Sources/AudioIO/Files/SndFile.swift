@@ -1,4 +1,5 @@
 import CSndFile
+import Synchronization
 import SystemPackage
 
 /// A failure reported by libsndfile, with its own code and message.
@@ -30,6 +31,7 @@ final class SndFile {
         case write(SF_INFO)
     }
 
+    private static let openLock = Mutex(())
     private let handle: OpaquePointer
     /// What libsndfile knows of the stream: rate, channels, frames, format.
     let info: SF_INFO
@@ -46,10 +48,13 @@ final class SndFile {
         case .read: cMode = Int32(SFM_READ)
         case .write(let wanted): cMode = Int32(SFM_WRITE); info = wanted
         }
-        guard let handle = sf_open_fd(descriptor.rawValue, cMode, &info, closesDescriptor ? Int32(SF_TRUE) : Int32(SF_FALSE)) else {
-            throw SndFileError.last(nil)
+        // libsndfile reports a failed open through process-wide state, so opens take turns.
+        let opened: Result<OpaquePointer, SndFileError> = Self.openLock.withLock { _ in
+            guard let handle = sf_open_fd(descriptor.rawValue, cMode, &info, closesDescriptor ? Int32(SF_TRUE) : Int32(SF_FALSE))
+            else { return .failure(SndFileError.last(nil)) }
+            return .success(handle)
         }
-        self.handle = handle
+        self.handle = try opened.get()
         self.info = info
     }
 

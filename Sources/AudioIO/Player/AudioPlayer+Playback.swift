@@ -86,9 +86,14 @@ extension AudioPlayer {
             voice.volumeBits.store(state.volume.bitPattern, ordering: .relaxed)
             voice.panBits.store(state.pan.bitPattern, ordering: .relaxed)
             voice.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
+            let loops = self.loops
             let decoder = try PlaybackDecoder(
-                file: file, voice: voice, deviceRate: engine.sampleRate, startTime: state.time,
-                numberOfLoops: state.numberOfLoops, rate: state.rate, enableRate: state.enableRate)
+                file: file, voice: voice, deviceRate: engine.sampleRate, startTime: state.time, rate: state.rate,
+                enableRate: state.enableRate
+            ) { passes in
+                let loopCount = loops.load(ordering: .relaxed)
+                return loopCount < 0 || passes <= loopCount ? .rewind : .end
+            }
             decoder.onError = { [weak self] error in self?.decoderFailed(error) }
             decoder.start()
             // Half a ring ahead before play() may start, so the first periods never wait for the decoder.
@@ -115,8 +120,8 @@ extension AudioPlayer {
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
         guard !state.isPlaying else { return true }
         guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        voice.isPaused.store(false, ordering: .releasing)
         if voice.hasStarted.load(ordering: .acquiring) {
-            voice.isPaused.store(false, ordering: .releasing)
             engine.wakeRenderer()
         } else {
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
@@ -150,6 +155,9 @@ extension AudioPlayer {
 }
 
 extension AudioPlayer: VoiceOwner {
+    /// A player's voice has one item, so this never happens.
+    func voiceDidStartItem(_ voice: Voice) {}
+
     func voiceDidStart(_ voice: Voice) {
         withState { state, events in
             if state.voice === voice { events.append(.started) }

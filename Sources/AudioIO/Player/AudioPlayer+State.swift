@@ -7,7 +7,6 @@ extension AudioPlayer {
         var delegate = WeakDelegate()
         var status = Status.unknown
         var isPlaying = false
-        var numberOfLoops = 0
         var volume: Float = 1
         var fadeDuration: TimeInterval = 0
         var pan: Float = 0

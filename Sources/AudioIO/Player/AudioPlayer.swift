@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import Synchronization
 
@@ -51,6 +52,8 @@ public final class AudioPlayer: @unchecked Sendable {
     let source: URL
     let memory: AnonymousFile?
     let state = Mutex(State())
+    /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
+    let loops = ManagedAtomic<Int>(0)
 
     /// Receives finish and decode-error events (weakly held).
     public var delegate: (any AudioPlayerDelegate)? {
@@ -104,13 +107,8 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
     /// stopped. Loops are gapless. May be changed while playing.
     public var numberOfLoops: Int {
-        get { state.withLock { $0.numberOfLoops } }
-        set {
-            state.withLock { state in
-                state.numberOfLoops = newValue
-                state.decoder?.numberOfLoops.store(newValue, ordering: .relaxed)
-            }
-        }
+        get { loops.load(ordering: .relaxed) }
+        set { loops.store(newValue, ordering: .relaxed) }
     }
 
     /// Linear gain, 0…1 (values outside are clamped), independent of the system volume.

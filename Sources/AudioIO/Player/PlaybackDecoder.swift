@@ -1,57 +1,88 @@
 import Atomics
 import Foundation
 
+/// What a decoder plays after the end of a file.
+enum NextSource {
+    /// The same file again, from its start (a loop).
+    case rewind
+    /// Another file, which becomes item `item` of the voice (a queue).
+    case file(AudioFile, item: Int)
+    /// Nothing: the voice ends.
+    case end
+}
+
 /// The decoder thread of one voice: reads the file, maps its channels to the device's, resamples to the
 /// device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), and fills the
-/// voice's ring ahead of the render thread, looping gaplessly and ending with an end marker.
+/// voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
+/// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
 ///
-/// The resampler and the stretcher run across loop seams without a reset, so a loop is as continuous as
-/// the file itself; with neither in the path (file at the device rate, rate not enabled) the samples reach
-/// the ring unchanged.
+/// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
+/// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
+/// the samples reach the ring unchanged.
 final class PlaybackDecoder: @unchecked Sendable {
     /// Source frames read per step.
     static let chunkFrames = 1024
+    /// Device frames produced per resampling call at most; more input waits for the next call.
+    static let outputFrames = 8 * chunkFrames
 
-    /// Passes over the file beyond the first: 0 plays once, n plays n + 1 times, negative loops until stopped.
-    let numberOfLoops: ManagedAtomic<Int>
     /// The playback rate's bit pattern (`Float`), read once per step.
     let rateBits: ManagedAtomic<UInt32>
     /// Called on the decoder thread when reading fails; the voice then ends where the audio stops.
     var onError: (@Sendable (AudioFileError) -> Void)?
 
-    private let file: AudioFile
+    /// The file being read and what turns it into device frames.
+    private struct Source {
+        let file: AudioFile
+        let item: Int
+        let channelMap: ChannelMap
+        let resampler: Resampler?
+    }
+
+    private var source: Source
     private let voice: Voice
     private let deviceRate: Double
-    private let channelMap: ChannelMap
-    private let resampler: Resampler?
     private let stretcher: TimeStretcher?
+    private let next: @Sendable (_ completedPasses: Int) -> NextSource
     private let stopRequested = ManagedAtomic<Bool>(false)
     private var outputTime: Double
     private var completedPasses = 0
 
-    /// Prepares to decode `file` from `startTime` seconds into `voice`.
+    /// Prepares to decode `file` from `startTime` seconds into `voice`; `next` says what follows each file,
+    /// given how many passes have completed.
     ///
     /// - Throws: ``AudioFileError`` when the file's channels cannot be mapped to the device's, or it cannot
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
-        file: AudioFile, voice: Voice, deviceRate: Double, startTime: Double, numberOfLoops: Int,
-        rate: Float, enableRate: Bool
+        file: AudioFile, item: Int = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
+        enableRate: Bool, next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
-        guard let map = ChannelMap(from: file.channelCount, to: voice.channelCount) else {
-            throw AudioFileError(path: file.url.path, reason: .unsupported(
-                "its \(file.channelCount) channels cannot be played on a \(voice.channelCount)-channel device"))
-        }
-        self.file = file
         self.voice = voice
         self.deviceRate = deviceRate
-        channelMap = map
-        resampler = file.sampleRate == deviceRate ? nil : try Resampler(
-            inputRate: file.sampleRate, outputRate: deviceRate, channelCount: voice.channelCount)
+        self.next = next
+        source = try Self.source(file, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
         stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
-        self.numberOfLoops = ManagedAtomic(numberOfLoops)
         rateBits = ManagedAtomic(rate.bitPattern)
         outputTime = startTime
         try file.seek(toFrame: min(file.frameCount, Int64((startTime * file.sampleRate).rounded())))
+    }
+
+    /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.
+    private static func source(
+        _ file: AudioFile, item: Int, channels: Int, deviceRate: Double, continuing previous: Source?
+    ) throws -> Source {
+        guard let map = ChannelMap(from: file.channelCount, to: channels) else {
+            throw AudioFileError(path: file.url.path, reason: .unsupported(
+                "its \(file.channelCount) channels cannot be played on a \(channels)-channel device"))
+        }
+        let resampler: Resampler?
+        if file.sampleRate == deviceRate {
+            resampler = nil
+        } else if let previous, previous.file.sampleRate == file.sampleRate {
+            resampler = previous.resampler
+        } else {
+            resampler = try Resampler(inputRate: file.sampleRate, outputRate: deviceRate, channelCount: channels)
+        }
+        return Source(file: file, item: item, channelMap: map, resampler: resampler)
     }
 
     /// Starts the decoder thread.
@@ -65,36 +96,47 @@ final class PlaybackDecoder: @unchecked Sendable {
     }
 
     private func run() {
-        let buffers = Buffers(
-            sourceSamples: Self.chunkFrames * file.channelCount, channels: voice.channelCount,
-            outputFrames: Self.chunkFrames * max(4, Int((deviceRate / file.sampleRate).rounded(.up)) + 2))
+        let buffers = Buffers(channels: voice.channelCount)
         defer { buffers.deallocate() }
         while !stopRequested.load(ordering: .acquiring) {
-            // Keep room for a whole step so that one step never waits half-way.
-            guard voice.audio.availableToWrite >= buffers.output.count * 2, voice.markers.availableToWrite > 8 else {
+            // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
+            // waits half-way; the ring holds several.
+            let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (stretcher == nil ? 1 : 2)
+            guard voice.audio.availableToWrite >= (Self.chunkFrames * expansion + 256) * voice.channelCount,
+                  voice.markers.availableToWrite > 16
+            else {
                 usleep(500)
                 continue
             }
             do {
-                let frames = try file.read(into: buffers.source)
+                let file = source.file
+                let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
                 if frames > 0 {
                     let input = UnsafeBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
                     let mapped = UnsafeMutableBufferPointer(rebasing: buffers.mapped[..<(frames * voice.channelCount)])
-                    channelMap.apply(input, into: mapped)
+                    source.channelMap.apply(input, into: mapped)
                     try resampleAndPush(UnsafeBufferPointer(mapped), buffers)
                     continue
                 }
                 completedPasses += 1
-                let loops = numberOfLoops.load(ordering: .relaxed)
-                if loops < 0 || completedPasses <= loops {
+                switch next(completedPasses) {
+                case .rewind:
                     try file.seek(toFrame: 0)
                     continue
+                case .file(let nextFile, let item):
+                    let following = try Self.source(
+                        nextFile, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
+                    if following.resampler !== source.resampler { try flushResampler(buffers) }
+                    source = following
+                    outputTime = 0
+                    continue
+                case .end:
+                    try finish(buffers)
                 }
-                try finish(buffers)
             } catch let error as AudioFileError {
                 onError?(error)
             } catch {
-                onError?(AudioFileError(path: file.url.path, reason: .readFailed("\(error)")))
+                onError?(AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
             }
             pushEnd()
             return
@@ -108,11 +150,11 @@ final class PlaybackDecoder: @unchecked Sendable {
         let resampled: UnsafeMutableBufferPointer<Float>
         let output: UnsafeMutableBufferPointer<Float>
 
-        init(sourceSamples: Int, channels: Int, outputFrames: Int) {
-            source = .allocate(capacity: sourceSamples)
+        init(channels: Int) {
+            source = .allocate(capacity: PlaybackDecoder.chunkFrames * AudioFile.maximumChannelCount)
             mapped = .allocate(capacity: PlaybackDecoder.chunkFrames * channels)
-            resampled = .allocate(capacity: outputFrames * channels)
-            output = .allocate(capacity: outputFrames * channels)
+            resampled = .allocate(capacity: PlaybackDecoder.outputFrames * channels)
+            output = .allocate(capacity: PlaybackDecoder.outputFrames * channels)
         }
 
         func deallocate() {
@@ -122,7 +164,7 @@ final class PlaybackDecoder: @unchecked Sendable {
 
     /// Sends device-channel frames through the resampler (when the rates differ), then on.
     private func resampleAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) throws {
-        guard let resampler else { return stretchAndPush(frames, buffers) }
+        guard let resampler = source.resampler else { return stretchAndPush(frames, buffers) }
         var input = frames
         while !input.isEmpty {
             let (consumed, produced) = try resampler.process(input, into: buffers.resampled)
@@ -147,13 +189,17 @@ final class PlaybackDecoder: @unchecked Sendable {
         }
     }
 
+    /// Pushes out what the resampler of the current file still holds.
+    private func flushResampler(_ buffers: Buffers) throws {
+        guard let resampler = source.resampler else { return }
+        while case let produced = try resampler.flush(into: buffers.resampled), produced > 0 {
+            stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
+        }
+    }
+
     /// After the last pass: pushes out what the resampler and the stretcher still hold.
     private func finish(_ buffers: Buffers) throws {
-        if let resampler {
-            while case let produced = try resampler.flush(into: buffers.resampled), produced > 0 {
-                stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
-            }
-        }
+        try flushResampler(buffers)
         if let stretcher {
             stretcher.flush()
             drain(stretcher, buffers, rate: stretcher.tempo)
@@ -170,16 +216,18 @@ final class PlaybackDecoder: @unchecked Sendable {
             if written < frames.count { usleep(500) }
         }
         let secondsPerFrame = Double(rate) / deviceRate
-        voice.markers.push(PlaybackMarker(frames: count, fileTime: outputTime, secondsPerFrame: secondsPerFrame, isEnd: false))
+        voice.markers.push(PlaybackMarker(
+            frames: count, fileTime: outputTime, secondsPerFrame: secondsPerFrame, item: source.item, isEnd: false))
         if voice.audio.capacity - voice.audio.availableToWrite >= voice.audio.capacity / 2 {
             voice.isPrimed.store(true, ordering: .releasing)
         }
         outputTime += Double(count) * secondsPerFrame
-        if outputTime >= file.duration { outputTime -= file.duration }
+        if outputTime >= source.file.duration { outputTime -= source.file.duration }
     }
 
     private func pushEnd() {
-        while !voice.markers.push(PlaybackMarker(frames: 0, fileTime: file.duration, secondsPerFrame: 0, isEnd: true)) {
+        let end = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, item: source.item, isEnd: true)
+        while !voice.markers.push(end) {
             if stopRequested.load(ordering: .relaxed) { return }
             usleep(500)
         }
