@@ -78,28 +78,14 @@ extension AudioPlayer {
         do {
             let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
             let file = try AudioFile(forReading: source)
-            let voice = Voice(
-                channelCount: engine.configuration.channelCount, capacityFrames: Int(engine.sampleRate / 4),
-                startingAt: state.time)
-            voice.owner = self
-            voice.gain = state.volume
-            voice.volumeBits.store(state.volume.bitPattern, ordering: .relaxed)
-            voice.panBits.store(state.pan.bitPattern, ordering: .relaxed)
-            voice.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
             let loops = self.loops
-            let decoder = try PlaybackDecoder(
-                file: file, voice: voice, deviceRate: engine.sampleRate, startTime: state.time, rate: state.rate,
-                enableRate: state.enableRate
+            let (voice, decoder) = try PlaybackPipeline.start(
+                file: file, on: engine, owner: self, startTime: state.time, volume: state.volume, pan: state.pan,
+                isMeteringEnabled: state.isMeteringEnabled, rate: state.rate, enableRate: state.enableRate,
+                onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)
                 return loopCount < 0 || passes <= loopCount ? .rewind : .end
-            }
-            decoder.onError = { [weak self] error in self?.decoderFailed(error) }
-            decoder.start()
-            // Half a ring ahead before play() may start, so the first periods never wait for the decoder.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
-                usleep(200)
             }
             state.engine = engine
             state.voice = voice

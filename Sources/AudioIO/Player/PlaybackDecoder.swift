@@ -133,10 +133,11 @@ final class PlaybackDecoder: @unchecked Sendable {
                 case .end:
                     try finish(buffers)
                 }
-            } catch let error as AudioFileError {
-                onError?(error)
             } catch {
-                onError?(AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
+                // The end marker first: a player waiting for the ring to prime must not wait for the report.
+                pushEnd()
+                onError?(error as? AudioFileError ?? AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
+                return
             }
             pushEnd()
             return

@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+
+/// Plays a list of audio files back to back without a gap, with the semantics of `AVQueuePlayer`.
+///
+/// ```swift
+/// let queue = try AudioQueuePlayer(items: [intro, talk, outro])
+/// queue.play()
+/// queue.advanceToNextItem()       // skip the intro
+/// ```
+///
+/// One decoder walks the list and feeds one voice, so the last frame of an item is followed by the first
+/// frame of the next on the very next device frame. ``items`` starts with the item playing now; an item
+/// leaves the list when it has played to its end (``Event/itemDidPlayToEnd(_:)``).
+///
+/// **Thread safety**: every member may be used from any thread.
+public final class AudioQueuePlayer: @unchecked Sendable {
+    /// What ``events()`` delivers, in order.
+    public enum Event: Equatable, Sendable {
+        /// The item played to its end (the next one, if any, is playing already).
+        case itemDidPlayToEnd(URL)
+        /// The queue ran out, or playback failed (false).
+        case finishedPlaying(successfully: Bool)
+    }
+
+    struct State {
+        var items: [(url: URL, token: Int)] = []
+        var nextToken = 0
+        /// How many items, from the first, the decoder has opened.
+        var decoded = 0
+        var deviceName: String?
+        var engine: OutputEngine?
+        var voice: Voice?
+        var decoder: PlaybackDecoder?
+        var isInMix = false
+        var isPlaying = false
+        var time: TimeInterval = 0
+        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
+        var nextSubscriberID = 0
+
+        mutating func append(_ url: URL) {
+            items.append((url, nextToken))
+            nextToken += 1
+        }
+
+        /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
+        mutating func release() {
+            if isInMix {
+                voice?.removalRequested.store(true, ordering: .releasing)
+                engine?.wakeRenderer()
+            }
+            decoder?.stop()
+            voice = nil
+            decoder = nil
+            isInMix = false
+            decoded = 0
+        }
+    }
+
+    let state = Mutex(State())
+
+    /// Creates a queue of `items`, checking that each can be read.
+    ///
+    /// - Throws: ``AudioFileError`` for the first item that is not readable audio.
+    public init(items: [URL]) throws(AudioFileError) {
+        for url in items { try Self.check(url) }
+        state.withLock { state in items.forEach { state.append($0) } }
+    }
+
+    /// The ALSA PCM to play on; `nil` means "default". Takes effect when playback next starts from scratch.
+    public var currentDevice: String? {
+        get { state.withLock { $0.deviceName } }
+        set { state.withLock { $0.deviceName = newValue } }
+    }
+
+    /// The queue: the item playing (or next to play) first.
+    public var items: [URL] { state.withLock { $0.items.map(\.url) } }
+
+    /// The item playing, or next to play.
+    public var currentItem: URL? { state.withLock { $0.items.first?.url } }
+
+    /// Whether it is playing now.
+    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
+
+    /// Seconds into ``currentItem`` of what is heard now.
+    public var currentTime: TimeInterval {
+        state.withLock { state in
+            guard let voice = state.voice, voice.hasStarted.load(ordering: .acquiring) else { return state.time }
+            return voice.position
+        }
+    }
+
+    /// Starts or resumes playback with the next device period; false when the device cannot be opened or the
+    /// queue is empty.
+    @discardableResult
+    public func play() -> Bool {
+        withState { state, _ in start(&state) }
+    }
+
+    /// Pauses, keeping the position; ``play()`` resumes.
+    public func pause() {
+        withState { state, _ in
+            guard state.isPlaying, let voice = state.voice else { return }
+            voice.isPaused.store(true, ordering: .releasing)
+            state.isPlaying = false
+        }
+    }
+
+    /// Ends the current item now and goes on with the next, playing if it was playing.
+    public func advanceToNextItem() {
+        withState { state, _ in
+            guard !state.items.isEmpty else { return }
+            let wasPlaying = state.isPlaying
+            state.release()
+            state.items.removeFirst()
+            state.time = 0
+            if wasPlaying { _ = start(&state) } else { state.isPlaying = false }
+        }
+    }
+
+    /// Inserts `url` after `item` (at the end when `item` is nil or not in the queue).
+    ///
+    /// - Throws: ``AudioFileError`` when `url` is not readable audio; the queue is then unchanged.
+    public func insert(_ url: URL, after item: URL?) throws(AudioFileError) {
+        try Self.check(url)
+        withState { state, _ in
+            let position = item.flatMap { item in state.items.firstIndex { $0.url == item } }.map { $0 + 1 }
+                ?? state.items.count
+            state.items.insert((url, state.nextToken), at: position)
+            state.nextToken += 1
+            // The decoder has read past the insertion point: restart it where the listener is.
+            if position < state.decoded { restart(&state) }
+        }
+    }
+
+    /// Removes every occurrence of `url`; removing the current item advances to the next.
+    public func remove(_ url: URL) {
+        withState { state, _ in
+            let wasCurrent = state.items.first?.url == url
+            let decodedRemoved = state.items.prefix(state.decoded).dropFirst().contains { $0.url == url }
+            if wasCurrent {
+                let wasPlaying = state.isPlaying
+                state.release()
+                state.time = 0
+                state.items.removeAll { $0.url == url }
+                if wasPlaying { _ = start(&state) } else { state.isPlaying = false }
+                return
+            }
+            state.items.removeAll { $0.url == url }
+            if decodedRemoved { restart(&state) }
+        }
+    }
+
+    /// Empties the queue and stops.
+    public func removeAllItems() {
+        withState { state, _ in
+            state.release()
+            state.items.removeAll()
+            state.isPlaying = false
+            state.time = 0
+        }
+    }
+
+    /// The queue's events, in order, from now on. Each call makes a new stream.
+    public func events() -> AsyncStream<Event> {
+        AsyncStream { continuation in
+            let id = state.withLock { state in
+                state.nextSubscriberID += 1
+                state.subscribers[state.nextSubscriberID] = continuation
+                return state.nextSubscriberID
+            }
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    private static func check(_ url: URL) throws(AudioFileError) {
+        let file = try AudioFile(forReading: url)
+        guard file.frameCount > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
+    }
+
+    private func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
+        var events: [Event] = []
+        let (result, subscribers) = state.withLock { state in (body(&state, &events), Array(state.subscribers.values)) }
+        for event in events { for subscriber in subscribers { subscriber.yield(event) } }
+        return result
+    }
+
+    /// Makes a new voice from the current item at the listener's position, playing on if it was playing.
+    private func restart(_ state: inout State) {
+        let wasPlaying = state.isPlaying
+        state.time = state.voice.map { $0.hasStarted.load(ordering: .acquiring) ? $0.position : state.time } ?? state.time
+        state.release()
+        if wasPlaying { state.isPlaying = false; _ = start(&state) }
+    }
+
+    private func start(_ state: inout State) -> Bool {
+        guard !state.isPlaying else { return true }
+        if let voice = state.voice, let engine = state.engine {
+            voice.isPaused.store(false, ordering: .releasing)
+            engine.wakeRenderer()
+            state.isPlaying = true
+            return true
+        }
+        guard let first = state.items.first else { return false }
+        do {
+            let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            let (voice, decoder) = try PlaybackPipeline.start(
+                file: AudioFile(forReading: first.url), item: first.token, on: engine, owner: self,
+                startTime: state.time, onError: { _ in }, next: { [weak self] _ in self?.nextSource() ?? .end })
+            voice.startFrame.store(Voice.immediately, ordering: .releasing)
+            state.decoded = 1
+            try engine.add(voice)
+            state.engine = engine
+            state.voice = voice
+            state.decoder = decoder
+            state.isInMix = true
+            state.isPlaying = true
+            return true
+        } catch {
+            state.release()
+            return false
+        }
+    }
+
+    /// Decoder thread: the file after the last one opened, if the queue has one.
+    private func nextSource() -> NextSource {
+        let next = state.withLock { state -> (URL, Int)? in
+            guard state.decoded < state.items.count else { return nil }
+            defer { state.decoded += 1 }
+            return (state.items[state.decoded].url, state.items[state.decoded].token)
+        }
+        guard let (url, token) = next, let file = try? AudioFile(forReading: url) else { return .end }
+        return .file(file, item: token)
+    }
+}
+
+extension AudioQueuePlayer: VoiceOwner {
+    func voiceDidStart(_ voice: Voice) {}
+
+    func voiceDidStartItem(_ voice: Voice) {
+        withState { state, events in
+            guard state.voice === voice else { return }
+            let token = voice.currentItem.load(ordering: .acquiring)
+            while let first = state.items.first, first.token != token {
+                state.items.removeFirst()
+                state.decoded -= 1
+                events.append(.itemDidPlayToEnd(first.url))
+            }
+        }
+    }
+
+    func voiceDidFinish(_ voice: Voice) {
+        withState { state, events in
+            guard state.voice === voice else { return }
+            state.release()
+            if let last = state.items.first {
+                state.items.removeFirst()
+                events.append(.itemDidPlayToEnd(last.url))
+            }
+            state.isPlaying = false
+            state.time = 0
+            // Items inserted after the decoder had already ended still play.
+            if state.items.isEmpty || !start(&state) { events.append(.finishedPlaying(successfully: true)) }
+        }
+    }
+
+    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
+        withState { state, events in
+            guard state.voice === voice else { return }
+            state.isInMix = false
+            state.release()
+            state.engine = nil
+            state.isPlaying = false
+            events.append(.finishedPlaying(successfully: false))
+        }
+    }
+
+    func voiceDidTick(_ voice: Voice) {}
+}

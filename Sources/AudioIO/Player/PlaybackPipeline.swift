@@ -1,0 +1,37 @@
+import Foundation
+
+/// Builds what a player needs to sound: a voice on `engine` and the decoder thread that fills it, primed
+/// so that the first periods never wait.
+enum PlaybackPipeline {
+    /// The voice's ring, in seconds of device frames: enough to ride out a slow disk, small enough that a
+    /// rate change is heard soon.
+    static let ringSeconds = 0.25
+
+    /// A primed voice (not yet in the mix) and its running decoder.
+    static func start(
+        file: AudioFile, item: Int = 0, on engine: OutputEngine, owner: any VoiceOwner, startTime: TimeInterval,
+        volume: Float = 1, pan: Float = 0, isMeteringEnabled: Bool = false, rate: Float = 1, enableRate: Bool = false,
+        onError: @escaping @Sendable (AudioFileError) -> Void,
+        next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
+    ) throws -> (Voice, PlaybackDecoder) {
+        let voice = Voice(
+            channelCount: engine.configuration.channelCount, capacityFrames: Int(engine.sampleRate * ringSeconds),
+            startingAt: startTime)
+        voice.owner = owner
+        voice.gain = volume
+        voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
+        voice.panBits.store(pan.bitPattern, ordering: .relaxed)
+        voice.isMeteringEnabled.store(isMeteringEnabled, ordering: .relaxed)
+        let decoder = try PlaybackDecoder(
+            file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: rate,
+            enableRate: enableRate, next: next)
+        decoder.onError = onError
+        decoder.start()
+        // Half a ring ahead before play may start, so the first periods never wait for the decoder.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
+            usleep(200)
+        }
+        return (voice, decoder)
+    }
+}
