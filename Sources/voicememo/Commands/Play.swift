@@ -1,0 +1,104 @@
+import ArgumentParser
+import AudioIO
+import Foundation
+import MemoStore
+
+extension VoiceMemo {
+    struct Play: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play memos; several start together, on the same device frame.",
+            discussion: """
+                In a terminal it shows the position and the output level, and takes keys: space pauses and \
+                resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits.
+                """)
+
+        @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
+        var memos: [String]
+
+        @Option(help: ArgumentHelp("The ALSA device to play on (default: 'default').", valueName: "pcm"))
+        var device = "default"
+
+        @Option(help: ArgumentHelp("Linear volume, 0 to 1.", valueName: "v"))
+        var volume: Float = 1
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Balance, -1 (left) to 1 (right).", valueName: "p"))
+        var pan: Float = 0
+
+        @Option(help: ArgumentHelp("Speed, 0.5 to 2, pitch kept.", valueName: "r"))
+        var rate: Float = 1
+
+        @Option(parsing: .unconditional, help: ArgumentHelp("Extra passes: 0 plays once, -1 loops until stopped.", valueName: "n"))
+        var loops = 0
+
+        @Option(help: ArgumentHelp("Where to start, in seconds.", valueName: "seconds"))
+        var start: Double = 0
+
+        @Flag(help: "Show no level meter.")
+        var noMeter = false
+
+        @Flag(help: "Print one JSON object when playback ends.")
+        var json = false
+
+        func validate() throws {
+            guard (0...1).contains(volume) else { throw ValidationError("--volume must be between 0 and 1, not \(volume).") }
+            guard (-1...1).contains(pan) else { throw ValidationError("--pan must be between -1 and 1, not \(pan).") }
+            guard (0.5...2).contains(rate) else { throw ValidationError("--rate must be between 0.5 and 2, not \(rate).") }
+            guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
+        }
+
+        func run() async throws {
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            let memos = try store.memos(matching: memos)
+            let interactive = isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1 && !json
+            let players = try memos.map { memo in
+                let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
+                player.currentDevice = device
+                player.volume = volume
+                player.pan = pan
+                player.numberOfLoops = loops
+                // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
+                player.enableRate = interactive || rate != 1
+                player.rate = rate
+                player.isMeteringEnabled = interactive && !noMeter
+                return player
+            }
+            for (memo, player) in zip(memos, players) {
+                guard player.prepareToPlay() else { throw PlaybackFailure(memo: memo, status: player.status) }
+                player.currentTime = min(start, player.duration)
+            }
+            if !json, !interactive {
+                for memo in memos {
+                    print("Playing “\(memo.title.singleLine)” (\(Describe.duration(memo.duration))) on \(device)")
+                }
+                // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
+                fflush(nil)
+            }
+            let started = Date()
+            let completed = try await PlayerGroup(players: players).playTogether()
+            if json {
+                let summary = PlaySummary(
+                    memos: memos.map(\.id), completed: completed, seconds: Date().timeIntervalSince(started))
+                print(try MemoJSON.line(summary))
+            }
+            if !completed { throw ExitCode(130) }
+        }
+    }
+}
+
+/// What `play --json` prints.
+private struct PlaySummary: Encodable {
+    let memos: [String]
+    let completed: Bool
+    let seconds: Double
+}
+
+/// A memo that could not be prepared for playback: its device or file failed.
+struct PlaybackFailure: Error, CustomStringConvertible {
+    let memo: Memo
+    let status: AudioPlayer.Status
+
+    var description: String {
+        guard case .failed(let error) = status else { return "cannot play “\(memo.title.singleLine)”" }
+        return "cannot play “\(memo.title.singleLine)”: \(Describe.failure(error))"
+    }
+}

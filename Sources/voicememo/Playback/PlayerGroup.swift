@@ -1,0 +1,77 @@
+import AudioIO
+import Dispatch
+import Foundation
+
+/// Players started on one device time, so that they begin on the same frame, and waited for together.
+struct PlayerGroup {
+    /// How far ahead of the device clock the common start is set: enough for every player to reach the
+    /// render thread before its first frame.
+    static let startDelay: TimeInterval = 0.1
+
+    let players: [AudioPlayer]
+
+    /// Starts every player, then waits until all have finished (true) or SIGINT/SIGTERM stopped them (false).
+    ///
+    /// - Throws: ``PlaybackFailure``-like errors when a player cannot start or its device fails.
+    func playTogether() async throws -> Bool {
+        let (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
+        for player in players {
+            let events = player.events()
+            Task {
+                for await event in events {
+                    if case .finishedPlaying(let successfully) = event {
+                        continuation.yield(successfully ? .finished : .failed(player.status))
+                        return
+                    }
+                }
+            }
+        }
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { continuation.yield(.interrupted) }
+            source.resume()
+            return source
+        }
+        defer {
+            for source in signals { source.cancel() }
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
+        let time = players[0].deviceCurrentTime + Self.startDelay
+        for player in players where !player.play(atTime: time) {
+            throw AudioPlayerFailure(status: player.status)
+        }
+        var finished = 0
+        for await outcome in outcomes {
+            switch outcome {
+            case .finished:
+                finished += 1
+                if finished == players.count { return true }
+            case .failed(let status):
+                players.forEach { $0.stop() }
+                throw AudioPlayerFailure(status: status)
+            case .interrupted:
+                players.forEach { $0.stop() }
+                return false
+            }
+        }
+        return false
+    }
+
+    private enum Outcome: Sendable {
+        case finished
+        case failed(AudioPlayer.Status)
+        case interrupted
+    }
+}
+
+/// A player that failed to start or stopped on a failure.
+struct AudioPlayerFailure: Error, CustomStringConvertible {
+    let status: AudioPlayer.Status
+
+    var description: String {
+        guard case .failed(let error) = status else { return "playback stopped" }
+        return Describe.failure(error)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `voicememo play` through the real binary onto ALSA's `file` PCM, which writes what it is given
+/// (32-bit stereo at 48 kHz, what the engine negotiates) into a raw file.
+@Suite struct PlayTests {
+    private func device(_ cli: CLI, _ name: String = "out") -> (name: String, file: String) {
+        let file = cli.scratch.path("\(name).raw")
+        return ("file:'\(file)',raw", file)
+    }
+
+    private func samples(_ path: String) throws -> [Int32] {
+        try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+    }
+
+    @Test func aMemoPlaysToTheEndAndReportsIt() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone", seconds: 0.5)
+        let output = device(cli)
+        let result = try cli.run("play", String(id.prefix(5)), "--device", output.name, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let summary = try cli.json(result)
+        #expect(summary["completed"] as? Bool == true && summary["memos"] as? [String] == [id])
+        let played = try samples(output.file)
+        #expect(played.count >= 2 * 24000)
+        #expect(played.prefix(48000).contains { $0 != 0 })
+    }
+
+    @Test func twoMemosStartOnTheSameFrame() throws {
+        let cli = try CLI()
+        let signal = cli.scratch.path("signal.wav")
+        try Sox.synth(to: signal, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
+        try Tool.output("sox", ["-D", signal, cli.scratch.path("inverse.wav"), "vol", "-1"])
+        #expect(try cli.run("import", signal, "--title", "Signal").status == 0)
+        #expect(try cli.run("import", cli.scratch.path("inverse.wav"), "--title", "Inverse").status == 0)
+        let output = device(cli)
+        #expect(try cli.run("play", "Signal", "Inverse", "--device", output.name).status == 0)
+        let played = try samples(output.file)
+        #expect(played.count >= 2 * 24000)
+        #expect(played.allSatisfy { $0 == 0 }, "a signal and its inverse cancel when they start together")
+    }
+
+    @Test func volumePanAndStartShapeWhatIsPlayed() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("noise.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 1, "whitenoise whitenoise")
+        #expect(try cli.run("import", source, "--title", "Noise").status == 0)
+        let output = device(cli)
+        let result = try cli.run("play", "Noise", "--device", output.name, "--volume", "0.5", "--pan", "-1", "--start", "0.5")
+        #expect(result.status == 0, "\(result.standardError)")
+        let played = try samples(output.file)
+        let reference = try Sox.samples(of: source)
+        // The start is scheduled a little ahead, so the device first gets some silence.
+        let firstSound = try #require(played.firstIndex { $0 != 0 }) / 2 * 2
+        let left = stride(from: firstSound, to: played.count, by: 2).map { played[$0] }
+        let right = stride(from: 1, to: played.count, by: 2).map { played[$0] }
+        let expected = stride(from: 48000, to: reference.count, by: 2).map { reference[$0] / 2 }
+        #expect(Array(left.prefix(expected.count)) == expected, "half volume, from 0.5 s")
+        #expect(right.allSatisfy { $0 == 0 }, "pan -1 silences the right channel")
+    }
+
+    @Test func ctrlCStopsALoopAndExitsWith130() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Loop", seconds: 0.5)
+        let output = device(cli)
+        let looping = try cli.start("play", "Loop", "--loops", "-1", "--device", output.name)
+        #expect(looping.nextLine()?.hasPrefix("Playing “Loop”") == true)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(looping.isRunning, "a loop of -1 plays until stopped")
+        looping.send(SIGINT)
+        let result = looping.finish()
+        #expect(result.status == 130)
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test func aDeviceThatCannotOpenSaysWhatToDo() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Tone")
+        let result = try cli.run("play", "Tone", "--device", "hw:77")
+        #expect(result.status == 1)
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(result.standardError.contains("cannot open audio device 'hw:77'") && result.standardError.contains("--device"))
+    }
+
+    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "4"], ["--start", "-1"]])
+    func outOfRangeValuesAreUsageErrors(arguments: [String]) throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Tone")
+        #expect(try Tool.run(CLI.binary, ["play", "Tone"] + arguments, environment: cli.environment).status == 2)
+    }
+}
