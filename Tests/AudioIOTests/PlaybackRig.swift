@@ -10,6 +10,8 @@ struct PlaybackRig {
     let output: URL
 
     init() throws {
+        // alsa-lib reads its configuration once per process: the test devices must be in it from the start.
+        try ALSATestDevices.install()
         scratch = try ScratchDirectory()
         output = scratch.file("device.raw")
     }

@@ -1,0 +1,86 @@
+import AudioIO
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Playback on a device with a real clock: a PulseAudio null sink, started by the tests.
+@Suite(.serialized) struct ClockedPlaybackTests {
+    let server: PulseAudioServer
+    let scratch: ScratchDirectory
+
+    init() throws {
+        try ALSATestDevices.install()
+        server = try PulseAudioServer.shared()
+        scratch = try ScratchDirectory()
+    }
+
+    private func player(seconds: Double) throws -> AudioPlayer {
+        let url = scratch.file("tone-\(seconds).wav")
+        try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: seconds, "sine 440 sine 440")
+        let player = try AudioPlayer(contentsOf: url)
+        player.currentDevice = server.device
+        return player
+    }
+
+    private func waitForStart(_ player: AudioPlayer) async {
+        let events = player.events()
+        player.play()
+        for await event in events where event == .started { return }
+    }
+
+    @Test func positionAndDeviceTimeAdvanceAtRealSpeed() async throws {
+        let player = try player(seconds: 4)
+        await waitForStart(player)
+        try await Task.sleep(for: .milliseconds(200))
+        let start = (wall: ContinuousClock.now, position: player.currentTime, device: player.deviceCurrentTime)
+        try await Task.sleep(for: .seconds(2))
+        let wall = (ContinuousClock.now - start.wall) / .seconds(1)
+        let position = player.currentTime - start.position
+        let device = player.deviceCurrentTime - start.device
+        player.stop()
+        #expect(abs(position / device - 1) < 0.01, "currentTime moved \(position) s while the device played \(device) s")
+        // PulseAudio's null sink follows the system clock; a loaded machine can delay it a little.
+        #expect(abs(device / wall - 1) < 0.02, "deviceCurrentTime moved \(device) s in \(wall) s")
+    }
+
+    @Test func pauseHoldsThePositionAndResumeGoesOnFromIt() async throws {
+        let player = try player(seconds: 4)
+        await waitForStart(player)
+        try await Task.sleep(for: .milliseconds(300))
+        player.pause()
+        try await Task.sleep(for: .milliseconds(50))
+        let paused = player.currentTime
+        #expect(paused > 0)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(player.currentTime == paused, "the position holds while paused")
+        player.play()
+        var resumed = player.currentTime
+        while resumed == paused { try await Task.sleep(for: .milliseconds(2)); resumed = player.currentTime }
+        #expect(resumed > paused && resumed < paused + 0.05, "resumes from \(paused), not elsewhere: \(resumed)")
+        player.currentTime = 3
+        #expect(player.currentTime == 3, "a seek lands on the exact time")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(player.currentTime > 3 && player.currentTime < 3.4, "and plays on from there: \(player.currentTime)")
+        player.stop()
+        #expect(player.currentTime > 3, "stop keeps the position")
+    }
+
+    @Test func timeObserversFireWhenPlaybackCrossesTheirTimes() async throws {
+        let player = try player(seconds: 1.2)
+        let periodic = Mutex<[TimeInterval]>([])
+        let boundary = Mutex<[TimeInterval]>([])
+        _ = player.addPeriodicTimeObserver(forInterval: 0.25) { time in periodic.withLock { $0.append(time) } }
+        _ = player.addBoundaryTimeObserver(forTimes: [0.5, 1.0]) { time in boundary.withLock { $0.append(time) } }
+        let events = player.events()
+        player.play()
+        for await event in events { if case .finishedPlaying = event { break } }
+        let ticks = periodic.withLock { $0 }
+        #expect(ticks.count == 5, "at 0, 0.25, 0.5, 0.75 and 1.0 s: \(ticks)")
+        let crossings = boundary.withLock { $0 }
+        #expect(crossings.count == 2, "\(crossings)")
+        for (crossing, time) in zip(crossings, [0.5, 1.0]) {
+            #expect(crossing >= time && crossing < time + 0.03, "\(crossing) for \(time)")
+        }
+    }
+}
