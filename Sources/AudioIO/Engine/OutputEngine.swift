@@ -151,17 +151,19 @@ final class OutputEngine: @unchecked Sendable {
                 }
             }
             framesWritten.store(first + Int64(frames), ordering: .relaxed)
-            playedFrames.store(first + Int64(frames) - Int64(device.delay()), ordering: .relaxed)
+            let delay = device.delay()
+            playedFrames.store(first + Int64(frames) - Int64(delay), ordering: .relaxed)
             playedAt.store(Mixer.nanoseconds(), ordering: .releasing)
             run.frames += frames
-            noteSpeed(since: run.startedAt, frames: run.frames)
+            noteSpeed(since: run.startedAt, frames: run.frames, queued: delay)
         }
     }
 
-    /// After 16 periods, a device that took them in under a quarter of their duration has no clock: from then
-    /// on a starved voice is waited for (up to 2 s) instead of being heard as a gap, as no one listens.
-    private func noteSpeed(since start: Int, frames: Int) {
-        guard !isUnclocked, frames >= 16 * configuration.periodFrames else { return }
+    /// After 16 periods, a device that took them in under a quarter of their duration and holds none of them
+    /// has no clock: from then on a starved voice is waited for (up to 2 s) instead of being heard as a gap,
+    /// as no one listens. (A sound server may also take the first periods fast, but it holds them queued.)
+    private func noteSpeed(since start: Int, frames: Int, queued: Int) {
+        guard !isUnclocked, queued == 0, frames >= 16 * configuration.periodFrames else { return }
         let realTime = frames * 1_000_000_000 / configuration.sampleRate
         if (Mixer.nanoseconds() - start) * 4 < realTime {
             isUnclocked = true
