@@ -1,5 +1,6 @@
 import AudioIO
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -215,6 +216,26 @@ import Testing
         #expect(player.averagePower(forChannel: 0) == -160, "nothing played since")
     }
 
+    @Test func theDelegateAndTheEventsHearTheSameStory() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 0.2, "sine 440")
+        let player = try rig.player(file)
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.status == .unknown)
+        let events = player.events()
+        #expect(try await rig.playToEnd([player]) == [true])
+        var seen: [AudioPlayer.Event] = []
+        for await event in events {
+            seen.append(event)
+            if case .finishedPlaying = event { break }
+        }
+        #expect(seen == [.statusChanged(.readyToPlay), .started, .finishedPlaying(successfully: true)])
+        #expect(delegate.finishes.withLock { $0 } == [true])
+        #expect(player.status == .readyToPlay && !player.isPlaying)
+    }
+
     @Test func aMissingDeviceFailsWithItsName() throws {
         let rig = try PlaybackRig()
         let file = rig.scratch.file("tone.wav")
@@ -225,6 +246,14 @@ import Testing
         #expect(!player.play())
         guard case .failed(let error) = player.status else { Issue.record("status \(player.status)"); return }
         #expect("\(error)".hasPrefix("cannot open audio device 'hw:97'"))
+    }
+}
+
+/// A delegate that writes down what it is told.
+final class RecordingDelegate: AudioPlayerDelegate {
+    let finishes = Mutex<[Bool]>([])
+    func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {
+        finishes.withLock { $0.append(successfully) }
     }
 }
 

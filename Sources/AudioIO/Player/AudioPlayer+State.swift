@@ -67,14 +67,17 @@ extension AudioPlayer {
         let callback: @Sendable (TimeInterval) -> Void
     }
 
-    /// Runs `body` under the lock, then delivers the events it produced to subscribers and the delegate.
+    /// Runs `body` under the lock and hands the events it produced to the subscribers there, so that every
+    /// stream sees events in the order they happened; the delegate is called after the lock is released, so
+    /// that it may call back into the player.
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
         var events: [Event] = []
-        let (result, delegate, subscribers) = state.withLock { state in
-            (body(&state, &events), state.delegate.value, Array(state.subscribers.values))
+        let (result, delegate) = state.withLock { state in
+            let result = body(&state, &events)
+            for event in events { for subscriber in state.subscribers.values { subscriber.yield(event) } }
+            return (result, state.delegate.value)
         }
         for event in events {
-            for subscriber in subscribers { subscriber.yield(event) }
             switch event {
             case .finishedPlaying(let successfully): delegate?.audioPlayerDidFinishPlaying(self, successfully: successfully)
             case .decodeError(let error): delegate?.audioPlayerDecodeErrorDidOccur(self, error: error)

@@ -182,11 +182,14 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         guard file.frameCount > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
     }
 
+    /// Runs `body` under the lock and hands its events to the subscribers there, in order.
     private func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
-        var events: [Event] = []
-        let (result, subscribers) = state.withLock { state in (body(&state, &events), Array(state.subscribers.values)) }
-        for event in events { for subscriber in subscribers { subscriber.yield(event) } }
-        return result
+        state.withLock { state in
+            var events: [Event] = []
+            let result = body(&state, &events)
+            for event in events { for subscriber in state.subscribers.values { subscriber.yield(event) } }
+            return result
+        }
     }
 
     /// Makes a new voice from the current item at the listener's position, playing on if it was playing.
