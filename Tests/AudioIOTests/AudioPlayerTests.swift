@@ -236,6 +236,40 @@ import Testing
         #expect(player.status == .readyToPlay && !player.isPlaying)
     }
 
+    @Test func aFloatFileWithNaNAndInfinityPlaysWithoutBringingTheEngineDown() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("broken.wav")
+        let writer = try AudioFileWriter(url: file, settings: AudioSettings(bitDepth: .float32))
+        try ([Float](repeating: .nan, count: 4800) + [Float](repeating: .infinity, count: 4800) + [Float](repeating: 0.25, count: 4800))
+            .withUnsafeBufferPointer { try writer.write($0) }
+        try writer.close()
+        let player = try rig.player(file)
+        player.volume = 0
+        #expect(try await rig.playToEnd([player]) == [true])
+        let device = try await rig.deviceSamples(atLeast: 14400)
+        #expect(device.left.prefix(14400).allSatisfy { $0 == 0 }, "NaN, and infinity at volume 0, become silence")
+    }
+
+    @Test func nonsenseStartTimesAreRefused() throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 0.1, "sine 440")
+        let player = try rig.player(file)
+        #expect(!player.play(atTime: .nan) && !player.play(atTime: .infinity) && !player.isPlaying)
+    }
+
+    @Test func aPlayerPausedBeforeItsScheduledStartPlaysWhenResumed() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.3, "whitenoise whitenoise")
+        let (left, _) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.play(atTime: player.deviceCurrentTime + 60)
+        player.pause()
+        #expect(try await rig.playToEnd([player]) == [true], "play() after the pause starts it now")
+        #expect(firstDifference(try await rig.deviceSamples(atLeast: left.count).left, left) == nil)
+    }
+
     @Test func aMissingDeviceFailsWithItsName() throws {
         let rig = try PlaybackRig()
         let file = rig.scratch.file("tone.wav")

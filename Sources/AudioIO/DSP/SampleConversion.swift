@@ -1,7 +1,8 @@
 /// Converts between the engine's float samples (−1…1) and the sample formats devices take.
 ///
 /// Scaling is by powers of two, the inverse of libsndfile's integer-to-float reading, so a 16- or 24-bit
-/// file reaches a device bit for bit. Out-of-range samples are clipped. Allocates nothing.
+/// file reaches a device bit for bit. Out-of-range samples are clipped and NaN becomes silence (a damaged
+/// float file must not bring the render thread down). Allocates nothing.
 enum SampleConversion {
     /// Writes `input` into `output` (room for `input.count` samples of `format`).
     static func encode(_ input: UnsafeBufferPointer<Float>, as format: PCMSampleFormat, into output: UnsafeMutableRawPointer) {
@@ -12,13 +13,13 @@ enum SampleConversion {
             let samples = output.assumingMemoryBound(to: Int32.self)
             for index in input.indices {
                 let value = input[index]
-                samples[index] = value >= 1 ? .max : value <= -1 ? .min : Int32(value * 2_147_483_648)
+                samples[index] = value >= 1 ? .max : value > -1 ? Int32(value * 2_147_483_648) : value <= -1 ? .min : 0
             }
         case .int16:
             let samples = output.assumingMemoryBound(to: Int16.self)
             for index in input.indices {
                 let value = (input[index] * 32768).rounded()
-                samples[index] = value >= 32767 ? .max : value <= -32768 ? .min : Int16(value)
+                samples[index] = value >= 32767 ? .max : value > -32768 ? Int16(value) : value <= -32768 ? .min : 0
             }
         }
     }

@@ -7,7 +7,7 @@ import Glibc
 /// **Real-time contract**: ``render(into:frames:firstFrame:)`` runs on the render thread. It allocates
 /// nothing, takes no lock and logs nothing; it talks to the rest of the process only through atomics and
 /// lock-free rings. One exception to "no system call", stated plainly: when a voice's ring is dry before its
-/// end, the render thread sleeps in 100 µs steps, at most ``starvationWait`` in all, for the decoder to catch
+/// end, the render thread sleeps in 100 µs steps, at most ``starvationWait`` per period, for the decoder to catch
 /// up, then counts a starved period and moves on. On a clocked device the wait is short and only happens when
 /// an underrun is near anyway; on an unclocked one (ALSA's `null` and `file`, which take frames as fast as
 /// they come) the engine lengthens it, since no listener is harmed and it keeps playback sample-exact
@@ -25,6 +25,8 @@ final class Mixer: @unchecked Sendable {
 
     private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
     private let scratch: UnsafeMutableBufferPointer<Float>
+    /// Render thread only: nanoseconds of waiting for starved voices left in this period.
+    private var waitBudget = 0
 
     init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
         self.channelCount = channelCount
@@ -60,14 +62,20 @@ final class Mixer: @unchecked Sendable {
         }
     }
 
-    /// The earliest start frame ≥ 0 of the voices waiting to start, if any.
-    var earliestScheduledFrame: Int64? {
+    /// The earliest start frame of the voices waiting to start, when every voice that needs rendering is such
+    /// a voice; nil when one of them must be rendered now (playing, starting at once, or to be removed).
+    var startFrameToWaitFor: Int64? {
         var earliest: Int64?
         for slot in slots {
             guard let pointer = slot.load(ordering: .acquiring) else { continue }
             let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            if voice.removalRequested.load(ordering: .acquiring) { return nil }
             let start = voice.startFrame.load(ordering: .relaxed)
-            if start >= 0, !voice.hasStarted.load(ordering: .relaxed) { earliest = min(earliest ?? start, start) }
+            guard start != Voice.notScheduled, !voice.isPaused.load(ordering: .relaxed),
+                  !voice.hasFinished.load(ordering: .relaxed)
+            else { continue }
+            guard start >= 0, !voice.hasStarted.load(ordering: .relaxed) else { return nil }
+            earliest = min(earliest ?? start, start)
         }
         return earliest
     }
@@ -77,6 +85,7 @@ final class Mixer: @unchecked Sendable {
     func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int, firstFrame: Int64) {
         let samples = frames * channelCount
         output.baseAddress!.update(repeating: 0, count: samples)
+        waitBudget = starvationWait.load(ordering: .relaxed)
         for slot in slots {
             guard let pointer = slot.load(ordering: .acquiring) else { continue }
             Unmanaged<Voice>.fromOpaque(pointer)._withUnsafeGuaranteedRef { voice in
@@ -123,7 +132,7 @@ final class Mixer: @unchecked Sendable {
                 if voice.rampFramesLeft > 0 {
                     voice.gain += voice.gainStep
                     voice.rampFramesLeft -= 1
-                    if voice.rampFramesLeft == 0 { voice.gain = Float(bitPattern: voice.volumeBits.load(ordering: .relaxed)) }
+                    if voice.rampFramesLeft == 0 { voice.gain = voice.gainTarget }
                 }
                 let outputIndex = (written + frame) * channelCount
                 let inputIndex = frame * channelCount
@@ -202,15 +211,14 @@ final class Mixer: @unchecked Sendable {
         }
     }
 
-    /// Sleeps in 100 µs steps until `ready()`, ``starvationWait`` has passed, or `voice` is being removed.
+    /// Sleeps in 100 µs steps until `ready()`, the period's waiting budget is spent, or `voice` is being
+    /// removed.
     private func waitForData(_ voice: Voice, _ ready: () -> Bool) -> Bool {
-        var waited = 0
-        let limit = starvationWait.load(ordering: .relaxed)
         while !ready() {
-            guard waited < limit, !voice.removalRequested.load(ordering: .relaxed) else { return false }
+            guard waitBudget > 0, !voice.removalRequested.load(ordering: .relaxed) else { return false }
             var step = timespec(tv_sec: 0, tv_nsec: 100_000)
             nanosleep(&step, nil)
-            waited += 100_000
+            waitBudget -= 100_000
         }
         return true
     }
@@ -221,6 +229,7 @@ final class Mixer: @unchecked Sendable {
         voice.seenVolumeGeneration = generation
         let target = Float(bitPattern: voice.volumeBits.load(ordering: .relaxed))
         let fade = voice.fadeFrames.load(ordering: .relaxed)
+        voice.gainTarget = target
         if fade > 0 {
             voice.gainStep = (target - voice.gain) / Float(fade)
             voice.rampFramesLeft = fade

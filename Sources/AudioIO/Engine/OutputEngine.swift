@@ -65,6 +65,10 @@ final class OutputEngine: @unchecked Sendable {
         configuration = try device.configure(
             sampleRate: Self.preferredSampleRate, channels: 2, periodFrames: Self.preferredPeriodFrames,
             periods: Self.periods)
+        // Voices are mono or stereo: a device that insists on more channels is not one to play on.
+        guard (1...2).contains(configuration.channelCount) else {
+            throw ALSAError(code: EINVAL, function: "snd_pcm_hw_params_set_channels_near")
+        }
         self.deviceName = deviceName
         // Waiting up to two periods for a late decoder costs nothing on a clocked device (the buffer holds
         // more); an unclocked device waits longer (see `noteSpeed`).
@@ -90,7 +94,7 @@ final class OutputEngine: @unchecked Sendable {
         return estimate / sampleRate
     }
 
-    /// The device frame at `deviceTime` seconds on this engine's clock.
+    /// The device frame at `deviceTime` seconds on this engine's clock (`deviceTime` finite, under 10⁹ s).
     func frame(at deviceTime: Double) -> Int64 { Int64((deviceTime * sampleRate).rounded()) }
 
     /// Puts `voice` into the mix. Throws when the device has failed or every slot is taken.
@@ -184,7 +188,7 @@ final class OutputEngine: @unchecked Sendable {
     /// the frame count from the idle clock so that device time never jumps.
     private func leaveIdle() {
         let latency = Int64(configuration.bufferFrames)
-        while let start = mixer.earliestScheduledFrame, frame(at: deviceCurrentTime) < start - latency {
+        while let start = mixer.startFrameToWaitFor, frame(at: deviceCurrentTime) < start - latency {
             let wait = Double(start - latency - frame(at: deviceCurrentTime)) / sampleRate
             _ = renderWake.wait(timeout: .now() + min(wait, 0.005))
         }

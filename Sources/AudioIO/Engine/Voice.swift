@@ -56,6 +56,8 @@ final class Voice: @unchecked Sendable {
     // Set by the decoder thread, read by anyone.
     /// The ring holds enough to start (or all there is): ``AudioPlayer/prepareToPlay()`` waits for it.
     let isPrimed = ManagedAtomic<Bool>(false)
+    /// Reading the file failed; the end marker that follows ends the voice unsuccessfully.
+    let decodeFailed = ManagedAtomic<Bool>(false)
 
     // Set by the render thread, read by anyone.
     /// Seconds into the file of the last frame mixed.
@@ -69,6 +71,7 @@ final class Voice: @unchecked Sendable {
 
     // Render thread only.
     var gain: Float = 1
+    var gainTarget: Float = 1
     var gainStep: Float = 0
     var rampFramesLeft = 0
     var seenVolumeGeneration = 0

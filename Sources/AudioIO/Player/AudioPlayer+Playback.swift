@@ -105,22 +105,24 @@ extension AudioPlayer {
 
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
         guard !state.isPlaying else { return true }
+        guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
         guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        if !voice.hasStarted.load(ordering: .acquiring) {
+            // The start frame before the pause flag, so that no period sees the old start unpaused.
+            voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
+        }
         voice.isPaused.store(false, ordering: .releasing)
-        if voice.hasStarted.load(ordering: .acquiring) {
+        if state.isInMix {
             engine.wakeRenderer()
         } else {
-            voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
-            if !state.isInMix {
-                do {
-                    try engine.add(voice)
-                } catch {
-                    state.release()
-                    setStatus(.failed(.device(error)), &state, &events)
-                    return false
-                }
-                state.isInMix = true
+            do {
+                try engine.add(voice)
+            } catch {
+                state.release()
+                setStatus(.failed(.device(error)), &state, &events)
+                return false
             }
+            state.isInMix = true
         }
         state.isPlaying = true
         return true
@@ -153,7 +155,7 @@ extension AudioPlayer: VoiceOwner {
     func voiceDidFinish(_ voice: Voice) {
         withState { state, events in
             guard state.voice === voice else { return }
-            let successfully = !state.decodeFailed
+            let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
             state.release()
             state.time = 0
             events.append(.finishedPlaying(successfully: successfully))

@@ -26,6 +26,9 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     struct State {
         var items: [(url: URL, token: Int)] = []
         var nextToken = 0
+        /// Counts the decoders started; a decoder asks for the next item with its own count, so that one
+        /// stopped by an edit cannot take an item from its successor.
+        var generation = 0
         /// How many items, from the first, the decoder has opened.
         var decoded = 0
         var deviceName: String?
@@ -211,11 +214,14 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         guard let first = state.items.first else { return false }
         do {
             let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            state.generation += 1
+            let generation = state.generation
+            state.decoded = 1
             let (voice, decoder) = try PlaybackPipeline.start(
                 file: AudioFile(forReading: first.url), item: first.token, on: engine, owner: self,
-                startTime: state.time, onError: { _ in }, next: { [weak self] _ in self?.nextSource() ?? .end })
+                startTime: state.time, onError: { _ in },
+                next: { [weak self] _ in self?.nextSource(generation: generation) ?? .end })
             voice.startFrame.store(Voice.immediately, ordering: .releasing)
-            state.decoded = 1
             try engine.add(voice)
             state.engine = engine
             state.voice = voice
@@ -229,10 +235,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         }
     }
 
-    /// Decoder thread: the file after the last one opened, if the queue has one.
-    private func nextSource() -> NextSource {
+    /// Decoder thread: the file after the last one opened, if the queue has one and `generation` is the
+    /// decoder in use.
+    private func nextSource(generation: Int) -> NextSource {
         let next = state.withLock { state -> (URL, Int)? in
-            guard state.decoded < state.items.count else { return nil }
+            guard state.generation == generation, state.decoded < state.items.count else { return nil }
             defer { state.decoded += 1 }
             return (state.items[state.decoded].url, state.items[state.decoded].token)
         }

@@ -102,7 +102,8 @@ final class PlaybackDecoder: @unchecked Sendable {
             // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
             // waits half-way; the ring holds several.
             let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (stretcher == nil ? 1 : 2)
-            guard voice.audio.availableToWrite >= (Self.chunkFrames * expansion + 256) * voice.channelCount,
+            let room = min((Self.chunkFrames * expansion + 256) * voice.channelCount, voice.audio.capacity / 2)
+            guard voice.audio.availableToWrite >= room,
                   voice.markers.availableToWrite > 16
             else {
                 usleep(500)
@@ -119,6 +120,9 @@ final class PlaybackDecoder: @unchecked Sendable {
                     continue
                 }
                 completedPasses += 1
+                // All of this file is in the ring: whoever waits for priming may go on (and may hold a lock
+                // that `next` needs).
+                voice.isPrimed.store(true, ordering: .releasing)
                 switch next(completedPasses) {
                 case .rewind:
                     try file.seek(toFrame: 0)
@@ -134,7 +138,8 @@ final class PlaybackDecoder: @unchecked Sendable {
                     try finish(buffers)
                 }
             } catch {
-                // The end marker first: a player waiting for the ring to prime must not wait for the report.
+                // The end marker first (flagged): a player waiting for the ring to prime must not wait for the report.
+                voice.decodeFailed.store(true, ordering: .releasing)
                 pushEnd()
                 onError?(error as? AudioFileError ?? AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
                 return
@@ -219,7 +224,7 @@ final class PlaybackDecoder: @unchecked Sendable {
         let secondsPerFrame = Double(rate) / deviceRate
         voice.markers.push(PlaybackMarker(
             frames: count, fileTime: outputTime, secondsPerFrame: secondsPerFrame, item: source.item, isEnd: false))
-        if voice.audio.capacity - voice.audio.availableToWrite >= voice.audio.capacity / 2 {
+        if voice.audio.capacity - voice.audio.availableToWrite >= voice.audio.capacity / 4 {
             voice.isPrimed.store(true, ordering: .releasing)
         }
         outputTime += Double(count) * secondsPerFrame

@@ -27,7 +27,7 @@ enum PlaybackPipeline {
             enableRate: enableRate, next: next)
         decoder.onError = onError
         decoder.start()
-        // Half a ring ahead before play may start, so the first periods never wait for the decoder.
+        // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder.
         let deadline = ContinuousClock.now + .seconds(5)
         while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
             usleep(200)

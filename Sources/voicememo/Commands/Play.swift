@@ -49,7 +49,7 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos(matching: memos)
-            let interactive = isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1 && !json
+            let interactive = Terminal.isInteractive && !json
             let players = try memos.map { memo in
                 let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
                 player.currentDevice = device
@@ -74,7 +74,10 @@ extension VoiceMemo {
                 fflush(nil)
             }
             let started = Date()
-            let completed = try await PlayerGroup(players: players).playTogether()
+            let group = PlayerGroup(players: players)
+            let completed = interactive
+                ? try await InteractivePlayback(group: group, showsMeter: !noMeter).run()
+                : try await group.playTogether()
             if json {
                 let summary = PlaySummary(
                     memos: memos.map(\.id), completed: completed, seconds: Date().timeIntervalSince(started))

@@ -3,21 +3,33 @@ import Dispatch
 import Foundation
 
 /// Players started on one device time, so that they begin on the same frame, and waited for together.
-struct PlayerGroup {
+final class PlayerGroup: Sendable {
     /// How far ahead of the device clock the common start is set: enough for every player to reach the
     /// render thread before its first frame.
     static let startDelay: TimeInterval = 0.1
 
     let players: [AudioPlayer]
+    private let outcomes: AsyncStream<Outcome>
+    private let continuation: AsyncStream<Outcome>.Continuation
 
-    /// Starts every player, then waits until all have finished (true) or SIGINT/SIGTERM stopped them (false).
+    init(players: [AudioPlayer]) {
+        self.players = players
+        (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
+    }
+
+    /// Ends playback as the user asked (the `q` key): ``playTogether()`` returns true.
+    func quit() {
+        continuation.yield(.quit)
+    }
+
+    /// Starts every player, then waits until all have finished or the user quit (true), or SIGINT/SIGTERM
+    /// stopped them (false).
     ///
-    /// - Throws: ``PlaybackFailure``-like errors when a player cannot start or its device fails.
+    /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails.
     func playTogether() async throws -> Bool {
-        let (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
         for player in players {
             let events = player.events()
-            Task {
+            Task { [continuation] in
                 for await event in events {
                     if case .finishedPlaying(let successfully) = event {
                         continuation.yield(successfully ? .finished : .failed(player.status))
@@ -29,7 +41,7 @@ struct PlayerGroup {
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { continuation.yield(.interrupted) }
+            source.setEventHandler { [continuation] in continuation.yield(.interrupted) }
             source.resume()
             return source
         }
@@ -51,6 +63,9 @@ struct PlayerGroup {
             case .failed(let status):
                 players.forEach { $0.stop() }
                 throw AudioPlayerFailure(status: status)
+            case .quit:
+                players.forEach { $0.stop() }
+                return true
             case .interrupted:
                 players.forEach { $0.stop() }
                 return false
@@ -62,6 +77,7 @@ struct PlayerGroup {
     private enum Outcome: Sendable {
         case finished
         case failed(AudioPlayer.Status)
+        case quit
         case interrupted
     }
 }
