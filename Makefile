@@ -27,10 +27,11 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-## test: deps, build and every test
+## test: deps, build and every test (the clocked-device suite last and alone: it measures real time)
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --skip ClockedPlaybackTests
+	$(SWIFT) test --filter ClockedPlaybackTests
 
 ## install: voicememo into $(PREFIX)/bin, presets into $(PREFIX)/share/voicememo/presets
 install: build

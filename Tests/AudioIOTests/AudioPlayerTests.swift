@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite struct AudioPlayerTests {
+@Suite(.timeLimit(.minutes(1))) struct AudioPlayerTests {
     @Test(arguments: ["wav", "caf"])
     func loopsLandOnTheDeviceSampleForSampleWithoutGaps(format: String) async throws {
         let rig = try PlaybackRig()
@@ -154,6 +154,7 @@ import Testing
         let events = player.events()
         player.play()
         for await event in started where event == .started { break }
+        while player.currentTime == 0 { try await Task.sleep(for: .milliseconds(1)) }
         player.pause()
         #expect(!player.isPlaying)
         // A period already being mixed finishes; after that the position holds.

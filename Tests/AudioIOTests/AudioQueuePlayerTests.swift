@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct AudioQueuePlayerTests {
+@Suite(.timeLimit(.minutes(1))) struct AudioQueuePlayerTests {
     /// Three noise files of different lengths on one rig.
     private func items(_ rig: PlaybackRig) throws -> [URL] {
         try [0.2, 0.31, 0.15].enumerated().map { index, seconds in

@@ -4,7 +4,7 @@ import Testing
 
 /// `voicememo play` through the real binary onto ALSA's `file` PCM, which writes what it is given
 /// (32-bit stereo at 48 kHz, what the engine negotiates) into a raw file.
-@Suite struct PlayTests {
+@Suite(.timeLimit(.minutes(1))) struct PlayTests {
     private func device(_ cli: CLI, _ name: String = "out") -> (name: String, file: String) {
         let file = cli.scratch.path("\(name).raw")
         return ("file:'\(file)',raw", file)

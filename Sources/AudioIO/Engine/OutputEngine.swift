@@ -26,6 +26,9 @@ final class OutputEngine: @unchecked Sendable {
     let mixer: Mixer
     var sampleRate: Double { Double(configuration.sampleRate) }
 
+    /// Frames written but not yet heard at the last write (the device's queue, a sound server's included).
+    let queuedFrames = ManagedAtomic<Int>(0)
+
     /// Underruns recovered since the engine started.
     let underruns = ManagedAtomic<Int>(0)
 
@@ -156,6 +159,7 @@ final class OutputEngine: @unchecked Sendable {
             }
             framesWritten.store(first + Int64(frames), ordering: .relaxed)
             let delay = device.delay()
+            queuedFrames.store(delay, ordering: .relaxed)
             playedFrames.store(first + Int64(frames) - Int64(delay), ordering: .relaxed)
             playedAt.store(Mixer.nanoseconds(), ordering: .releasing)
             run.frames += frames
@@ -179,6 +183,7 @@ final class OutputEngine: @unchecked Sendable {
     private func enterIdle() {
         guard !isIdle.load(ordering: .relaxed) else { return }
         device.drain()
+        queuedFrames.store(0, ordering: .relaxed)
         idleFrames.store(framesWritten.load(ordering: .relaxed), ordering: .relaxed)
         idleSince.store(Mixer.nanoseconds(), ordering: .relaxed)
         isIdle.store(true, ordering: .releasing)

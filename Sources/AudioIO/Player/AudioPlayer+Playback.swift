@@ -34,8 +34,9 @@ extension AudioPlayer {
         withState { state, _ in
             guard state.isPlaying, let voice = state.voice else { return }
             voice.isPaused.store(true, ordering: .releasing)
-            state.time = state.currentTime
+            // What is queued on the device plays out: the pause is heard where the mix stopped.
             state.isPlaying = false
+            state.time = state.currentTime
         }
     }
 

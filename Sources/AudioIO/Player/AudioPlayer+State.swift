@@ -27,10 +27,14 @@ extension AudioPlayer {
         var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
         var nextSubscriberID = 0
 
-        /// Seconds into the file of what is heard now.
+        /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
+        /// device still holds queued in front of it (a sound server may hold a second or more).
         var currentTime: TimeInterval {
-            if let voice, voice.hasStarted.load(ordering: .acquiring) { return voice.position }
-            return time
+            guard let voice, let engine, voice.hasStarted.load(ordering: .acquiring) else { return time }
+            let mixed = voice.position
+            guard isPlaying else { return mixed }
+            let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(enableRate ? rate : 1)
+            return max(mixed - queued, min(time, mixed))
         }
 
         /// Hands ``volume`` and ``fadeDuration`` to the render thread.
