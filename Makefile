@@ -1,7 +1,10 @@
-# voicememo: build, test, install and demo.  `make test` is what CI runs.
+# voicememo: build, test, benchmark, install and demo.  `make test` is what CI runs.
 
 PREFIX ?= /usr/local
 SWIFT  ?= swift
+# The benchmark suite exists in Package.swift only with VOICEMEMO_BENCHMARKS=1. It builds in .build-bench and keeps
+# its Package.resolved there between runs, so that the main build's pins never name ordo-one/benchmark.
+BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
 BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev
@@ -9,7 +12,7 @@ TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-
 BENCH_PACKAGES = soundstretch
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build test install demo clean
+.PHONY: deps build test bench install demo clean
 
 ## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
 deps:
@@ -33,6 +36,22 @@ test: deps
 	$(SWIFT) test --skip ClockedPlaybackTests
 	$(SWIFT) test --filter ClockedPlaybackTests
 
+## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
+## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render cycle: 0)
+bench: deps
+	@mkdir -p .build-bench; \
+	if [ -f Package.resolved ]; then mv Package.resolved .build-bench/Package.resolved.main; fi; \
+	if [ -f .build-bench/Package.resolved ]; then mv .build-bench/Package.resolved Package.resolved; fi; \
+	restore() { set +x; \
+	  if [ -f Package.resolved ]; then mv Package.resolved .build-bench/Package.resolved; fi; \
+	  if [ -f .build-bench/Package.resolved.main ]; then mv .build-bench/Package.resolved.main Package.resolved; fi; \
+	}; \
+	trap restore EXIT; trap 'exit 130' INT TERM; \
+	set -ex; \
+	$(BENCH) --allow-writing-to-package-directory benchmark baseline update bench --no-progress; \
+	$(BENCH) benchmark baseline read bench --no-progress; \
+	$(BENCH) benchmark thresholds check bench --path Benchmarks/Thresholds --no-progress
+
 ## install: voicememo into $(PREFIX)/bin, presets into $(PREFIX)/share/voicememo/presets
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/voicememo/presets
@@ -55,4 +74,4 @@ demo: deps
 	printf '\nThe store is %s; delete demo/ when done.\n' "$$VOICEMEMO_HOME"
 
 clean:
-	rm -rf .build demo
+	rm -rf .build .build-bench .benchmarkBaselines demo

@@ -2,7 +2,7 @@ import CALSA
 import Glibc
 
 /// How samples are laid out in the device's buffer.
-enum PCMSampleFormat: Equatable, Sendable {
+package enum PCMSampleFormat: Equatable, Sendable {
     /// 32-bit signed little-endian integers: exact for 16- and 24-bit sources, so tried first.
     case int32
     /// 32-bit IEEE float, little-endian.

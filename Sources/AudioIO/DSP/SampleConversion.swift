@@ -3,9 +3,9 @@
 /// Scaling is by powers of two, the inverse of libsndfile's integer-to-float reading, so a 16- or 24-bit
 /// file reaches a device bit for bit. Out-of-range samples are clipped and NaN becomes silence (a damaged
 /// float file must not bring the render thread down). Allocates nothing.
-enum SampleConversion {
+package enum SampleConversion {
     /// Writes `input` into `output` (room for `input.count` samples of `format`).
-    static func encode(_ input: UnsafeBufferPointer<Float>, as format: PCMSampleFormat, into output: UnsafeMutableRawPointer) {
+    package static func encode(_ input: UnsafeBufferPointer<Float>, as format: PCMSampleFormat, into output: UnsafeMutableRawPointer) {
         switch format {
         case .float32:
             output.copyMemory(from: input.baseAddress!, byteCount: input.count * 4)

@@ -12,7 +12,7 @@ import Glibc
 /// an underrun is near anyway; on an unclocked one (ALSA's `null` and `file`, which take frames as fast as
 /// they come) the engine lengthens it, since no listener is harmed and it keeps playback sample-exact
 /// (spinning instead would starve the decoder of the CPU it needs).
-final class Mixer: @unchecked Sendable {
+package final class Mixer: @unchecked Sendable {
     /// How many voices can play at once.
     static let maximumVoices = 64
 
@@ -28,7 +28,7 @@ final class Mixer: @unchecked Sendable {
     /// Render thread only: nanoseconds of waiting for starved voices left in this period.
     private var waitBudget = 0
 
-    init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
+    package init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
         self.channelCount = channelCount
         self.maximumFrames = maximumFrames
         self.starvationWait = ManagedAtomic(starvationWait)
@@ -41,7 +41,7 @@ final class Mixer: @unchecked Sendable {
 
     /// Control thread: puts `voice` into the mix, holding a reference to it until the render thread reports
     /// it ``EngineEvent/Kind/removed``. Returns false when every slot is taken.
-    func add(_ voice: Voice) -> Bool {
+    package func add(_ voice: Voice) -> Bool {
         let pointer = Unmanaged.passRetained(voice).toOpaque()
         for slot in slots where slot.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing).exchanged {
             return true
@@ -82,7 +82,7 @@ final class Mixer: @unchecked Sendable {
 
     /// Render thread: overwrites the first `frames` frames of `output` with the mix of device frames
     /// `firstFrame ..< firstFrame + frames`.
-    func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int, firstFrame: Int64) {
+    package func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int, firstFrame: Int64) {
         let samples = frames * channelCount
         output.baseAddress!.update(repeating: 0, count: samples)
         waitBudget = starvationWait.load(ordering: .relaxed)

@@ -8,7 +8,7 @@ import Atomics
 /// **Thread safety**: exactly one thread calls the producer methods (``write(_:)``, ``push(_:)``,
 /// ``availableToWrite``) and exactly one the consumer methods (``read(into:)``, ``pop()``,
 /// ``discard(_:)``, ``availableToRead``).
-final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
+package final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// How many elements it holds at most (a power of two).
     let capacity: Int
     private let mask: Int
@@ -28,14 +28,14 @@ final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     deinit { storage.deallocate() }
 
     /// Producer: free room, in elements.
-    var availableToWrite: Int { capacity - (written.load(ordering: .relaxed) - consumed.load(ordering: .acquiring)) }
+    package var availableToWrite: Int { capacity - (written.load(ordering: .relaxed) - consumed.load(ordering: .acquiring)) }
 
     /// Consumer: elements ready to read.
-    var availableToRead: Int { written.load(ordering: .acquiring) - consumed.load(ordering: .relaxed) }
+    package var availableToRead: Int { written.load(ordering: .acquiring) - consumed.load(ordering: .relaxed) }
 
     /// Producer: appends as much of `elements` as fits; returns how many.
     @discardableResult
-    func write(_ elements: UnsafeBufferPointer<Element>) -> Int {
+    package func write(_ elements: UnsafeBufferPointer<Element>) -> Int {
         let start = written.load(ordering: .relaxed)
         let count = min(elements.count, capacity - (start - consumed.load(ordering: .acquiring)))
         guard count > 0, let source = elements.baseAddress else { return 0 }
@@ -49,7 +49,7 @@ final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// Producer: appends one element if there is room.
     @discardableResult
-    func push(_ element: Element) -> Bool {
+    package func push(_ element: Element) -> Bool {
         let start = written.load(ordering: .relaxed)
         guard start - consumed.load(ordering: .acquiring) < capacity else { return false }
         storage[start & mask] = element
@@ -89,7 +89,7 @@ final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// Consumer: drops up to `count` elements unread; returns how many.
     @discardableResult
-    func discard(_ count: Int) -> Int {
+    package func discard(_ count: Int) -> Int {
         let start = consumed.load(ordering: .relaxed)
         let dropped = min(count, written.load(ordering: .acquiring) - start)
         consumed.store(start + dropped, ordering: .releasing)

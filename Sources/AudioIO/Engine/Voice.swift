@@ -1,7 +1,7 @@
 import Atomics
 
 /// A stretch of audio in a voice's ring: how many frames, and where in the file they come from.
-struct PlaybackMarker {
+package struct PlaybackMarker: BitwiseCopyable {
     /// Frames of audio this marker covers, in the voice's ring, in order.
     var frames: Int
     /// Seconds into the file of its first frame.
@@ -12,10 +12,19 @@ struct PlaybackMarker {
     var item: Int
     /// The end of the stream: no audio follows.
     var isEnd: Bool
+
+    /// A marker with every field given.
+    package init(frames: Int, fileTime: Double, secondsPerFrame: Double, item: Int, isEnd: Bool) {
+        self.frames = frames
+        self.fileTime = fileTime
+        self.secondsPerFrame = secondsPerFrame
+        self.item = item
+        self.isEnd = isEnd
+    }
 }
 
 /// Levels of one render period of one voice, after volume and pan.
-struct LevelRecord {
+package struct LevelRecord: BitwiseCopyable {
     var frames: Int
     var peak: (Float, Float)
     var squareSum: (Double, Double)
@@ -27,16 +36,16 @@ struct LevelRecord {
 /// **Threads**: the decoder thread is the only producer of ``audio`` and ``markers``; the render thread
 /// the only consumer of both, the only producer of ``levels`` and the only user of the fields marked
 /// "render thread only". Everything else is an atomic any thread may read or set.
-final class Voice: @unchecked Sendable {
+package final class Voice: @unchecked Sendable {
     /// ``startFrame`` value: not playing.
     static let notScheduled = Int64.min
     /// ``startFrame`` value: start (or resume) with the next period, without alignment.
-    static let immediately = Int64(-1)
+    package static let immediately = Int64(-1)
 
     let channelCount: Int
-    let audio: SPSCRing<Float>
-    let markers: SPSCRing<PlaybackMarker>
-    let levels = SPSCRing<LevelRecord>(minimumCapacity: 512)
+    package let audio: SPSCRing<Float>
+    package let markers: SPSCRing<PlaybackMarker>
+    package let levels = SPSCRing<LevelRecord>(minimumCapacity: 512)
     /// Who is told about its events (on the engine's event thread).
     weak var owner: (any VoiceOwner)?
 
@@ -44,14 +53,14 @@ final class Voice: @unchecked Sendable {
     /// The device frame at which to start: ``notScheduled``, ``immediately`` or a frame ≥ 0. A start frame
     /// already written is honoured by skipping the frames that would have played since, so that voices
     /// scheduled for the same frame stay aligned sample for sample.
-    let startFrame = ManagedAtomic<Int64>(notScheduled)
+    package let startFrame = ManagedAtomic<Int64>(notScheduled)
     let isPaused = ManagedAtomic<Bool>(false)
     let removalRequested = ManagedAtomic<Bool>(false)
-    let volumeBits = ManagedAtomic<UInt32>(Float(1).bitPattern)
-    let fadeFrames = ManagedAtomic<Int>(0)
-    let volumeGeneration = ManagedAtomic<Int>(0)
-    let panBits = ManagedAtomic<UInt32>(Float(0).bitPattern)
-    let isMeteringEnabled = ManagedAtomic<Bool>(false)
+    package let volumeBits = ManagedAtomic<UInt32>(Float(1).bitPattern)
+    package let fadeFrames = ManagedAtomic<Int>(0)
+    package let volumeGeneration = ManagedAtomic<Int>(0)
+    package let panBits = ManagedAtomic<UInt32>(Float(0).bitPattern)
+    package let isMeteringEnabled = ManagedAtomic<Bool>(false)
 
     // Set by the decoder thread, read by anyone.
     /// The ring holds enough to start (or all there is): ``AudioPlayer/prepareToPlay()`` waits for it.
@@ -67,7 +76,7 @@ final class Voice: @unchecked Sendable {
     /// The queue item of the last frame mixed.
     let currentItem = ManagedAtomic<Int>(0)
     /// Periods in which the ring ran dry before its end: the decoder fell behind.
-    let starvedPeriods = ManagedAtomic<Int>(0)
+    package let starvedPeriods = ManagedAtomic<Int>(0)
 
     // Render thread only.
     var gain: Float = 1
@@ -79,7 +88,7 @@ final class Voice: @unchecked Sendable {
     var markerFramesLeft = 0
 
     /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames.
-    init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double) {
+    package init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double) {
         self.channelCount = channelCount
         audio = SPSCRing(minimumCapacity: capacityFrames * channelCount)
         markers = SPSCRing(minimumCapacity: capacityFrames / 64 + 16)

@@ -19,9 +19,9 @@ enum NextSource {
 /// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
 /// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
 /// the samples reach the ring unchanged.
-final class PlaybackDecoder: @unchecked Sendable {
+package final class PlaybackDecoder: @unchecked Sendable {
     /// Source frames read per step.
-    static let chunkFrames = 1024
+    package static let chunkFrames = 1024
     /// Device frames produced per resampling call at most; more input waits for the next call.
     static let outputFrames = 8 * chunkFrames
 

@@ -2,10 +2,10 @@ import Foundation
 
 /// Builds what a player needs to sound: a voice on `engine` and the decoder thread that fills it, primed
 /// so that the first periods never wait.
-enum PlaybackPipeline {
+package enum PlaybackPipeline {
     /// The voice's ring, in seconds of device frames: enough to ride out a slow disk, small enough that a
     /// rate change is heard soon.
-    static let ringSeconds = 0.25
+    package static let ringSeconds = 0.25
 
     /// A primed voice (not yet in the mix) and its running decoder.
     static func start(
