@@ -49,6 +49,6 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
         .testTarget(name: "MemoStoreTests", dependencies: ["MemoStore", "AudioIO", "TestSupport"]),
-        .testTarget(name: "VoiceMemoTests", dependencies: ["voicememo", "TestSupport"]),
+        .testTarget(name: "VoiceMemoTests", dependencies: ["voicememo", "AudioIO", "TestSupport"]),
     ]
 )

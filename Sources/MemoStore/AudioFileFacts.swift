@@ -11,8 +11,13 @@ struct AudioFileFacts {
     let metadata: AudioMetadata
     let levels: AudioLevels
 
+    /// Reads the facts of the file at `url`.
+    ///
+    /// - Throws: ``AudioFileError`` when it cannot be read or holds no audio frames (a recording that died
+    ///   before its first frame reached the disk): such a file is no memo.
     init(url: URL) throws {
         let file = try AudioFile(forReading: url)
+        guard file.frameCount > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
         format = file.format
         sampleRate = file.sampleRate
         channelCount = file.channelCount
@@ -20,5 +25,13 @@ struct AudioFileFacts {
         metadata = file.metadata
         levels = try file.measureLevels()
         byteCount = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
+    }
+
+    /// The index entry these facts make for a memo whose identity and state come from elsewhere.
+    func memo(id: String, title: String, createdAt: Date, fileName: String, state: Memo.State) -> Memo {
+        Memo(
+            id: id, title: title, createdAt: createdAt, duration: duration, fileName: fileName, format: format,
+            sampleRate: sampleRate, channels: channelCount, sizeBytes: byteCount, peakDBFS: levels.peak,
+            averageDBFS: levels.average, state: state)
     }
 }

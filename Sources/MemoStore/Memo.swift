@@ -62,11 +62,15 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         case peakDBFS, averageDBFS, state
     }
 
-    /// A new random id.
-    static func newID() -> String {
-        let value = UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 12 - digits.count) + digits
+    /// A new random id that none of `memos` has.
+    static func newID(unlike memos: [Memo]) -> String {
+        let taken = Set(memos.map(\.id))
+        while true {
+            let value = UInt64.random(in: 0...UInt64.max) & 0xFFFF_FFFF_FFFF
+            let digits = String(value, radix: 16)
+            let id = String(repeating: "0", count: 12 - digits.count) + digits
+            if !taken.contains(id) { return id }
+        }
     }
 
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.

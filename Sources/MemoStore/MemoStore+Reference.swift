@@ -10,6 +10,21 @@ extension MemoStore {
         try Self.memo(matching: reference, in: memos())
     }
 
+    /// The memos `references` name, each as ``memo(matching:)`` finds it, all resolved against one reading
+    /// of the index before anything is returned; a memo named twice is returned once.
+    ///
+    /// - Returns: The memos, in the order of their first reference.
+    /// - Throws: The error of the first reference that names no memo or several.
+    public func memos(matching references: [String]) throws(MemoStoreError) -> [Memo] {
+        let all = try memos()
+        var found: [Memo] = []
+        for reference in references {
+            let memo = try Self.memo(matching: reference, in: all)
+            if !found.contains(where: { $0.id == memo.id }) { found.append(memo) }
+        }
+        return found
+    }
+
     static func memo(matching reference: String, in memos: [Memo]) throws(MemoStoreError) -> Memo {
         if let exact = memos.first(where: { $0.id == reference }) { return exact }
         var matches: [Memo] = []

@@ -21,7 +21,7 @@ extension MemoStore {
         guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
         let settings = settings ?? AudioSettings(preserving: input)
         try settings.validate()
-        let id = try unusedID()
+        let id = Memo.newID(unlike: try memos())
         let fileName = "\(id).\(settings.format.rawValue)"
         // Whole seconds: what the file's metadata and the index keep.
         let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -74,14 +74,5 @@ extension MemoStore {
         return try AudioFileConverter.convert(
             contentsOf: source, to: destination, settings: settings,
             metadata: AudioMetadata(title: memo.title, creationDate: memo.createdAt))
-    }
-
-    private func unusedID() throws(MemoStoreError) -> String {
-        let taken = Set(try memos().map(\.id))
-        var id = Memo.newID()
-        while taken.contains(id) {
-            id = Memo.newID()
-        }
-        return id
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// atomically (temporary file, fsync, rename), so concurrent processes lose nothing. Whenever the index is
 /// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
 /// own metadata (an unreadable one is kept aside as `memos.json.broken-<time>`, never deleted), audio
-/// files it does not list are adopted, and entries whose file is gone are dropped.
+/// files it does not list are adopted, entries whose file is gone are dropped, and a recording whose
+/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:)``).
 ///
 /// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
 ///
@@ -64,7 +65,7 @@ public struct MemoStore: Sendable {
 
     /// Runs `body` on the reconciled index under the store's lock and saves the index if `body` changed it.
     func update<T>(_ body: (inout MemoIndex) throws(MemoStoreError) -> T) throws(MemoStoreError) -> T {
-        let lock = try StoreLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
+        let lock = try FileLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
         defer { lock.unlock() }
         var (index, changed) = try reconciledIndex()
         let before = index.memos
@@ -93,13 +94,30 @@ public struct MemoStore: Sendable {
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let onDisk = Set(names.filter { Memo.id(fromFileName: $0) != nil })
-        let listed = Set(index.memos.map(\.fileName))
-        let vanished = listed.subtracting(onDisk)
-        if !vanished.isEmpty {
-            index.memos.removeAll { vanished.contains($0.fileName) }
-            changed = true
+        var kept: [Memo] = []
+        for memo in index.memos {
+            if memo.state == .recording {
+                // A live recording keeps its entry, even before its file exists.
+                if recordingStatus(of: memo.id) == .live {
+                    kept.append(memo)
+                    continue
+                }
+                // Its process died: keep what reached the disk, or drop the entry when no audio did (a
+                // file that holds none stays, unlisted, as every unreadable file does).
+                if let facts = try? AudioFileFacts(url: fileURL(of: memo)) {
+                    kept.append(facts.memo(
+                        id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
+                        state: .recovered))
+                }
+                changed = true
+            } else if onDisk.contains(memo.fileName) {
+                kept.append(memo)
+            } else {
+                changed = true
+            }
         }
-        for name in onDisk.subtracting(listed).sorted() {
+        index.memos = kept
+        for name in onDisk.subtracting(kept.map(\.fileName)).sorted() {
             guard let memo = adoptedMemo(fileName: name) else { continue }
             index.memos.append(memo)
             changed = true
@@ -107,18 +125,22 @@ public struct MemoStore: Sendable {
         return (index, changed)
     }
 
-    /// A memo for an audio file the index does not list, from the file's own metadata and samples.
-    /// An unreadable file is left alone (and unlisted) rather than deleted.
+    /// A memo for an audio file the index does not list, from the file's own metadata and samples; its
+    /// state comes from its recording lock, if it has one. An unreadable file is left alone (and
+    /// unlisted) rather than deleted.
     private func adoptedMemo(fileName: String) -> Memo? {
         guard let id = Memo.id(fromFileName: fileName) else { return nil }
         let url = directory.appendingPathComponent(fileName)
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
-        return Memo(
+        let state: Memo.State = switch recordingStatus(of: id) {
+        case .none: .complete
+        case .live: .recording
+        case .ended: .recovered
+        }
+        return facts.memo(
             id: id, title: facts.metadata.title ?? "Untitled", createdAt: facts.metadata.creationDate ?? modified,
-            duration: facts.duration, fileName: fileName, format: facts.format, sampleRate: facts.sampleRate,
-            channels: facts.channelCount, sizeBytes: facts.byteCount, peakDBFS: facts.levels.peak,
-            averageDBFS: facts.levels.average, state: .complete)
+            fileName: fileName, state: state)
     }
 
     static func reason(_ error: any Error) -> String {

@@ -14,6 +14,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case noMatch(String)
     /// Several memos match the reference; `candidates` are their ids and titles.
     case ambiguous(String, candidates: [String])
+    /// The memo with this title is being recorded by a live process, so its file must not change.
+    case recordingInProgress(String)
+    /// An audio file could not be removed; `reason` is the system's.
+    case deleteFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -29,6 +33,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "no memo matches '\(reference)'; run 'voicememo list' to see ids and titles"
         case .ambiguous(let reference, let candidates):
             "'\(reference)' matches \(candidates.count) memos (\(candidates.prefix(5).joined(separator: "; "))); give more of the id"
+        case .recordingInProgress(let title):
+            "“\(title)” is being recorded right now; stop that recording, then try again"
+        case .deleteFailed(let path, let reason):
+            "cannot delete '\(path)': \(reason); check that you may write to the memo store directory"
         }
     }
 }

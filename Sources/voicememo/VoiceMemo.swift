@@ -9,10 +9,12 @@ struct VoiceMemo: AsyncParsableCommand {
         abstract: "Record, keep and play voice memos from the terminal.",
         discussion: """
             Memos live in $VOICEMEMO_HOME, else $XDG_DATA_HOME/voicememo, else ~/.local/share/voicememo. \
-            A memo is named by its id, a unique prefix of it (4 characters or more), or its exact title.
+            A memo is named by its id, a unique prefix of it (4 characters or more), or its exact title. \
+            For shell completion of commands and memo ids, load the output of \
+            'voicememo --generate-completion-script bash' (or zsh, fish).
             """,
         version: "voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))",
-        subcommands: [Import.self, Export.self])
+        subcommands: [List.self, Info.self, Rename.self, Delete.self, Import.self, Export.self])
 
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
     /// (device, file, store) with one line on stderr, 2 usage error.

@@ -13,12 +13,12 @@ import Testing
         store = try MemoStore(directory: scratch.file("store"))
     }
 
-    private func tone(_ name: String, rate: Int = 48000, channels: Int = 1, seconds: Double = 1) throws -> URL {
+    func tone(_ name: String, rate: Int = 48000, channels: Int = 1, seconds: Double = 1) throws -> URL {
         try Sox.synth(to: scratch.path(name), rate: rate, channels: channels, seconds: seconds, "sine 440")
         return scratch.file(name)
     }
 
-    private func permissions(_ path: String) throws -> Int {
+    func permissions(_ path: String) throws -> Int {
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1
     }
 

@@ -17,13 +17,39 @@ struct CLI {
         return tests.deletingLastPathComponent().appendingPathComponent("voicememo").path
     }()
 
+    /// This process's environment with `VOICEMEMO_HOME` set to this test's store.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["VOICEMEMO_HOME"] = home.path
+        return environment
+    }
+
     /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store.
     @discardableResult
     func run(_ arguments: String..., as user: String? = nil) throws -> ToolResult {
-        var environment = ProcessInfo.processInfo.environment
-        environment["VOICEMEMO_HOME"] = home.path
         if let user { return try Tool.run("runuser", ["-u", user, "--", "env", "VOICEMEMO_HOME=\(home.path)", Self.binary] + arguments) }
         return try Tool.run(Self.binary, arguments, environment: environment)
+    }
+
+    /// Starts `voicememo arguments...` against this test's store and returns while it runs.
+    func start(_ arguments: String...) throws -> RunningTool {
+        try Tool.start(Self.binary, arguments, environment: environment)
+    }
+
+    /// Imports a tone of `seconds` as a memo titled `title` and returns its id.
+    func importTone(title: String, seconds: Double = 0.5, channels: Int = 1, format: String = "wav") throws -> String {
+        let source = scratch.path("\(UUID().uuidString).wav")
+        try Sox.synth(to: source, rate: 48000, channels: channels, seconds: seconds, "sine 440")
+        let result = try run("import", source, "--title", title, "--format", format, "--json")
+        guard result.status == 0, let id = try json(result)["id"] as? String else {
+            throw ToolFailure(command: "voicememo import --title \(title)", result: result)
+        }
+        return id
+    }
+
+    /// The lines `voicememo arguments...` prints on standard output.
+    func lines(_ arguments: String...) throws -> [String] {
+        try Tool.run(Self.binary, arguments, environment: environment).standardOutput.split(separator: "\n").map(String.init)
     }
 
     /// Parses one JSON object printed on standard output.

@@ -62,6 +62,11 @@ import Testing
         (["import", "x.wav", "--preset", "voice", "--format", "wav"], "either --preset or --format"),
         (["import", "x.wav", "--format", "flac"], "flac"),
         (["export", "abcd"], "Missing expected argument"),
+        (["info"], "Missing expected argument"),
+        (["rename", "abcd"], "Missing expected argument"),
+        (["delete"], "Missing expected argument"),
+        (["list", "--sort", "size"], "'size'"),
+        (["list", "extra"], "Unexpected argument"),
         (["frobnicate"], "Unexpected argument"),
     ])
     func aUsageErrorExitsWithTwo(arguments: [String], message: String) throws {

@@ -13,7 +13,7 @@ extension VoiceMemo {
                 existing file at OUT_PATH is replaced in one step, never left half-written.
                 """)
 
-        @Argument(help: ArgumentHelp("The memo: its id, an id prefix (4+ characters) or its exact title.", valueName: "memo"))
+        @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
 
         @Argument(help: ArgumentHelp("Where to write the audio file, or a directory to write it into.", valueName: "out-path"))

@@ -23,6 +23,26 @@ enum Describe {
         return unit == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
     }
 
+    /// Local date and time to the minute, e.g. `2026-11-22 21:59`: what a list needs to tell memos apart.
+    static func date(_ date: Date) -> String {
+        local(date, "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)")
+    }
+
+    /// Local date and time to the second with the offset from UTC, e.g. `2026-11-22 21:59:22 +0100`.
+    static func dateTime(_ date: Date) -> String {
+        self.date(date) + local(date, ":\(second: .twoDigits) \(timeZone: .iso8601(.short))")
+    }
+
+    private static func local(_ date: Date, _ format: Date.FormatString) -> String {
+        date.formatted(Date.VerbatimFormatStyle(format: format, timeZone: .current, calendar: Calendar(identifier: .gregorian)))
+    }
+
+    /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -12.5 dBFS` (channel 1 first).
+    static func levels(_ levels: [Double]) -> String {
+        // Rounded first, so that a level just below 0 reads 0.0, not -0.0.
+        levels.map { String(format: "%.1f", ($0 * 10).rounded() / 10 + 0) }.joined(separator: ", ") + " dBFS"
+    }
+
     /// e.g. `opus 48 kHz mono`, `wav 44.1 kHz stereo`.
     static func format(_ format: AudioFileFormat, sampleRate: Double, channels: Int) -> String {
         let kilohertz = sampleRate / 1000

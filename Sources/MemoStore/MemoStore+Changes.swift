@@ -1,0 +1,82 @@
+import AudioIO
+import Foundation
+import Glibc
+import SystemPackage
+
+extension MemoStore {
+    /// Gives `memo` a new title, in the index and, for WAV and CAF, inside the audio file's own metadata.
+    ///
+    /// A WAV or CAF file is rewritten with the new title through ``AudioFileConverter``, keeping its
+    /// settings (``AudioSettings/init(preserving:as:)``): 16- and 24-bit PCM stay bit for bit. The new file
+    /// is written beside the old one and replaces it in one step, so a failure leaves the memo as it was.
+    ///
+    /// An Opus file is kept as it is: changing its title would mean encoding it again, which loses
+    /// quality. The new title is recorded only in the index, so if the index is ever rebuilt from the
+    /// files, an Opus memo gets back the title it was recorded or imported with.
+    ///
+    /// All of it happens under the store's lock.
+    ///
+    /// - Parameters:
+    ///   - memo: A memo of this store.
+    ///   - title: The new title: any text; it never becomes part of a path.
+    /// - Returns: The renamed memo (a WAV or CAF file's size changes with the length of its title).
+    /// - Throws: ``MemoStoreError/noMatch(_:)`` when the memo is no longer in the store,
+    ///   ``MemoStoreError/recordingInProgress(_:)`` while it is being recorded, ``AudioFileError`` when its
+    ///   file cannot be rewritten (the memo keeps its old title), other ``MemoStoreError``s for the index.
+    @discardableResult
+    public func rename(_ memo: Memo, to title: String) throws -> Memo {
+        let renamed: Result<Memo, any Error> = try update { index throws(MemoStoreError) in
+            guard let position = index.memos.firstIndex(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
+            var renamed = index.memos[position]
+            guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
+            renamed.title = title
+            if renamed.format != .opus {
+                do {
+                    let file = fileURL(of: renamed)
+                    let summary = try AudioFileConverter.convert(
+                        contentsOf: file, to: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
+                        metadata: AudioMetadata(title: title, creationDate: renamed.createdAt),
+                        permissions: [.ownerReadWrite])
+                    renamed.sizeBytes = summary.byteCount
+                } catch {
+                    return .failure(error)
+                }
+            }
+            index.memos[position] = renamed
+            return .success(renamed)
+        }
+        return try renamed.get()
+    }
+
+    /// Deletes `memos`, their audio files and their index entries, under one hold of the store's lock.
+    ///
+    /// Every memo is checked before anything is deleted, so one that is no longer in the store or is being
+    /// recorded deletes nothing.
+    ///
+    /// - Parameter memos: Memos of this store.
+    /// - Throws: ``MemoStoreError/noMatch(_:)`` for a memo no longer in the store,
+    ///   ``MemoStoreError/recordingInProgress(_:)`` for one being recorded,
+    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be removed (the memos before it
+    ///   in `memos` are deleted, the others are not), other ``MemoStoreError``s for the index.
+    public func delete(_ memos: [Memo]) throws(MemoStoreError) {
+        let failure: MemoStoreError? = try update { index throws(MemoStoreError) in
+            for memo in memos {
+                guard let listed = index.memos.first(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
+                guard listed.state != .recording else { throw .recordingInProgress(listed.title) }
+            }
+            // Each file goes before its entry. Stopped in between (a crash, an index that cannot be
+            // written), the entry names a file that is gone, and reconciliation, which drops such entries on
+            // every read, finishes the delete. The other order could not be repaired so: a file left without
+            // its entry is adopted back, and a memo the user deleted, personal data, would come back.
+            for memo in memos {
+                let path = fileURL(of: memo).path
+                if unlink(path) != 0, errno != ENOENT {
+                    return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
+                }
+                index.memos.removeAll { $0.id == memo.id }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,109 @@
+import AudioIO
+import Foundation
+
+extension MemoStore {
+    /// Lists a new memo in state ``Memo/State/recording`` for a recording about to start in this process.
+    ///
+    /// Under the store's lock, it picks the id, takes an exclusive `flock` on the lock file
+    /// `.<id>.recording` (0600) and only then lists the memo, so that no other process can see the entry
+    /// without the lock being held. Other processes list the memo as `recording` for as long as the
+    /// returned ticket lives, and refuse to rename or delete it. When the lock is found free (the
+    /// recording process died, or released the ticket without finishing), the memo becomes
+    /// ``Memo/State/recovered`` with the duration, levels and size of the audio that reached the disk,
+    /// or is dropped from the index when none did (the file, if any, is kept).
+    ///
+    /// - Parameters:
+    ///   - title: The memo's title: any text; it never becomes part of a path.
+    ///   - settings: How the recorder writes the file; validated here. The file is `<id>.<format>`.
+    /// - Returns: The ticket saying where to record; hand it to ``finishRecording(_:summary:)``.
+    /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the
+    ///   store.
+    public func beginRecording(title: String, settings: AudioSettings) throws -> RecordingTicket {
+        try settings.validate()
+        // Whole seconds: what the file's metadata keeps.
+        let createdAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        var lockPath: String?
+        do {
+            return try update { index throws(MemoStoreError) in
+                let id = Memo.newID(unlike: index.memos)
+                lockPath = recordingLockPath(of: id)
+                let lock = try FileLock(path: recordingLockPath(of: id), storePath: directory.path, timeout: 0)
+                let silence = Array(repeating: AudioLevels.floor, count: settings.channelCount)
+                let memo = Memo(
+                    id: id, title: title, createdAt: createdAt, duration: 0, fileName: "\(id).\(settings.format.rawValue)",
+                    format: settings.format, sampleRate: settings.sampleRate, channels: settings.channelCount,
+                    sizeBytes: 0, peakDBFS: silence, averageDBFS: silence, state: .recording)
+                index.memos.append(memo)
+                return RecordingTicket(memo: memo, fileURL: fileURL(of: memo), settings: settings, lock: lock)
+            }
+        } catch {
+            // The index was not saved, and the ticket that was never returned has released the lock.
+            if let lockPath { DurableFile.removeQuietly(lockPath) }
+            throw error
+        }
+    }
+
+    /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, and releases the
+    /// recording lock.
+    ///
+    /// Call it after the file is closed. The lock is released even when this throws; the memo is then
+    /// recovered from its file on the next read of the store.
+    ///
+    /// - Parameters:
+    ///   - ticket: What ``beginRecording(title:settings:)`` returned.
+    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel) and file size.
+    /// - Returns: The finished memo.
+    /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
+    @discardableResult
+    public func finishRecording(_ ticket: RecordingTicket, summary: AudioFileSummary) throws(MemoStoreError) -> Memo {
+        defer { ticket.release() }
+        return try update { index throws(MemoStoreError) in
+            var memo = index.memos.first { $0.id == ticket.memo.id } ?? ticket.memo
+            memo.state = .complete
+            memo.duration = summary.duration
+            memo.sampleRate = summary.sampleRate
+            memo.channels = summary.channelCount
+            memo.sizeBytes = summary.byteCount
+            memo.peakDBFS = summary.levels.peak
+            memo.averageDBFS = summary.levels.average
+            if let position = index.memos.firstIndex(where: { $0.id == memo.id }) {
+                index.memos[position] = memo
+            } else {
+                index.memos.append(memo)
+            }
+            // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
+            DurableFile.removeQuietly(recordingLockPath(of: memo.id))
+            return memo
+        }
+    }
+
+    /// What the lock file of a memo says of its recording.
+    enum RecordingStatus {
+        /// There is no lock file: the memo is not a recording.
+        case none
+        /// A process holds the lock: it is recording now.
+        case live
+        /// The lock was free: the recording ended without being finished. Its lock file is gone now.
+        case ended
+    }
+
+    /// What the lock file of memo `id` says of its recording. An ended recording's lock file is removed,
+    /// so the caller, which holds the store's lock, settles its state once and for all.
+    func recordingStatus(of id: String) -> RecordingStatus {
+        let path = recordingLockPath(of: id)
+        switch FileLock.attempt(path: path) {
+        case .missing:
+            return .none
+        case .held:
+            return .live
+        case .acquired(let lock):
+            DurableFile.removeQuietly(path)
+            lock.unlock()
+            return .ended
+        }
+    }
+
+    private func recordingLockPath(of id: String) -> String {
+        directory.appendingPathComponent(".\(id).recording").path
+    }
+}

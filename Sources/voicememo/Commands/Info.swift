@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import MemoStore
+
+extension VoiceMemo {
+    struct Info: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show everything known about a memo.",
+            discussion: "Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 silence).")
+
+        @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
+        var memo: String
+
+        @Flag(help: "Print the memo as one JSON object.")
+        var json = false
+
+        func run() async throws {
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            let memo = try store.memo(matching: memo)
+            if json {
+                print(try MemoJSON.line(MemoJSON(memo, in: store)))
+                return
+            }
+            let fields = [
+                ("Title", memo.title.singleLine),
+                ("ID", memo.id),
+                ("Created", Describe.dateTime(memo.createdAt)),
+                ("Duration", "\(Describe.duration(memo.duration)) (\(String(format: "%.3f", memo.duration)) s)"),
+                ("State", memo.state.rawValue),
+                ("Format", memo.format.rawValue),
+                ("Sample rate", "\(Int(memo.sampleRate)) Hz"),
+                ("Channels", "\(memo.channels)"),
+                ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
+                ("Peak level", Describe.levels(memo.peakDBFS)),
+                ("Average level", Describe.levels(memo.averageDBFS)),
+                ("File", store.fileURL(of: memo).path),
+            ]
+            let width = fields.map(\.0.count).max() ?? 0
+            for (label, value) in fields {
+                print((label + ":").padding(toLength: width + 3, withPad: " ", startingAt: 0) + value)
+            }
+        }
+    }
+}

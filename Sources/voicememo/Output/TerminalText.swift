@@ -1,0 +1,59 @@
+/// Text as a terminal shows it: how many columns it takes, cut to fit, and free of control characters.
+///
+/// Widths follow what terminals do (the rules of `wcwidth`): East Asian wide and fullwidth characters and
+/// emoji take two columns, combining marks and zero-width characters none, everything else one. They are
+/// counted per grapheme cluster, so "e" with a combining accent, a flag or an emoji with a skin tone is
+/// one character of one or two columns.
+extension String {
+    /// The columns this text takes in a terminal.
+    var terminalColumns: Int {
+        reduce(0) { $0 + $1.terminalColumns }
+    }
+
+    /// This text cut to at most `columns` columns, ending in "…" when it was cut.
+    func truncated(toColumns columns: Int) -> String {
+        guard terminalColumns > columns else { return self }
+        var kept = ""
+        var used = 0
+        for character in self {
+            let width = character.terminalColumns
+            guard used + width <= columns - 1 else { break }
+            kept.append(character)
+            used += width
+        }
+        return kept + "…"
+    }
+
+    /// This text on one line: control characters (newlines, tabs, escapes) become spaces, so that a title
+    /// cannot break a table or move the cursor.
+    var singleLine: String {
+        String(map { $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 })
+    }
+}
+
+extension Character {
+    /// The columns this character takes in a terminal: 0, 1 or 2.
+    var terminalColumns: Int {
+        // Most text is ASCII: a printable character takes one column, a control character none.
+        if let ascii = asciiValue { return (32..<127).contains(ascii) ? 1 : 0 }
+        let scalars = unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        let isEmoji = scalars.contains { $0.properties.isEmojiPresentation }
+            || (first.properties.isEmoji && scalars.contains("\u{FE0F}"))
+        if isEmoji || scalars.contains(where: Self.isWide) { return 2 }
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format, .control: return 0
+        default: return 1
+        }
+    }
+
+    /// East Asian wide and fullwidth ranges, as in Markus Kuhn's `wcwidth`: Hangul, CJK, Yi, fullwidth forms.
+    private static let wideRanges: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3040...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF,
+        0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+    ]
+
+    private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
+        wideRanges.contains { $0.contains(scalar.value) }
+    }
+}

@@ -1,0 +1,98 @@
+import AudioIO
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct ListTests {
+    @Test func anEmptyStoreSaysHowToAddAMemo() throws {
+        let cli = try CLI()
+        let result = try cli.run("list")
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        #expect(result.standardOutput == "No memos yet. Add one with: voicememo import FILE\n")
+        #expect(try cli.run("list", "--json").standardOutput == "[]\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: cli.home.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+    }
+
+    @Test func columnsLineUpWhateverTheTitlesAreMadeOf() throws {
+        let cli = try CLI()
+        // Each title with the cell it should get and the terminal columns that cell takes.
+        let titles: [(title: String, cell: String, columns: Int)] = [
+            ("Meeting notes", "Meeting notes", 13),
+            ("日本語のメモ", "日本語のメモ", 12),
+            ("Cafe\u{301} crème 🎙️ and a very long title that goes on and on", "Cafe\u{301} crème 🎙️ and a very long title tha…", 40),
+            ("Line one\nline two", "Line one line two", 17),
+        ]
+        let ids = try titles.map { try cli.importTone(title: $0.title) }
+        let lines = try cli.lines("list")
+        #expect(lines.count == 5)
+        #expect(lines[0].hasPrefix("ID" + String(repeating: " ", count: 12) + "TITLE" + String(repeating: " ", count: 37) + "CREATED"))
+        for (id, title) in zip(ids, titles) {
+            let row = try #require(lines.first { $0.hasPrefix(id) })
+            let created = id + "  " + title.cell + String(repeating: " ", count: 40 - title.columns) + "  2"
+            #expect(row.hasPrefix(created), "\(row)")
+            #expect(row.hasSuffix("  wav 48 kHz mono  48 KB"), "\(row)")
+        }
+    }
+
+    @Test func listSortsByTitleOrDurationAndPrintsJSON() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "banana", seconds: 0.3)
+        _ = try cli.importTone(title: "Apple", seconds: 0.9, format: "opus")
+        _ = try cli.importTone(title: "cherry", seconds: 0.6, format: "caf")
+        func titles(_ arguments: String...) throws -> [String] {
+            let result = try Tool.run(CLI.binary, arguments, environment: cli.environment)
+            let memos = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+            for memo in memos {
+                #expect(Set(memo.keys) == ["id", "title", "createdAt", "duration", "file", "format", "sampleRate",
+                                           "channels", "sizeBytes", "peakDBFS", "averageDBFS", "state"])
+            }
+            return memos.compactMap { $0["title"] as? String }
+        }
+        #expect(try titles("list", "--sort", "title", "--json") == ["Apple", "banana", "cherry"])
+        #expect(try titles("list", "--sort", "duration", "--json") == ["Apple", "cherry", "banana"])
+        let table = try cli.lines("list", "--sort", "title").dropFirst()
+        #expect(table.map { $0.dropFirst(14).prefix(6) } == ["Apple ", "banana", "cherry"])
+    }
+
+    @Test func aThousandMemosAreListedNewestFirst() throws {
+        let cli = try CLI()
+        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Tiny files dropped into the store, each with its title and date inside, for the store to adopt.
+        let samples = [Float](repeating: 0.25, count: 80)
+        let ids = (1...1000).map { String(format: "%012x", $0 * 7919) }
+        for (number, id) in zip(1..., ids) {
+            let writer = try AudioFileWriter(
+                url: cli.home.appendingPathComponent("\(id).wav"), settings: AudioSettings(sampleRate: 8000),
+                metadata: AudioMetadata(title: "Memo \(number)", creationDate: Date(timeIntervalSince1970: 1_800_000_000 + Double(number) * 60)),
+                permissions: [.ownerReadWrite])
+            try samples.withUnsafeBufferPointer { try writer.write($0) }
+            try writer.close()
+        }
+        let lines = try cli.lines("list")
+        #expect(lines.count == 1001)
+        #expect(lines.dropFirst().map { String($0.prefix(12)) } == ids.reversed())
+        #expect(lines[1].contains("  Memo 1000  ") && lines[1000].contains("  Memo 1  "))
+        let byTitle = try cli.lines("list", "--sort", "title")
+        #expect(byTitle.dropFirst().map { String($0.prefix(12)) } == ids)
+        let json = try cli.run("list", "--json")
+        let memos = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(memos.count == 1000 && memos.first?["title"] as? String == "Memo 1000")
+    }
+
+    @Test func aCorruptIndexStillListsEveryMemoByTitle() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Groceries")
+        _ = try cli.importTone(title: "Dentist — Monday", format: "caf")
+        _ = try cli.importTone(title: "Idea", format: "opus")
+        let broken = Data("{\"schemaVersion\": 1, \"memos\": [{\"id\": \"12".utf8)
+        try broken.write(to: cli.home.appendingPathComponent("memos.json"))
+        let result = try cli.run("list")
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        for title in ["Groceries", "Dentist — Monday", "Idea"] { #expect(result.standardOutput.contains("  \(title)  ")) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
+        let aside = try #require(names.first { $0.hasPrefix("memos.json.broken-") })
+        #expect(try Data(contentsOf: cli.home.appendingPathComponent(aside)) == broken)
+        #expect(try JSONSerialization.jsonObject(with: try #require(cli.index)) is [String: Any])
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct RenameDeleteTests {
+    @Test(arguments: ["wav", "caf", "opus"])
+    func renameChangesTheTitleEverywhereItIsShown(format: String) throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Old", format: format)
+        let result = try cli.run("rename", String(id.prefix(5)), "New title")
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        #expect(result.standardOutput == "Renamed \(id) from “Old” to “New title”\n")
+        #expect(try cli.lines("list")[1].contains("  New title  "))
+        #expect(try cli.json(cli.run("info", "New title", "--json"))["id"] as? String == id)
+        #expect(try cli.run("info", "Old").status == 1)
+        if format != "opus" {
+            // The title is inside the file: an index rebuilt from the files still has it.
+            try FileManager.default.removeItem(at: cli.home.appendingPathComponent("memos.json"))
+            #expect(try cli.json(cli.run("info", "New title", "--json"))["id"] as? String == id)
+        }
+    }
+
+    @Test func aNewTitleMustNotBeEmpty() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Kept")
+        let result = try cli.run("rename", id, "  ")
+        #expect(result.status == 2 && result.standardError.contains("The new title must not be empty."))
+        #expect(try cli.json(cli.run("info", id, "--json"))["title"] as? String == "Kept")
+    }
+
+    @Test func deleteRemovesSeveralMemosAndSaysWhich() throws {
+        let cli = try CLI()
+        let first = try cli.importTone(title: "First")
+        let kept = try cli.importTone(title: "Kept")
+        let last = try cli.importTone(title: "Last", format: "opus")
+        let files = try [first, last].map { try #require(cli.json(cli.run("info", $0, "--json"))["file"] as? String) }
+        let result = try cli.run("delete", "First", String(last.prefix(6)), last)
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        #expect(result.standardOutput == "Deleted \(first) “First”\nDeleted \(last) “Last”\n")
+        #expect(try cli.lines("list").dropFirst().map { String($0.prefix(12)) } == [kept])
+        for file in files { #expect(!FileManager.default.fileExists(atPath: file)) }
+    }
+
+    @Test func oneBadReferenceDeletesNothing() throws {
+        let cli = try CLI()
+        let first = try cli.importTone(title: "First")
+        let second = try cli.importTone(title: "Second")
+        let before = cli.index
+        let result = try cli.run("delete", first, "Nope", second)
+        #expect(result.status == 1 && result.standardOutput.isEmpty)
+        #expect(result.standardError == "voicememo: no memo matches 'Nope'; run 'voicememo list' to see ids and titles\n")
+        #expect(cli.index == before)
+        #expect(try cli.lines("list").count == 3)
+    }
+
+    @Test func aTitleThatLooksLikeAPathStaysATitle() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "../../x")
+        #expect(try cli.run("rename", "../../x", "../../y").status == 0)
+        #expect(try cli.lines("list")[1].hasPrefix("\(id)  ../../y  "))
+        let file = try #require(try cli.json(cli.run("info", "../../y", "--json"))["file"] as? String)
+        #expect(URL(fileURLWithPath: file).deletingLastPathComponent().path == cli.home.path)
+        let around = cli.scratch.url.deletingLastPathComponent()
+        for name in ["x", "y"] {
+            #expect(!FileManager.default.fileExists(atPath: around.appendingPathComponent(name).path))
+            #expect(!FileManager.default.fileExists(atPath: cli.scratch.path(name)))
+        }
+        #expect(try cli.run("delete", "../../y").status == 0)
+    }
+
+    @Test func theStoreStaysPrivateThroughEveryChange() throws {
+        let cli = try CLI()
+        let first = try cli.importTone(title: "First")
+        _ = try cli.importTone(title: "Second", format: "caf")
+        #expect(try cli.run("rename", first, "Renamed").status == 0)
+        #expect(try cli.run("rename", "Second", "Also renamed").status == 0)
+        #expect(try cli.run("delete", "Renamed").status == 0)
+        let attributes = FileManager.default.attributesOfItem
+        #expect(try attributes(cli.home.path)[.posixPermissions] as? Int == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
+        #expect(Set(names.filter { !$0.hasSuffix(".caf") }) == [".lock", "memos.json"])
+        for name in names {
+            #expect(try attributes(cli.home.appendingPathComponent(name).path)[.posixPermissions] as? Int == 0o600, "\(name)")
+        }
+    }
+}
