@@ -6,16 +6,20 @@ import Foundation
 ///
 /// Everything it owns lives in a fresh 0700 directory (runtime directory, socket, home), so it touches
 /// no one's PulseAudio and several can run side by side. It runs as root too (`--system=false`: a
-/// per-user daemon), with no D-Bus, no shared memory, no real-time scheduling and no CPU limiter, which
-/// a fresh CI machine may not have or may not grant. It is stopped by its pid when released, or when
-/// the process exits.
+/// per-user daemon), with no D-Bus, no shared memory and no CPU limiter, which a fresh CI machine may
+/// not have; it asks for real-time scheduling, so that a machine busy with other tests does not starve
+/// its sink (without the right to it, it runs on without). It is stopped by its pid when released, or
+/// when the process exits.
 ///
 /// ```swift
-/// let server = try PulseAudioServer.shared()
-/// let player = try AudioPlayer(contentsOf: tone)
-/// player.currentDevice = server.device      // in this process
-/// Tool.run(binary, ["record", "--device", "pulse"], environment: server.environment)  // in a child
+/// try await PulseAudioServer.exclusive { server in
+///     let player = try AudioPlayer(contentsOf: tone)
+///     player.currentDevice = server.device      // in this process
+///     try Tool.run(binary, ["record", "--device", "pulse"], environment: server.environment)  // in a child
+/// }
 /// ```
+///
+/// A test that changes the server (``unloadSink()``) starts one of its own with ``init()``.
 public final class PulseAudioServer: @unchecked Sendable {
     /// The name of the null sink; its monitor is the default source.
     public static let sinkName = "spk"
@@ -36,12 +40,46 @@ public final class PulseAudioServer: @unchecked Sendable {
     private let lock = NSLock()
     private var sinkModule: Int?
 
-    /// The server this test process shares, started on first use.
-    public static func shared() throws -> PulseAudioServer {
-        try sharedServer.get()
+    /// Runs `body` with the server this test process shares (started on first use), one test at a time:
+    /// real-time tests that run together load the machine and play into each other's sink. Leave the
+    /// sink as you found it: stop what you play.
+    public static func exclusive<T>(_ body: (PulseAudioServer) async throws -> T) async throws -> T {
+        let server = try sharedServer.get()
+        await turns.take()
+        do {
+            let result = try await body(server)
+            await turns.pass()
+            return result
+        } catch {
+            await turns.pass()
+            throw error
+        }
     }
 
     private static let sharedServer = Result<PulseAudioServer, any Error> { try PulseAudioServer() }
+    private static let turns = Turns()
+
+    /// One holder at a time, the others waiting in line.
+    private actor Turns {
+        private var isTaken = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func take() async {
+            guard isTaken else {
+                isTaken = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func pass() {
+            if waiting.isEmpty {
+                isTaken = false
+            } else {
+                waiting.removeFirst().resume()
+            }
+        }
+    }
 
     /// The servers still running, by pid, with their directories: stopped and removed at exit.
     private static let running = NSLock()
@@ -63,7 +101,7 @@ public final class PulseAudioServer: @unchecked Sendable {
         privateEnvironment = environment
         pid = try Self.spawn([
             "/usr/bin/env", "pulseaudio", "-n", "--daemonize=no", "--system=false", "--exit-idle-time=-1",
-            "--disallow-exit", "--use-pid-file=no", "--disable-shm=yes", "--realtime=no", "--high-priority=no",
+            "--disallow-exit", "--use-pid-file=no", "--disable-shm=yes", "--realtime=yes", "--high-priority=yes",
             "--no-cpu-limit=yes", "--log-target=stderr", "--log-level=error",
             "--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
             "--load=module-null-sink \(Self.sinkArguments)",

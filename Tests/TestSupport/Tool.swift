@@ -73,6 +73,11 @@ public final class RunningTool {
         }
     }
 
+    /// Sends it `signal`, e.g. `SIGINT` as Ctrl-C does, or `SIGTERM`; returns at once.
+    public func send(_ signal: Int32) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
     /// Kills it with SIGKILL, as a crash or the out-of-memory killer would, and waits until it is gone.
     public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
