@@ -87,8 +87,10 @@ final class RecordingWriter: @unchecked Sendable {
                 ?? AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int64) ?? 0
+        // After a failed write the file may hold part of the block that failed: its own header counts.
+        let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
         let summary = AudioFileSummary(
-            frameCount: file.frameCount, sampleRate: file.settings.sampleRate, channelCount: channels,
+            frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
             levels: meter.levels, byteCount: size)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
