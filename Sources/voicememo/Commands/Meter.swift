@@ -13,11 +13,8 @@ extension VoiceMemo {
                 or --duration.
                 """)
 
-        @Option(help: ArgumentHelp("The ALSA capture device, e.g. default, pulse or hw:1.", valueName: "pcm"))
-        var device = "default"
-
-        @Option(help: ArgumentHelp("Stop after this many seconds (default: until Ctrl-C).", valueName: "seconds"))
-        var duration: Double?
+        @OptionGroup
+        var capture: CaptureOptions
 
         @Flag(help: "Print one JSON object per line: time, peakDBFS, averageDBFS.")
         var json = false
@@ -25,14 +22,8 @@ extension VoiceMemo {
         /// Seconds between two readings off the terminal.
         static let plainInterval = 0.1
 
-        func validate() throws {
-            if let duration, !(duration > 0) {
-                throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
-            }
-        }
-
         func run() async throws {
-            let meter = AudioInputMeter(device: device)
+            let meter = AudioInputMeter(device: capture.device)
             do {
                 try meter.start()
             } catch {
@@ -51,8 +42,8 @@ extension VoiceMemo {
                 let levels = AudioLevels(
                     peak: channels.map { Double(meter.peakPower(forChannel: $0)) },
                     average: channels.map { Double(meter.averagePower(forChannel: $0)) })
-                try live.show(levels, elapsed: elapsed, bytes: nil, status: "METER  \(device)")
-                if let duration, elapsed >= duration { break }
+                try live.show(levels, elapsed: elapsed, bytes: nil, status: "METER  \(capture.device)")
+                if let duration = capture.duration, elapsed >= duration { break }
             }
             meter.stop()
         }

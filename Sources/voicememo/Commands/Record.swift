@@ -22,11 +22,8 @@ extension VoiceMemo {
         @OptionGroup(title: "Encoding")
         var encoding: EncodingOptions
 
-        @Option(help: ArgumentHelp("Stop after this many seconds of audio (default: at Ctrl-C).", valueName: "seconds"))
-        var duration: Double?
-
-        @Option(help: ArgumentHelp("The ALSA capture device, e.g. default, pulse or hw:1.", valueName: "pcm"))
-        var device = "default"
+        @OptionGroup
+        var capture: CaptureOptions
 
         @Flag(help: "Show no meter and print no level lines.")
         var noMeter = false
@@ -37,24 +34,18 @@ extension VoiceMemo {
         /// Seconds between two level lines off the terminal.
         static let plainInterval = 1.0
 
-        func validate() throws {
-            if let duration, !(duration > 0) {
-                throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
-            }
-        }
-
         func run() async throws {
             let settings = try encoding.recordingSettings()
             let stop = StopSignals()
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
-            recorder.currentDevice = device
+            recorder.currentDevice = capture.device
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
             if case .hidden = live.style {} else { recorder.isMeteringEnabled = true }
             let progress = RecordingProgress(recorder)
-            guard recorder.prepareToRecord(), duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
+            guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
             }
