@@ -113,4 +113,27 @@ import Testing
             #expect(!meter.isRunning && meter.failure == nil)
         }
     }
+
+    @Test func aVanishingDeviceStopsTheRecordingAndKeepsWhatWasRecorded() async throws {
+        // A server of its own: its sink goes away.
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        let rig = try RecordingRig()
+        let recorder = try rig.recorder("lost.wav", AudioSettings(format: .wav), device: server.device)
+        let events = recorder.events()
+        #expect(recorder.record())
+        try await until { recorder.currentTime >= 0.3 }
+        try server.unloadSink()
+        var seen: [AudioRecorder.Event] = []
+        for await event in events {
+            seen.append(event)
+            if case .finishedRecording = event { break }
+        }
+        #expect(seen.last == .finishedRecording(successfully: false))
+        guard case .failed(.device(let error)) = recorder.status else { Issue.record("status \(recorder.status)"); return }
+        #expect(error.operation == .stream && error.device == server.device)
+        let summary = try #require(recorder.summary)
+        let frames = try Sox.info(recorder.url.path).frames
+        #expect(summary.frameCount >= 14400 && frames == Int(summary.frameCount))
+    }
 }
