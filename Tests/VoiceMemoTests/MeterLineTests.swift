@@ -21,7 +21,8 @@ import Testing
     @Test func labelsStatusAndPlainLines() {
         #expect((0..<2).map { MeterLine.label(channel: $0, of: 2) } == ["L", "R"])
         #expect(MeterLine.label(channel: 0, of: 1) == "M" && MeterLine.label(channel: 2, of: 4) == "3")
-        #expect(MeterLine.status("● REC", elapsed: 3.24, bytes: 96000, note: "Standup") == "● REC  0:03.2  96 KB  Standup")
+        #expect(MeterLine.status("● REC  Standup", elapsed: 3.24, bytes: 96000) == "● REC  Standup  0:03.2  96 KB")
+        #expect(MeterLine.status("METER  pulse", elapsed: 0.5, bytes: nil) == "METER  pulse  0:00.5")
         let levels = AudioLevels(peak: [-6.02, -160], average: [-9.03, -160])
         #expect(MeterLine.plain(elapsed: 1, levels: levels, bytes: nil) == "0:01.0  peak -6.0, -160.0 dBFS  average -9.0, -160.0 dBFS")
     }

@@ -28,8 +28,11 @@ import SystemPackage
 public final class AudioRecorder: @unchecked Sendable {
     /// Whether the recorder can record: unknown until prepared, then ready, or failed with the reason.
     public enum Status: Equatable, Sendable {
+        /// Not prepared yet.
         case unknown
+        /// Prepared: the file is created and the device open.
         case readyToRecord
+        /// Preparing failed, or the device failed while recording; the payload says why.
         case failed(AudioRecorderError)
     }
 

@@ -43,7 +43,7 @@ extension VoiceMemo {
             recorder.currentDevice = capture.device
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
-            if case .hidden = live.style {} else { recorder.isMeteringEnabled = true }
+            recorder.isMeteringEnabled = live.isShown
             let progress = RecordingProgress(recorder)
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()

@@ -38,6 +38,12 @@ final class LiveMeter {
         if case .terminal = style { interval = Self.tick } else { interval = plainInterval }
     }
 
+    /// Whether readings are shown at all.
+    var isShown: Bool {
+        if case .hidden = style { return false }
+        return true
+    }
+
     /// Waits a tick and says whether a reading is due (an ``interval`` has passed since the last).
     func nextTick() async throws -> Bool {
         try await Task.sleep(for: .seconds(Self.tick))

@@ -36,12 +36,9 @@ struct MeterLine {
         return "\(label) \(bar) \(Self.number(peak)) peak \(Self.number(average)) avg dBFS"
     }
 
-    /// The line under the bars, e.g. `● REC  0:03.2  96 KB  Standup`.
-    static func status(_ prefix: String, elapsed: Double, bytes: Int64?, note: String = "") -> String {
-        var parts = [prefix, Describe.duration(elapsed)]
-        if let bytes { parts.append(Describe.size(bytes)) }
-        if !note.isEmpty { parts.append(note) }
-        return parts.joined(separator: "  ")
+    /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB`.
+    static func status(_ prefix: String, elapsed: Double, bytes: Int64?) -> String {
+        ([prefix, Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? [])).joined(separator: "  ")
     }
 
     /// One plain line for a pipe or a log, e.g. `0:03.2  peak -6.0, -6.1 dBFS  average -9.0, -9.1 dBFS  96 KB`.
