@@ -14,7 +14,10 @@ struct VoiceMemo: AsyncParsableCommand {
             'voicememo --generate-completion-script bash' (or zsh, fish).
             """,
         version: "voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))",
-        subcommands: [List.self, Play.self, Info.self, Rename.self, Delete.self, Import.self, Export.self])
+        subcommands: [
+            Record.self, List.self, Play.self, Info.self, Rename.self, Delete.self, Import.self, Export.self,
+            Meter.self,
+        ])
 
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
     /// (device, file, store) with one line on stderr, 2 usage error.

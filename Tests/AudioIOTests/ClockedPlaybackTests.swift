@@ -8,16 +8,14 @@ import Testing
 /// this suite on its own, after the others: they drive unclocked devices as fast as the CPU goes, which
 /// would starve the sound server of the time it keeps.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct ClockedPlaybackTests {
-    let server: PulseAudioServer
     let scratch: ScratchDirectory
 
     init() throws {
         try ALSATestDevices.install()
-        server = try PulseAudioServer.shared()
         scratch = try ScratchDirectory()
     }
 
-    private func player(seconds: Double) throws -> AudioPlayer {
+    private func player(seconds: Double, on server: PulseAudioServer) throws -> AudioPlayer {
         let url = scratch.file("tone-\(seconds).wav")
         try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: seconds, "sine 440 sine 440")
         let player = try AudioPlayer(contentsOf: url)
@@ -32,63 +30,69 @@ import Testing
     }
 
     @Test func positionAndDeviceTimeAdvanceAtRealSpeed() async throws {
-        let player = try player(seconds: 4)
-        await waitForStart(player)
-        // A sound server may take a moment to get a new stream going; the speed is measured once it runs.
-        while player.currentTime < 0.3 { try await Task.sleep(for: .milliseconds(10)) }
-        let start = (wall: ContinuousClock.now, position: player.currentTime, device: player.deviceCurrentTime)
-        try await Task.sleep(for: .seconds(2))
-        let wall = (ContinuousClock.now - start.wall) / .seconds(1)
-        let position = player.currentTime - start.position
-        let device = player.deviceCurrentTime - start.device
-        player.stop()
-        #expect(abs(position / device - 1) < 0.05, "currentTime moved \(position) s while the device played \(device) s")
-        // PulseAudio's null sink follows the system clock, late by what a busy machine delays it (on a quiet
-        // one the two agree within 1 %); a device that stalled or raced would be far outside.
-        #expect(abs(device / wall - 1) < 0.2, "deviceCurrentTime moved \(device) s in \(wall) s")
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 4, on: server)
+            await waitForStart(player)
+            // A sound server may take a moment to get a new stream going; the speed is measured once it runs.
+            while player.currentTime < 0.3 { try await Task.sleep(for: .milliseconds(10)) }
+            let start = (wall: ContinuousClock.now, position: player.currentTime, device: player.deviceCurrentTime)
+            try await Task.sleep(for: .seconds(2))
+            let wall = (ContinuousClock.now - start.wall) / .seconds(1)
+            let position = player.currentTime - start.position
+            let device = player.deviceCurrentTime - start.device
+            player.stop()
+            #expect(abs(position / device - 1) < 0.05, "currentTime moved \(position) s while the device played \(device) s")
+            // PulseAudio's null sink follows the system clock, late by what a busy machine delays it (on a quiet
+            // one the two agree within 1 %); a device that stalled or raced would be far outside.
+            #expect(abs(device / wall - 1) < 0.2, "deviceCurrentTime moved \(device) s in \(wall) s")
+        }
     }
 
     @Test func pauseHoldsThePositionAndResumeGoesOnFromIt() async throws {
-        let player = try player(seconds: 4)
-        await waitForStart(player)
-        try await Task.sleep(for: .milliseconds(300))
-        player.pause()
-        try await Task.sleep(for: .milliseconds(50))
-        let paused = player.currentTime
-        #expect(paused > 0)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(player.currentTime == paused, "the position holds while paused")
-        player.play()
-        var resumed = player.currentTime
-        while resumed == paused { try await Task.sleep(for: .milliseconds(2)); resumed = player.currentTime }
-        #expect(resumed > paused && resumed < paused + 0.05, "resumes from \(paused), not elsewhere: \(resumed)")
-        player.currentTime = 3
-        #expect(player.currentTime == 3, "a seek lands on the exact time")
-        var after = player.currentTime
-        for _ in 0..<300 where after == 3 {
-            try await Task.sleep(for: .milliseconds(10))
-            after = player.currentTime
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 4, on: server)
+            await waitForStart(player)
+            try await Task.sleep(for: .milliseconds(300))
+            player.pause()
+            try await Task.sleep(for: .milliseconds(50))
+            let paused = player.currentTime
+            #expect(paused > 0)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(player.currentTime == paused, "the position holds while paused")
+            player.play()
+            var resumed = player.currentTime
+            while resumed == paused { try await Task.sleep(for: .milliseconds(2)); resumed = player.currentTime }
+            #expect(resumed > paused && resumed < paused + 0.05, "resumes from \(paused), not elsewhere: \(resumed)")
+            player.currentTime = 3
+            #expect(player.currentTime == 3, "a seek lands on the exact time")
+            var after = player.currentTime
+            for _ in 0..<300 where after == 3 {
+                try await Task.sleep(for: .milliseconds(10))
+                after = player.currentTime
+            }
+            #expect(after > 3 && after < 3.1, "and plays on from there: \(after)")
+            player.stop()
+            #expect(player.currentTime > 3, "stop keeps the position")
         }
-        #expect(after > 3 && after < 3.1, "and plays on from there: \(after)")
-        player.stop()
-        #expect(player.currentTime > 3, "stop keeps the position")
     }
 
     @Test func timeObserversFireWhenPlaybackCrossesTheirTimes() async throws {
-        let player = try player(seconds: 1.2)
-        let periodic = Mutex<[TimeInterval]>([])
-        let boundary = Mutex<[TimeInterval]>([])
-        _ = player.addPeriodicTimeObserver(forInterval: 0.25) { time in periodic.withLock { $0.append(time) } }
-        _ = player.addBoundaryTimeObserver(forTimes: [0.5, 1.0]) { time in boundary.withLock { $0.append(time) } }
-        let events = player.events()
-        player.play()
-        for await event in events { if case .finishedPlaying = event { break } }
-        let ticks = periodic.withLock { $0 }
-        #expect(ticks.count == 5, "at 0, 0.25, 0.5, 0.75 and 1.0 s: \(ticks)")
-        let crossings = boundary.withLock { $0 }
-        #expect(crossings.count == 2, "\(crossings)")
-        for (crossing, time) in zip(crossings, [0.5, 1.0]) {
-            #expect(crossing >= time && crossing < time + 0.03, "\(crossing) for \(time)")
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 1.2, on: server)
+            let periodic = Mutex<[TimeInterval]>([])
+            let boundary = Mutex<[TimeInterval]>([])
+            _ = player.addPeriodicTimeObserver(forInterval: 0.25) { time in periodic.withLock { $0.append(time) } }
+            _ = player.addBoundaryTimeObserver(forTimes: [0.5, 1.0]) { time in boundary.withLock { $0.append(time) } }
+            let events = player.events()
+            player.play()
+            for await event in events { if case .finishedPlaying = event { break } }
+            let ticks = periodic.withLock { $0 }
+            #expect(ticks.count == 5, "at 0, 0.25, 0.5, 0.75 and 1.0 s: \(ticks)")
+            let crossings = boundary.withLock { $0 }
+            #expect(crossings.count == 2, "\(crossings)")
+            for (crossing, time) in zip(crossings, [0.5, 1.0]) {
+                #expect(crossing >= time && crossing < time + 0.03, "\(crossing) for \(time)")
+            }
         }
     }
 }

@@ -11,8 +11,8 @@ import Testing
         try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
         let microphone = try ALSATestDevices.microphone(playing: tone)
         let captured = scratch.path("captured.raw")
-        try Tool.output("arecord", ["-q", "-D", microphone, "-f", "S16_LE", "-r", "48000", "-c", "1", "-s", "24000",
-                                    "-t", "raw", captured])
+        try Tool.output("arecord", ["-q", "-D", microphone, "-f", "S32_LE", "-r", "48000", "-c", "2", "-s", "24000",
+                                    "--period-size=480", "--buffer-size=1920", "-t", "raw", captured])
         #expect(try Data(contentsOf: URL(fileURLWithPath: captured)) == Data(contentsOf: URL(fileURLWithPath: tone + ".raw")))
     }
 

@@ -3,13 +3,15 @@ import Foundation
 /// ALSA devices for tests, defined in a configuration of our own that alsa-lib reads instead of the
 /// system's (which it still loads first, so `null`, `file`, `pulse` and the rest stay available):
 ///
-/// - `testmic:'IN.raw'[,RATE[,CHANNELS]]`: a microphone of known content. A `file` PCM whose `infile`
-///   is `IN.raw`, signed 16-bit little-endian interleaved frames at `RATE` hertz (default 48000) with
-///   `CHANNELS` channels (default 1), in front of the `null` PCM, behind a `plug` that converts to
-///   whatever the program asks for (16-bit to 32-bit and mono to stereo exactly). It is unclocked:
-///   capture runs as fast as the program reads. The infile is read once, from its start when the PCM
-///   is opened; past its end the capture returns stale buffer contents, not silence, so make it at least
-///   as long as what a test records.
+/// - `testmic:'IN.raw'`: a microphone of known content. A `file` PCM whose `infile` is `IN.raw`, in
+///   front of the `null` PCM. It takes any format, rate and channel count, and its captured frames are
+///   the infile's bytes read as that format: make the infile in the format the program negotiates
+///   (AudioIO's input engine: signed 32-bit little-endian, 2 channels, 48 kHz; see
+///   ``microphone(playing:rate:channels:)``). No `plug` sits in front of it: through one that converts,
+///   alsa-lib's `file` plugin reads its infile more often than the program reads, and periods go missing.
+///   It is unclocked: capture runs as fast as the program reads. The infile is read once, from its start
+///   when the PCM is opened; past its end the capture returns stale buffer contents, not silence, so
+///   make it at least as long as what a test records.
 /// - `testpulse:'unix:SOCKET'[,DEVICE]`: PulseAudio's ALSA plugin talking to the server at `SOCKET`
 ///   (see ``PulseAudioServer/device``), playing to its default sink and recording its default source
 ///   unless `DEVICE` names another.
@@ -41,43 +43,35 @@ public enum ALSATestDevices {
         ["ALSA_CONFIG_PATH": try configuration.get().path]
     }
 
-    /// The PCM name of a microphone that captures `raw` (signed 16-bit little-endian interleaved
-    /// frames at `rate` hertz with `channels` channels), after ``install()``.
-    public static func microphone(raw: String, rate: Int = 48000, channels: Int = 1) throws -> String {
+    /// The PCM name of a microphone that captures `raw` (frames in the format the program asks for),
+    /// after ``install()``.
+    public static func microphone(raw: String) throws -> String {
         try install()
-        return "testmic:'\(raw)',\(rate),\(channels)"
+        return "testmic:'\(raw)'"
     }
 
-    /// Converts the audio file at `path` into a microphone infile, `path` + `.raw` (sox does any rate or
-    /// channel conversion), and returns the PCM name of a microphone that captures it.
-    public static func microphone(playing path: String, rate: Int = 48000, channels: Int = 1) throws -> String {
+    /// Converts the audio file at `path` into a microphone infile, `path` + `.raw`, of signed 32-bit
+    /// little-endian frames at `rate` hertz with `channels` channels (the defaults are what AudioIO's input
+    /// engine negotiates), and returns the PCM name of a microphone that captures it. sox converts, and
+    /// a 16-bit sample `s` becomes `s << 16` exactly.
+    public static func microphone(playing path: String, rate: Int = 48000, channels: Int = 2) throws -> String {
         let raw = path + ".raw"
-        try Tool.output("sox", ["-D", path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-L",
+        try Tool.output("sox", ["-D", path, "-t", "raw", "-e", "signed-integer", "-b", "32", "-L",
                                 "-r", "\(rate)", "-c", "\(channels)", raw])
-        return try microphone(raw: raw, rate: rate, channels: channels)
+        return try microphone(raw: raw)
     }
 
     private static let text = """
         </usr/share/alsa/alsa.conf>
 
         pcm.testmic {
-        \t@args [ INFILE RATE CHANNELS ]
+        \t@args [ INFILE ]
         \t@args.INFILE { type string }
-        \t@args.RATE { type integer default 48000 }
-        \t@args.CHANNELS { type integer default 1 }
-        \ttype plug
-        \tslave {
-        \t\tpcm {
-        \t\t\ttype file
-        \t\t\tslave.pcm null
-        \t\t\tfile "/dev/null"
-        \t\t\tinfile $INFILE
-        \t\t\tformat raw
-        \t\t}
-        \t\tformat S16_LE
-        \t\trate $RATE
-        \t\tchannels $CHANNELS
-        \t}
+        \ttype file
+        \tslave.pcm null
+        \tfile "/dev/null"
+        \tinfile $INFILE
+        \tformat raw
         }
 
         pcm.testpulse {

@@ -6,19 +6,26 @@ import Foundation
 ///
 /// Everything it owns lives in a fresh 0700 directory (runtime directory, socket, home), so it touches
 /// no one's PulseAudio and several can run side by side. It runs as root too (`--system=false`: a
-/// per-user daemon), with no D-Bus, no shared memory, no real-time scheduling and no CPU limiter, which
-/// a fresh CI machine may not have or may not grant. It is stopped by its pid when released, or when
-/// the process exits.
+/// per-user daemon), with no D-Bus, no shared memory and no CPU limiter, which a fresh CI machine may
+/// not have; it asks for real-time scheduling, so that a machine busy with other tests does not starve
+/// its sink (without the right to it, it runs on without). It is stopped by its pid when released, or
+/// when the process exits.
 ///
 /// ```swift
-/// let server = try PulseAudioServer.shared()
-/// let player = try AudioPlayer(contentsOf: tone)
-/// player.currentDevice = server.device      // in this process
-/// Tool.run(binary, ["record", "--device", "pulse"], environment: server.environment)  // in a child
+/// try await PulseAudioServer.exclusive { server in
+///     let player = try AudioPlayer(contentsOf: tone)
+///     player.currentDevice = server.device      // in this process
+///     try Tool.run(binary, ["record", "--device", "pulse"], environment: server.environment)  // in a child
+/// }
 /// ```
+///
+/// A test that changes the server (``unloadSink()``) starts one of its own with ``init()``.
 public final class PulseAudioServer: @unchecked Sendable {
     /// The name of the null sink; its monitor is the default source.
     public static let sinkName = "spk"
+    /// The sink runs at 48 kHz, the rate AudioIO's engines ask for, so that nothing is resampled on the
+    /// way through the server.
+    private static let sinkArguments = "sink_name=\(sinkName) rate=48000"
 
     /// The server's process id.
     public let pid: Int32
@@ -26,15 +33,53 @@ public final class PulseAudioServer: @unchecked Sendable {
     public let socket: String
     private let directory: URL
     private let log: String
+    /// The environment of the daemon and of our own clients of it: home and runtime directory private.
+    private let privateEnvironment: [String: String]
+    /// The pid of the `parec` that keeps the sink's clock in 10 ms steps.
+    private var monitorReader: Int32?
     private let lock = NSLock()
     private var sinkModule: Int?
 
-    /// The server this test process shares, started on first use.
-    public static func shared() throws -> PulseAudioServer {
-        try sharedServer.get()
+    /// Runs `body` with the server this test process shares (started on first use), one test at a time:
+    /// real-time tests that run together load the machine and play into each other's sink. Leave the
+    /// sink as you found it: stop what you play.
+    public static func exclusive<T>(_ body: (PulseAudioServer) async throws -> T) async throws -> T {
+        let server = try sharedServer.get()
+        await turns.take()
+        do {
+            let result = try await body(server)
+            await turns.pass()
+            return result
+        } catch {
+            await turns.pass()
+            throw error
+        }
     }
 
     private static let sharedServer = Result<PulseAudioServer, any Error> { try PulseAudioServer() }
+    private static let turns = Turns()
+
+    /// One holder at a time, the others waiting in line.
+    private actor Turns {
+        private var isTaken = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func take() async {
+            guard isTaken else {
+                isTaken = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func pass() {
+            if waiting.isEmpty {
+                isTaken = false
+            } else {
+                waiting.removeFirst().resume()
+            }
+        }
+    }
 
     /// The servers still running, by pid, with their directories: stopped and removed at exit.
     private static let running = NSLock()
@@ -53,12 +98,13 @@ public final class PulseAudioServer: @unchecked Sendable {
         environment["XDG_RUNTIME_DIR"] = directory.path
         environment["HOME"] = directory.path
         environment["PULSE_SERVER"] = nil
+        privateEnvironment = environment
         pid = try Self.spawn([
             "/usr/bin/env", "pulseaudio", "-n", "--daemonize=no", "--system=false", "--exit-idle-time=-1",
-            "--disallow-exit", "--use-pid-file=no", "--disable-shm=yes", "--realtime=no", "--high-priority=no",
+            "--disallow-exit", "--use-pid-file=no", "--disable-shm=yes", "--realtime=yes", "--high-priority=yes",
             "--no-cpu-limit=yes", "--log-target=stderr", "--log-level=error",
             "--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
-            "--load=module-null-sink sink_name=\(Self.sinkName)",
+            "--load=module-null-sink \(Self.sinkArguments)",
         ], environment: environment, standardError: log)
         Self.running.withLock { Self.runningServers[pid] = directory }
         _ = Self.stopAllAtExit
@@ -73,6 +119,7 @@ public final class PulseAudioServer: @unchecked Sendable {
             usleep(10_000)
         }
         sinkModule = try moduleIndex(of: "module-null-sink")
+        try keepSinkClockFine()
     }
 
     deinit { stop() }
@@ -96,15 +143,45 @@ public final class PulseAudioServer: @unchecked Sendable {
         let result = try pactl(["unload-module", "\(module)"])
         guard result.status == 0 else { throw ToolFailure(command: "pactl unload-module \(module)", result: result) }
         lock.withLock { sinkModule = nil }
+        stopMonitorReader()
     }
 
     /// Loads the null sink again after ``unloadSink()``.
     public func loadSink() throws {
         guard lock.withLock({ sinkModule }) == nil else { return }
-        let result = try pactl(["load-module", "module-null-sink", "sink_name=\(Self.sinkName)"])
+        let result = try pactl(["load-module", "module-null-sink"] + Self.sinkArguments.split(separator: " ").map(String.init))
         guard result.status == 0 else { throw ToolFailure(command: "pactl load-module module-null-sink", result: result) }
         let module = try moduleIndex(of: "module-null-sink")
         lock.withLock { sinkModule = module }
+        try keepSinkClockFine()
+    }
+
+    /// Makes a new stream's first frame come within milliseconds. An idle null sink renders in blocks
+    /// of 2 s, and a stream that connects waits for the block under way to end, up to 2 s, before its
+    /// lower latency applies. So a `parec` reads the monitor asking for 10 ms, for as long as the sink
+    /// exists, and once it is connected the sink is suspended and resumed, which restarts its clock at
+    /// that latency.
+    private func keepSinkClockFine() throws {
+        let reader = try Self.spawn(
+            ["/usr/bin/env", "parec", "--server=unix:\(socket)", "--latency-msec=10", "--raw"],
+            environment: privateEnvironment, standardError: "/dev/null")
+        lock.withLock { monitorReader = reader }
+        let deadline = Date().addingTimeInterval(10)
+        while try pactl(["list", "short", "source-outputs"]).standardOutput.isEmpty {
+            guard Date() < deadline else { throw PulseAudioFailure(description: "parec did not connect to the monitor") }
+            usleep(5000)
+        }
+        for suspended in ["1", "0"] {
+            let result = try pactl(["suspend-sink", Self.sinkName, suspended])
+            guard result.status == 0 else { throw ToolFailure(command: "pactl suspend-sink \(suspended)", result: result) }
+        }
+    }
+
+    private func stopMonitorReader() {
+        guard let reader = lock.withLock({ monitorReader.take() }) else { return }
+        kill(reader, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(reader, &status, 0) == -1, errno == EINTR {}
     }
 
     /// Stops the server (SIGTERM to its pid), waits for it to go and removes its directory. Calling it
@@ -112,6 +189,7 @@ public final class PulseAudioServer: @unchecked Sendable {
     public func stop() {
         let wasRunning = Self.running.withLock { Self.runningServers.removeValue(forKey: pid) != nil }
         guard wasRunning else { return }
+        stopMonitorReader()
         kill(pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
@@ -124,18 +202,26 @@ public final class PulseAudioServer: @unchecked Sendable {
         return waitpid(pid, &status, WNOHANG) == 0
     }
 
-    /// Starts `arguments` with `posix_spawn`, standard error into the file `standardError`.
+    /// Starts `arguments` with `posix_spawn`, standard error into the file `standardError`, and no other
+    /// descriptor of this process.
     ///
     /// Not Foundation's `Process`: it learns of a child's exit from a socket the child inherits, so a
     /// daemon that closes its inherited descriptors at startup, as pulseaudio does, makes it block in
     /// `waitpid` on the live daemon, and from then on no `Process` of the test process is ever reaped.
+    /// And nothing inherited: a long-lived child holding the write end of another test's pipe would keep
+    /// that test waiting for the end of its tool's output.
     private static func spawn(_ arguments: [String], environment: [String: String], standardError: String) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        guard let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw PulseAudioFailure(description: "this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc ≥ 2.34)")
+        }
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        _ = unsafeBitCast(closeFrom, to: CloseFrom.self)(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -148,10 +234,7 @@ public final class PulseAudioServer: @unchecked Sendable {
     }
 
     private func pactl(_ arguments: [String]) throws -> ToolResult {
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = directory.path
-        environment["XDG_RUNTIME_DIR"] = directory.path
-        return try Tool.run("pactl", ["--server=unix:\(socket)"] + arguments, environment: environment)
+        try Tool.run("pactl", ["--server=unix:\(socket)"] + arguments, environment: privateEnvironment)
     }
 
     private func moduleIndex(of name: String) throws -> Int? {

@@ -73,7 +73,7 @@ public final class RunningTool {
         }
     }
 
-    /// Sends it `signal`, e.g. SIGINT as Ctrl-C does.
+    /// Sends it `signal`, e.g. `SIGINT` as Ctrl-C does, or `SIGTERM`; returns at once.
     public func send(_ signal: Int32) {
         Foundation.kill(process.processIdentifier, signal)
     }

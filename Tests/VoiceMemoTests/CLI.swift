@@ -31,6 +31,17 @@ struct CLI {
         return try Tool.run(Self.binary, arguments, environment: environment)
     }
 
+    /// Runs `voicememo arguments...` with `extra` added to the environment, e.g. a PulseAudio server's.
+    @discardableResult
+    func run(_ arguments: [String], with extra: [String: String]) throws -> ToolResult {
+        try Tool.run(Self.binary, arguments, environment: environment.merging(extra) { $1 })
+    }
+
+    /// Starts `voicememo arguments...` with `extra` added to the environment and returns while it runs.
+    func start(_ arguments: [String], with extra: [String: String]) throws -> RunningTool {
+        try Tool.start(Self.binary, arguments, environment: environment.merging(extra) { $1 })
+    }
+
     /// Starts `voicememo arguments...` against this test's store and returns while it runs.
     func start(_ arguments: String...) throws -> RunningTool {
         try Tool.start(Self.binary, arguments, environment: environment)

@@ -33,8 +33,8 @@ import Testing
     }
 
     @Test func everyCommandAndTheSortOrdersAreOffered() throws {
-        #expect(try Set(complete("")).isSuperset(of: ["list", "info", "rename", "delete", "import", "export"]))
-        #expect(try complete("re") == ["rename"])
+        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter"]))
+        #expect(try complete("re") == ["record", "rename"])
         #expect(try complete("de") == ["delete"])
         #expect(try complete("list", "--sort", "") == ["date", "title", "duration"])
     }

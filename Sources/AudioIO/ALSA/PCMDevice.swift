@@ -60,6 +60,15 @@ final class PCMDevice {
 
     deinit { snd_pcm_close(handle) }
 
+    /// Whether the PCM runs on a clock of its own. ALSA's `null` and `file` PCMs (the test rig's devices)
+    /// take and give frames as fast as they are asked: a thread reading them never waits.
+    ///
+    /// The corresponding C function is `snd_pcm_type`.
+    var isClocked: Bool {
+        let type = snd_pcm_type(handle)
+        return type != SND_PCM_TYPE_NULL && type != SND_PCM_TYPE_FILE
+    }
+
     /// Sets interleaved access, the first format of `formats` the device takes, `channels`, the rate nearest
     /// `sampleRate` and a buffer of about `periods` periods of `periodFrames`; returns what was agreed.
     ///

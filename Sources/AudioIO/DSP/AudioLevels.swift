@@ -23,6 +23,16 @@ public struct AudioLevels: Equatable, Sendable, Codable {
     public static func decibels(_ amplitude: Double) -> Double {
         amplitude > 0 ? max(floor, 20 * log10(amplitude)) : floor
     }
+
+    /// The peak of `channel` (0-based) as a meter reports it: ``floor`` for a channel it does not have.
+    func peakPower(forChannel channel: Int) -> Float {
+        Float(peak.indices.contains(channel) ? peak[channel] : Self.floor)
+    }
+
+    /// The average of `channel` (0-based) as a meter reports it: ``floor`` for a channel it does not have.
+    func averagePower(forChannel channel: Int) -> Float {
+        Float(average.indices.contains(channel) ? average[channel] : Self.floor)
+    }
 }
 
 /// Sums what peak and RMS need, channel by channel, over any number of interleaved blocks.
@@ -71,6 +81,28 @@ struct LevelAccumulator {
         return AudioLevels(
             peak: peaks.map { AudioLevels.decibels(Double($0)) },
             average: squareSums.map { AudioLevels.decibels(($0 / frames).squareRoot()) })
+    }
+
+    /// Values in a sums record: the frame count, then each channel's peak and sum of squares.
+    var recordLength: Int { 1 + 2 * peaks.count }
+
+    /// Writes the sums as a record of ``recordLength`` values into `record`, for ``merge(_:)`` on another
+    /// thread; allocates nothing.
+    func write(into record: UnsafeMutableBufferPointer<Double>) {
+        record[0] = Double(frameCount)
+        for channel in peaks.indices {
+            record[1 + 2 * channel] = Double(peaks[channel])
+            record[2 + 2 * channel] = squareSums[channel]
+        }
+    }
+
+    /// Adds the sums of a record that ``write(into:)`` made.
+    mutating func merge(_ record: UnsafeBufferPointer<Double>) {
+        frameCount += Int(record[0])
+        for channel in peaks.indices {
+            peaks[channel] = max(peaks[channel], Float(record[1 + 2 * channel]))
+            squareSums[channel] += record[2 + 2 * channel]
+        }
     }
 
     /// Starts over, keeping the storage.

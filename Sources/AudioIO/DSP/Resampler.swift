@@ -57,6 +57,27 @@ final class Resampler {
         return produced
     }
 
+    /// Converts all of `input`, handing each block it yields (held in `output`) to `body`.
+    func processAll(
+        _ input: UnsafeBufferPointer<Float>, through output: UnsafeMutableBufferPointer<Float>,
+        _ body: (UnsafeBufferPointer<Float>) throws -> Void
+    ) throws {
+        var offset = 0
+        while offset < input.count {
+            let (consumed, produced) = try process(UnsafeBufferPointer(rebasing: input[offset...]), into: output)
+            guard consumed > 0 || produced > 0 else { throw ResamplerError(description: "libsoxr made no progress") }
+            try body(UnsafeBufferPointer(rebasing: output[..<(produced * channelCount)]))
+            offset += consumed * channelCount
+        }
+    }
+
+    /// After the last input: hands every block still held back (held in `output`) to `body`.
+    func flushAll(through output: UnsafeMutableBufferPointer<Float>, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        while case let produced = try flush(into: output), produced > 0 {
+            try body(UnsafeBufferPointer(rebasing: output[..<(produced * channelCount)]))
+        }
+    }
+
     /// The library's version string, e.g. "libsoxr-0.1.3".
     ///
     /// The corresponding C function is `soxr_version`.

@@ -7,19 +7,28 @@ enum RealtimeThread {
     /// The `SCHED_FIFO` priority asked for: above ordinary work, below the kernel's own threads.
     static let priority: Int32 = 50
 
-    /// Runs `body` on a new detached thread named `name` (at most 15 characters).
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on a new detached thread named `name` (at most 15 characters); `SCHED_FIFO` unless
+    /// `realtime` is false (an ordinary thread: for work that blocks or runs user code, and for a device
+    /// without a clock, whose audio thread never waits for the device and would hold a core).
+    static func start(name: String, realtime: Bool = true, _ body: @escaping @Sendable () -> Void) {
         final class Box: @unchecked Sendable {
             let body: @Sendable () -> Void
             let name: String
-            init(_ body: @escaping @Sendable () -> Void, _ name: String) { self.body = body; self.name = name }
+            let realtime: Bool
+            init(_ body: @escaping @Sendable () -> Void, _ name: String, _ realtime: Bool) {
+                self.body = body
+                self.name = name
+                self.realtime = realtime
+            }
         }
-        let context = Unmanaged.passRetained(Box(body, name)).toOpaque()
+        let context = Unmanaged.passRetained(Box(body, name, realtime)).toOpaque()
         let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
             let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
             Thread.current.name = String(box.name.prefix(15))
-            var parameters = sched_param(sched_priority: RealtimeThread.priority)
-            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+            if box.realtime {
+                var parameters = sched_param(sched_priority: RealtimeThread.priority)
+                _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
+            }
             box.body()
             return nil
         }

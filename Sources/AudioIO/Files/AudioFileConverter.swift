@@ -139,20 +139,9 @@ public enum AudioFileConverter {
                             block = UnsafeBufferPointer(rebasing: mapped[..<(frames * channels)])
                         }
                         guard let resampler else { try emit(block); continue }
-                        var offset = 0
-                        while offset < block.count {
-                            let (consumed, produced) = try resampler.process(
-                                UnsafeBufferPointer(rebasing: block[offset...]), into: resampled)
-                            guard consumed > 0 || produced > 0 else {
-                                throw ResamplerError(description: "libsoxr made no progress")
-                            }
-                            try emit(UnsafeBufferPointer(rebasing: resampled[..<(produced * channels)]))
-                            offset += consumed * channels
-                        }
+                        try resampler.processAll(block, through: resampled, emit)
                     }
-                    while let resampler, case let produced = try resampler.flush(into: resampled), produced > 0 {
-                        try emit(UnsafeBufferPointer(rebasing: resampled[..<(produced * channels)]))
-                    }
+                    try resampler?.flushAll(through: resampled, emit)
                 }
             }
         }

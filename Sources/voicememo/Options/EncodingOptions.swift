@@ -53,8 +53,18 @@ struct EncodingOptions: ParsableArguments {
 
     /// The settings these options describe, starting from the preset, else from `source` kept as it is.
     func settings(for source: AudioFile) throws -> AudioSettings {
-        var settings = try preset.map { try AudioPreset.named($0).settings }
-            ?? AudioSettings(preserving: source, as: format?.format)
+        try adjusted(preset.map { try AudioPreset.named($0).settings } ?? AudioSettings(preserving: source, as: format?.format))
+    }
+
+    /// The settings these options describe for a new recording, starting from the preset, else from
+    /// 16-bit mono WAV at 48 kHz (in the format asked for).
+    func recordingSettings() throws -> AudioSettings {
+        try adjusted(preset.map { try AudioPreset.named($0).settings } ?? AudioSettings(format: format?.format ?? .wav))
+    }
+
+    /// `settings` with the rate, channels, bit depth and bit rate given on the command line, validated.
+    private func adjusted(_ settings: AudioSettings) throws -> AudioSettings {
+        var settings = settings
         if let sampleRate { settings.sampleRate = sampleRate }
         if let channels { settings.channelCount = channels }
         if let bitDepth { settings.bitDepth = AudioSettings.BitDepth(rawValue: bitDepth) }

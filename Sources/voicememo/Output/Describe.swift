@@ -39,8 +39,13 @@ enum Describe {
 
     /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -12.5 dBFS` (channel 1 first).
     static func levels(_ levels: [Double]) -> String {
+        levels.map(level).joined(separator: ", ") + " dBFS"
+    }
+
+    /// A level to a tenth of a dB, e.g. `-6.0`, `-160.0`.
+    static func level(_ level: Double) -> String {
         // Rounded first, so that a level just below 0 reads 0.0, not -0.0.
-        levels.map { String(format: "%.1f", ($0 * 10).rounded() / 10 + 0) }.joined(separator: ", ") + " dBFS"
+        String(format: "%.1f", (level * 10).rounded() / 10 + 0)
     }
 
     /// e.g. `opus 48 kHz mono`, `wav 44.1 kHz stereo`.

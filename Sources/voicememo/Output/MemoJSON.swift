@@ -33,7 +33,7 @@ struct MemoJSON: Encodable {
     }
 
     /// Levels to 0.01 dB: finer than any meter shows, and free of float noise in the output.
-    private static func rounded(_ level: Double) -> Double { (level * 100).rounded() / 100 }
+    static func rounded(_ level: Double) -> Double { (level * 100).rounded() / 100 }
 
     /// One line of JSON with sorted keys.
     static func line(_ value: some Encodable) throws -> String {

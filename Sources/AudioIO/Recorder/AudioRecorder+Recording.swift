@@ -1,0 +1,214 @@
+import Atomics
+import Foundation
+
+extension AudioRecorder {
+    /// Creates the file (replacing one at ``url``) and opens the device, so that ``record()`` starts at once.
+    ///
+    /// - Returns: Whether the recorder is ready; on false, ``status`` holds the reason.
+    @discardableResult
+    public func prepareToRecord() -> Bool {
+        withState { state, events in prepare(&state, &events) }
+    }
+
+    /// Starts or resumes recording with the next device period, until ``stop()``.
+    ///
+    /// - Returns: Whether recording started; on false, ``status`` holds the reason.
+    @discardableResult
+    public func record() -> Bool {
+        withState { state, events in start(&state, &events, at: nil, forDuration: nil) }
+    }
+
+    /// Starts recording when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
+    ///
+    /// Recorders on one device given the same `time` start on the same frame. A time already passed
+    /// starts with the next period. A paused recorder resumes at once.
+    ///
+    /// - Returns: Whether recording is scheduled; on false, ``status`` holds the reason.
+    @discardableResult
+    public func record(atTime time: TimeInterval) -> Bool {
+        withState { state, events in start(&state, &events, at: time, forDuration: nil) }
+    }
+
+    /// Records `duration` seconds of audio (exactly: `duration` × the device rate frames, paused time not
+    /// counted), then stops and finishes the file by itself.
+    ///
+    /// - Returns: Whether recording started; on false, ``status`` holds the reason.
+    @discardableResult
+    public func record(forDuration duration: TimeInterval) -> Bool {
+        withState { state, events in start(&state, &events, at: nil, forDuration: duration) }
+    }
+
+    /// Records `duration` seconds of audio from device time `time` on; see ``record(atTime:)`` and
+    /// ``record(forDuration:)``.
+    ///
+    /// - Returns: Whether recording is scheduled; on false, ``status`` holds the reason.
+    @discardableResult
+    public func record(atTime time: TimeInterval, forDuration duration: TimeInterval) -> Bool {
+        withState { state, events in start(&state, &events, at: time, forDuration: duration) }
+    }
+
+    /// Pauses, keeping the file open; ``record()`` resumes. Nothing of the paused time is in the file.
+    public func pause() {
+        withState { state, _ in
+            guard state.isRecording, let tap = state.tap else { return }
+            tap.isPaused.store(true, ordering: .releasing)
+            state.isRecording = false
+        }
+    }
+
+    /// Stops and finishes the file; returns once it is complete on the disk.
+    public func stop() {
+        withState { state, events in finish(&state, &events) }
+    }
+
+    /// Stops if recording, then deletes the file.
+    ///
+    /// - Returns: Whether the file was deleted (false when there was none, or it could not be removed).
+    @discardableResult
+    public func deleteRecording() -> Bool {
+        withState { state, events in
+            finish(&state, &events)
+            do {
+                try FileManager.default.removeItem(at: url)
+                state.summary = nil
+                return true
+            } catch {
+                return false
+            }
+        }
+    }
+
+    private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+        if state.writer != nil { return true }
+        do {
+            let name = state.deviceName ?? "default"
+            let engine = try InputEngine.engine(for: name, channels: max(2, settings.channelCount))
+            guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
+                throw AudioDeviceError(
+                    device: name, operation: .open, underlying: ALSAError(code: EINVAL, function: "snd_pcm_hw_params_set_channels"))
+            }
+            let tap = CaptureTap(
+                channelCount: settings.channelCount, channelMap: channelMap,
+                periodFrames: engine.configuration.periodFrames,
+                capacityFrames: Int(engine.sampleRate * Self.ringSeconds))
+            tap.owner = self
+            tap.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
+            let file = try AudioFileWriter(url: url, settings: settings, metadata: metadata, permissions: permissions)
+            let writer = try RecordingWriter(tap: tap, file: file, deviceRate: engine.sampleRate) { [tap, engine] in
+                tap.hasEnded.load(ordering: .acquiring) || engine.failure != nil
+            }
+            writer.onError = { [weak self, weak writer] _ in
+                guard let self, let writer else { return }
+                self.writerDidFail(writer)
+            }
+            writer.start()
+            state.engine = engine
+            state.tap = tap
+            state.writer = writer
+            setStatus(.readyToRecord, &state, &events)
+            return true
+        } catch let error as AudioDeviceError {
+            setStatus(.failed(.device(error)), &state, &events)
+        } catch let error as AudioFileError {
+            setStatus(.failed(.file(error)), &state, &events)
+        } catch {
+            setStatus(.failed(.file(AudioFileError(path: url.path, reason: .writeFailed("\(error)")))), &state, &events)
+        }
+        return false
+    }
+
+    private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?, forDuration duration: TimeInterval?) -> Bool {
+        guard !state.isRecording else { return true }
+        guard prepare(&state, &events), let tap = state.tap, let engine = state.engine else { return false }
+        if let duration {
+            let frames = Int64((max(duration, 0) * engine.sampleRate).rounded())
+            tap.frameLimit.store(tap.deliveredFrames.load(ordering: .acquiring) + frames, ordering: .releasing)
+        }
+        if tap.hasStarted.load(ordering: .acquiring) || tap.startFrame.load(ordering: .relaxed) != CaptureTap.notScheduled {
+            tap.isPaused.store(false, ordering: .releasing)
+            engine.wakeCapture()
+        } else {
+            tap.startFrame.store(time.map { engine.frame(at: $0) } ?? CaptureTap.immediately, ordering: .releasing)
+            do {
+                try engine.add(tap)
+            } catch {
+                release(&state)
+                setStatus(.failed(.device(error)), &state, &events)
+                return false
+            }
+            state.isInCycle = true
+        }
+        state.isRecording = true
+        return true
+    }
+
+    /// Ends the recording, if one is prepared: lets go of the tap, waits for the writer to finish the file
+    /// and reports how it ended.
+    func finish(_ state: inout State, _ events: inout [Event], deviceFailure: AudioDeviceError? = nil) {
+        guard let writer = state.writer else { return }
+        release(&state)
+        let outcome = writer.waitUntilFinished()
+        state.summary = outcome.summary
+        if let error = outcome.error { events.append(.encodeError(error)) }
+        if let deviceFailure { setStatus(.failed(.device(deviceFailure)), &state, &events) }
+        events.append(.finishedRecording(successfully: outcome.error == nil && deviceFailure == nil))
+    }
+
+    /// Takes the tap out of the capture cycle, which ends the writer's input, and forgets what prepare
+    /// set up.
+    private func release(_ state: inout State) {
+        if let tap = state.tap {
+            tap.removalRequested.store(true, ordering: .releasing)
+            if state.isInCycle {
+                state.engine?.wakeCapture()
+            } else {
+                tap.hasEnded.store(true, ordering: .releasing)
+            }
+        }
+        state.tap = nil
+        state.writer = nil
+        state.isInCycle = false
+        state.isRecording = false
+    }
+
+    private func setStatus(_ status: Status, _ state: inout State, _ events: inout [Event]) {
+        guard state.status != status else { return }
+        state.status = status
+        events.append(.statusChanged(status))
+    }
+
+    private func writerDidFail(_ writer: RecordingWriter) {
+        withState { state, events in
+            if state.writer === writer { finish(&state, &events) }
+        }
+    }
+}
+
+extension AudioRecorder: CaptureTapOwner {
+    func tapDidStart(_ tap: CaptureTap) {
+        withState { state, events in
+            if state.tap === tap { events.append(.started) }
+        }
+    }
+
+    func tapDidFinish(_ tap: CaptureTap) {
+        withState { state, events in
+            if state.tap === tap { finish(&state, &events) }
+        }
+    }
+
+    func tapDidOverrun(_ tap: CaptureTap, frames: Int) {
+        withState { state, events in
+            guard state.tap === tap, let engine = state.engine else { return }
+            events.append(.overrun(lostTime: Double(frames) / engine.sampleRate))
+        }
+    }
+
+    func tapDidLoseDevice(_ tap: CaptureTap, error: ALSAError) {
+        withState { state, events in
+            guard state.tap === tap, let engine = state.engine else { return }
+            state.engine = nil
+            finish(&state, &events, deviceFailure: AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error))
+        }
+    }
+}

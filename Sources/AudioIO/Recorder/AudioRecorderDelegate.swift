@@ -1,0 +1,32 @@
+/// Receives an ``AudioRecorder``'s events, as `AVAudioRecorderDelegate` does.
+///
+/// **Threads**: methods are called on the input engine's event thread or the recorder's writer thread;
+/// return quickly and do not block.
+public protocol AudioRecorderDelegate: AnyObject, Sendable {
+    /// The recording ended and its file is finished: stopped, or its duration reached (`successfully`
+    /// true), or cut short because writing or the device failed (false). The file keeps what was
+    /// recorded up to then.
+    func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool)
+    /// Writing the file failed (disk full, I/O error); the recording stops.
+    func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError)
+}
+
+extension AudioRecorderDelegate {
+    public func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
+    public func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError) {}
+}
+
+/// Why a recorder could not get ready or stopped working.
+public enum AudioRecorderError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file cannot be created or written.
+    case file(AudioFileError)
+    /// The input device cannot be opened, cannot give what the settings ask, or failed.
+    case device(AudioDeviceError)
+
+    public var description: String {
+        switch self {
+        case .file(let error): "\(error)"
+        case .device(let error): "\(error)"
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Synchronization
+
+/// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
+/// with silence of their length, resamples to the file's rate with libsoxr when the device's differs,
+/// measures the levels of what it writes (the whole recording's, in one pass), and writes through an
+/// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
+/// page: a process killed mid-recording leaves a file with what reached the disk.
+///
+/// While the input runs it writes once ``minimumBlockFrames`` (about 20 ms at 48 kHz) are waiting, so
+/// that the disk sees few, large writes.
+final class RecordingWriter: @unchecked Sendable {
+    /// Frames taken from the ring per step at most.
+    static let chunkFrames = 4096
+    /// Frames to wait for before writing, while the input runs.
+    static let minimumBlockFrames = 1024
+
+    private let tap: CaptureTap
+    private let audio: SPSCRing<Float>
+    private let file: AudioFileWriter
+    private let deviceRate: Double
+    private let resampler: Resampler?
+    private let inputEnded: @Sendable () -> Bool
+    private let finished = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Outcome?>(nil)
+    private var meter: LevelAccumulator
+
+    /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
+    struct Outcome {
+        /// Frames, levels and size of the file as it is now.
+        var summary: AudioFileSummary
+        /// The write that failed; the file holds what was written before.
+        var error: AudioFileError?
+    }
+
+    /// Called on the writer thread when writing fails, after the file is closed with what was written.
+    var onError: (@Sendable (AudioFileError) -> Void)?
+
+    /// Prepares to write what `tap` captures at `deviceRate` into `file`; `inputEnded` says when the
+    /// tap gets nothing more.
+    ///
+    /// - Throws: ``AudioFileError`` when libsoxr refuses the rates.
+    init(tap: CaptureTap, file: AudioFileWriter, deviceRate: Double, inputEnded: @escaping @Sendable () -> Bool) throws(AudioFileError) {
+        guard let audio = tap.audio else { preconditionFailure("a recording's tap has an audio ring") }
+        self.tap = tap
+        self.audio = audio
+        self.file = file
+        self.deviceRate = deviceRate
+        self.inputEnded = inputEnded
+        meter = LevelAccumulator(channelCount: tap.channelCount)
+        do {
+            resampler = deviceRate == file.settings.sampleRate ? nil : try Resampler(
+                inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
+        } catch {
+            throw AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
+        }
+    }
+
+    /// Starts the writer thread.
+    func start() {
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    /// Waits until the input has ended and the file is finished and closed, or writing failed.
+    func waitUntilFinished() -> Outcome {
+        finished.wait()
+        finished.signal()
+        return outcome.withLock { $0! }
+    }
+
+    private func run() {
+        let channels = tap.channelCount
+        let chunk = UnsafeMutableBufferPointer<Float>.allocate(capacity: Self.chunkFrames * channels)
+        let silence = UnsafeMutableBufferPointer<Float>.allocate(capacity: Self.chunkFrames * channels)
+        silence.initialize(repeating: 0)
+        let resampledFrames = Int((Double(Self.chunkFrames) * file.settings.sampleRate / deviceRate).rounded(.up)) + 256
+        let resampled = UnsafeMutableBufferPointer<Float>.allocate(capacity: resampledFrames * channels)
+        defer { [chunk, silence, resampled].forEach { $0.deallocate() } }
+        var failure: AudioFileError?
+        do {
+            try drain(chunk: chunk, silence: silence, resampled: resampled)
+            try resampler?.flushAll(through: resampled) { try write($0) }
+            try file.close()
+        } catch {
+            try? file.close()
+            failure = error as? AudioFileError
+                ?? AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int64) ?? 0
+        // After a failed write the file may hold part of the block that failed: its own header counts.
+        let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
+        let summary = AudioFileSummary(
+            frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
+            levels: meter.levels, byteCount: size)
+        outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
+        finished.signal()
+        if let failure { onError?(failure) }
+    }
+
+    /// Writes what the tap delivers, gaps as silence, until its input has ended and all is written.
+    private func drain(
+        chunk: UnsafeMutableBufferPointer<Float>, silence: UnsafeMutableBufferPointer<Float>,
+        resampled: UnsafeMutableBufferPointer<Float>
+    ) throws {
+        let channels = tap.channelCount
+        var position: Int64 = 0
+        while true {
+            // Read first: once the input has ended, everything it delivered is in the rings.
+            let ended = inputEnded()
+            let gap = tap.gaps.peek()
+            if let gap, gap.position <= position {
+                _ = tap.gaps.pop()
+                var left = gap.frames
+                while left > 0 {
+                    let frames = min(left, Self.chunkFrames)
+                    try emit(UnsafeBufferPointer(rebasing: silence[..<(frames * channels)]), resampled)
+                    left -= frames
+                }
+                position += Int64(gap.frames)
+                continue
+            }
+            let untilGap = gap.map { Int($0.position - position) } ?? .max
+            let available = min(audio.availableToRead / channels, untilGap, Self.chunkFrames)
+            guard available > 0, available >= Self.minimumBlockFrames || ended || available == untilGap else {
+                if ended, available == 0, gap == nil { return }
+                usleep(1000)
+                continue
+            }
+            let block = UnsafeMutableBufferPointer(rebasing: chunk[..<(available * channels)])
+            audio.read(into: block)
+            try emit(UnsafeBufferPointer(block), resampled)
+            position += Int64(available)
+        }
+    }
+
+    /// Sends tap frames through the resampler, when there is one, into the file.
+    private func emit(_ frames: UnsafeBufferPointer<Float>, _ resampled: UnsafeMutableBufferPointer<Float>) throws {
+        guard let resampler else { return try write(frames) }
+        try resampler.processAll(frames, through: resampled) { try write($0) }
+    }
+
+    private func write(_ frames: UnsafeBufferPointer<Float>) throws {
+        meter.add(frames)
+        try file.write(frames)
+    }
+}

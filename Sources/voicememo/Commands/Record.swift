@@ -1,0 +1,161 @@
+import ArgumentParser
+import AudioIO
+import Foundation
+import MemoStore
+import Synchronization
+
+extension VoiceMemo {
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record a memo from an input device.",
+            discussion: """
+                Records until Ctrl-C or SIGTERM, or for --duration seconds; either way the file and the \
+                memo are finished. Without --preset or --format the memo is 16-bit mono WAV at 48 kHz. On a \
+                terminal a live meter shows each channel's level, the elapsed time and the file size; \
+                otherwise a plain line of levels every second. A recording whose process is killed keeps \
+                what reached the disk and is listed as recovered.
+                """)
+
+        @Option(help: ArgumentHelp("The memo's title (default: “Memo” and the date and time).", valueName: "title"))
+        var title: String?
+
+        @OptionGroup(title: "Encoding")
+        var encoding: EncodingOptions
+
+        @OptionGroup
+        var capture: CaptureOptions
+
+        @Flag(help: "Show no meter and print no level lines.")
+        var noMeter = false
+
+        @Flag(help: "Print the new memo as one JSON object (and no meter).")
+        var json = false
+
+        /// Seconds between two level lines off the terminal.
+        static let plainInterval = 1.0
+
+        func run() async throws {
+            let settings = try encoding.recordingSettings()
+            let stop = StopSignals()
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
+            let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
+            recorder.currentDevice = capture.device
+            let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
+            defer { live.finish() }
+            recorder.isMeteringEnabled = live.isShown
+            let progress = RecordingProgress(recorder)
+            guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
+                recorder.deleteRecording()
+                throw Self.failure(of: recorder, progress)
+            }
+            if case .plain = live.style {
+                print("Recording “\(ticket.memo.title.singleLine)” as \(ticket.memo.id); Ctrl-C stops.")
+                fflush(nil)
+            }
+            while !progress.hasFinished {
+                if stop.received != nil {
+                    recorder.stop()
+                    break
+                }
+                guard try await live.nextTick(), !progress.hasFinished else { continue }
+                recorder.updateMeters()
+                let channels = 0..<settings.channelCount
+                let levels = AudioLevels(
+                    peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
+                    average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
+                let size = (try? FileManager.default.attributesOfItem(atPath: ticket.fileURL.path)[.size] as? Int64) ?? 0
+                try live.show(levels, elapsed: recorder.currentTime, bytes: size, status: "● REC  \(ticket.memo.title.singleLine)")
+            }
+            live.finish()
+            await progress.waitUntilFinished()
+            guard let summary = recorder.summary else { throw Self.failure(of: recorder, progress) }
+            let memo = try store.finishRecording(ticket, summary: summary)
+            if json {
+                print(try MemoJSON.line(MemoJSON(memo, in: store)))
+            } else {
+                print("Recorded “\(memo.title.singleLine)” as \(memo.id): \(Describe.duration(memo.duration)), "
+                    + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
+                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))")
+            }
+            if let warning = progress.overrunWarning {
+                FileHandle.standardError.write(Data("voicememo: warning: \(warning)\n".utf8))
+            }
+            // Cut short by a write or device failure: the memo keeps what was written, and the run fails.
+            if !progress.succeeded { throw Self.failure(of: recorder, progress) }
+        }
+
+        /// Why the recording failed, as the error to report.
+        private static func failure(of recorder: AudioRecorder, _ progress: RecordingProgress) -> any Error {
+            switch recorder.status {
+            case .failed(.device(let error)): DeviceFailure(error: error)
+            case .failed(.file(let error)): error
+            default: progress.encodeError ?? AudioFileError(
+                path: recorder.url.path, reason: .writeFailed("the recording ended without finishing its file"))
+            }
+        }
+    }
+}
+
+/// What a recording has reported, gathered from its events as they come.
+private final class RecordingProgress: Sendable {
+    private struct Report {
+        var successfully: Bool?
+        var encodeError: AudioFileError?
+        var overruns = 0
+        var lostTime = 0.0
+    }
+
+    /// The report, shared with the listener.
+    private final class Shared: Sendable {
+        let report = Mutex(Report())
+    }
+
+    private let shared: Shared
+    private let listener: Task<Void, Never>
+
+    /// Starts listening to `recorder`'s events, until it reports the recording finished; make it before
+    /// the recording starts.
+    init(_ recorder: AudioRecorder) {
+        let events = recorder.events()
+        let shared = Shared()
+        self.shared = shared
+        listener = Task {
+            for await event in events {
+                let isLast = shared.report.withLock { report in
+                    switch event {
+                    case .finishedRecording(let successfully): report.successfully = successfully
+                    case .encodeError(let error): report.encodeError = error
+                    case .overrun(let lostTime):
+                        report.overruns += 1
+                        report.lostTime += lostTime
+                    case .started, .statusChanged: break
+                    }
+                    return report.successfully != nil
+                }
+                if isLast { return }
+            }
+        }
+    }
+
+    /// Whether the recording has finished (stopped, reached its duration, or failed).
+    var hasFinished: Bool { shared.report.withLock { $0.successfully != nil } }
+
+    /// Waits until the finish has been reported (``AudioRecorder/stop()`` reports it before it returns).
+    func waitUntilFinished() async { await listener.value }
+
+    /// Whether the recording finished without a write or device failure.
+    var succeeded: Bool { shared.report.withLock { $0.successfully == true } }
+
+    /// The write failure that cut the recording short, if one did.
+    var encodeError: AudioFileError? { shared.report.withLock { $0.encodeError } }
+
+    /// What to tell the user about lost input, if any was lost.
+    var overrunWarning: String? {
+        shared.report.withLock { report in
+            guard report.overruns > 0 else { return nil }
+            return "the input overran \(report.overruns) time\(report.overruns == 1 ? "" : "s"); "
+                + String(format: "%.2f", report.lostTime) + " s of silence stands in the memo for what was lost"
+        }
+    }
+}

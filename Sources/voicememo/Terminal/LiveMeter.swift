@@ -1,0 +1,83 @@
+import AudioIO
+import Foundation
+
+/// A level meter as a command shows it while it runs: redrawn in place about 20 times a second on a
+/// terminal (bars, peak and average per channel, peak hold, a status line), one plain line per
+/// reading when standard output is not a terminal, one JSON object per line with `--json`, or nothing.
+final class LiveMeter {
+    /// How readings are shown.
+    enum Style {
+        case terminal(TerminalDisplay)
+        case plain
+        case json
+        case hidden
+    }
+
+    /// Seconds between two redraws on a terminal, and between two looks at what a command waits for.
+    static let tick = 0.05
+
+    let style: Style
+    /// Seconds between two readings.
+    let interval: Double
+    private var hold = PeakHold()
+    private var lastShown = ContinuousClock.now
+
+    /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
+    /// live display when standard output is one, else plain lines; off the terminal, a reading every
+    /// `plainInterval` seconds.
+    init(hidden: Bool, json: Bool, plainInterval: Double) {
+        if hidden {
+            style = .hidden
+        } else if json {
+            style = .json
+        } else if let display = TerminalDisplay() {
+            style = .terminal(display)
+        } else {
+            style = .plain
+        }
+        if case .terminal = style { interval = Self.tick } else { interval = plainInterval }
+    }
+
+    /// Whether readings are shown at all.
+    var isShown: Bool {
+        if case .hidden = style { return false }
+        return true
+    }
+
+    /// Waits a tick and says whether a reading is due (an ``interval`` has passed since the last).
+    func nextTick() async throws -> Bool {
+        try await Task.sleep(for: .seconds(Self.tick))
+        guard ContinuousClock.now - lastShown >= .seconds(interval * 0.99) else { return false }
+        lastShown = .now
+        return true
+    }
+
+    /// Shows one reading: `levels` per channel, `elapsed` seconds, the file's size if there is one, and
+    /// `status` at the start of the terminal's status line.
+    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: String) throws {
+        switch style {
+        case .terminal(let display):
+            let marks = hold.update(peaks: levels.peak, at: elapsed)
+            let line = MeterLine(barWidth: max(10, display.columns - 32), usesColor: TerminalDisplay.allowsColor)
+            let channels = levels.peak.indices.map { channel in
+                line.channel(
+                    MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
+                    average: levels.average[channel], hold: marks[channel])
+            }
+            display.draw(channels + [MeterLine.status(status, elapsed: elapsed, bytes: bytes)])
+        case .plain:
+            print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
+            fflush(nil)
+        case .json:
+            print(try MemoJSON.line(MeterJSON(time: elapsed, peak: levels.peak, average: levels.average)))
+            fflush(nil)
+        case .hidden:
+            break
+        }
+    }
+
+    /// Puts the terminal back, leaving the last reading on it.
+    func finish() {
+        if case .terminal(let display) = style { display.finish() }
+    }
+}

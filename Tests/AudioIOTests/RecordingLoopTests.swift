@@ -1,0 +1,139 @@
+import AudioIO
+import Foundation
+import TestSupport
+import Testing
+
+/// Recording a PulseAudio null sink's monitor while playing into the sink: an end-to-end loop through a
+/// device with a real clock, on the test process's server, one test at a time.
+///
+/// A busy machine may hold a test back for seconds between two of its steps, so tones play far longer
+/// than needed, and the tests poll for what they wait for rather than sleep for it.
+@Suite struct RecordingLoopTests {
+    /// sox `stat`'s rough frequency of the first channel of the file at `path`, in hertz.
+    func roughFrequency(of path: String) throws -> Double {
+        let text = try Tool.run("sox", [path, "-n", "remix", "1", "stat"]).standardError
+        let line = text.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? .nan
+    }
+
+    /// Plays 60 s of sox's `synth effect` (stereo, 48 kHz) into the server's sink with aplay and returns
+    /// once `meter` hears it; kill the player when done.
+    func play(_ effect: String, volume: Double, on server: PulseAudioServer, rig: RecordingRig, heardBy meter: AudioInputMeter) async throws -> RunningTool {
+        let tone = rig.scratch.path("played.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 60, effect, volume: volume)
+        try meter.start()
+        let player = try Tool.start("aplay", ["-q", "-D", "pulse", tone], environment: try server.environment)
+        try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) > -60 }
+        return player
+    }
+
+    /// Polls `condition` every 20 ms until it holds (at most 10 s).
+    func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw RigTimeout(description: "waited 10 s in vain") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test func aRecordingOfTheMonitorContainsThePlayedSignalAndStopsAtItsDuration() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let rig = try RecordingRig()
+            let meter = AudioInputMeter(device: server.device)
+            let player = try await play("sine 1000", volume: 0.5, on: server, rig: rig, heardBy: meter)
+            defer { player.kill() }
+
+            // Metered live while it records.
+            let live = try rig.recorder("live.wav", AudioSettings(format: .wav, channelCount: 2), device: server.device)
+            live.isMeteringEnabled = true
+            #expect(live.record())
+            try await until { live.currentTime >= 0.3 }
+            live.updateMeters()
+            live.stop()
+            for channel in 0..<2 {
+                #expect(abs(live.peakPower(forChannel: channel) + 6.02) < 0.1, "live peak \(live.peakPower(forChannel: channel))")
+                #expect(abs(live.averagePower(forChannel: channel) + 9.03) < 0.1, "live average \(live.averagePower(forChannel: channel))")
+            }
+
+            // Stopped by its duration, after as much time as that on the device's clock.
+            let recorder = try rig.recorder("loop.wav", AudioSettings(format: .wav, channelCount: 2), device: server.device)
+            let started = ContinuousClock.now
+            let events = try await rig.record(recorder) { $0.record(forDuration: 1) }
+            #expect(events.last == .finishedRecording(successfully: true))
+            #expect(ContinuousClock.now - started > .milliseconds(950))
+            #expect(try Sox.info(recorder.url.path).frames == 48000)
+            #expect(abs(try roughFrequency(of: recorder.url.path) - 1000) < 20)
+            let sox = try Sox.levels(of: recorder.url.path, channels: 2)
+            let levels = try #require(recorder.summary?.levels)
+            for channel in 0..<2 {
+                #expect(abs(sox.peak[channel] + 6.02) < 0.1 && abs(sox.rms[channel] + 9.03) < 0.1)
+                #expect(abs(levels.peak[channel] - sox.peak[channel]) < 0.1 && abs(levels.average[channel] - sox.rms[channel]) < 0.1)
+            }
+        }
+    }
+
+    @Test func aScheduledRecordingStartsWhenTheDeviceClockReachesItsTime() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let rig = try RecordingRig()
+            let recorder = try rig.recorder("later.wav", AudioSettings(format: .wav), device: server.device)
+            #expect(recorder.prepareToRecord())
+            let events = recorder.events()
+            let time = recorder.deviceCurrentTime + 0.3
+            let called = ContinuousClock.now
+            #expect(recorder.record(atTime: time, forDuration: 0.2))
+            for await event in events where event == .started { break }
+            #expect(recorder.deviceCurrentTime >= time)
+            #expect(ContinuousClock.now - called > .milliseconds(280))
+            for await event in events where event == .finishedRecording(successfully: true) { break }
+            #expect(recorder.deviceCurrentTime >= time + 0.2)
+            #expect(try Sox.info(recorder.url.path).frames == 9600)
+        }
+    }
+
+    @Test func theInputMeterMeasuresWhatPlaysAndThenSilence() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let rig = try RecordingRig()
+            let meter = AudioInputMeter(device: server.device)
+            let player = try await play("sine 440", volume: 0.25, on: server, rig: rig, heardBy: meter)
+            #expect(meter.channelCount == 2)
+            // A window well inside the tone, past the stream's start.
+            let heard = meter.currentTime
+            try await until { meter.currentTime >= heard + 0.2 }
+            meter.updateMeters()
+            try await until { meter.currentTime >= heard + 0.4 }
+            meter.updateMeters()
+            for channel in 0..<2 {
+                let (peak, average) = (meter.peakPower(forChannel: channel), meter.averagePower(forChannel: channel))
+                #expect(abs(peak + 12.04) < 0.1 && abs(average + 15.05) < 0.1, "peak \(peak), average \(average)")
+            }
+            player.kill()
+            try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) == -160 }
+            #expect(meter.peakPower(forChannel: 1) == -160 && meter.averagePower(forChannel: 1) == -160)
+            meter.stop()
+            #expect(!meter.isRunning && meter.failure == nil)
+        }
+    }
+
+    @Test func aVanishingDeviceStopsTheRecordingAndKeepsWhatWasRecorded() async throws {
+        // A server of its own: its sink goes away.
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        let rig = try RecordingRig()
+        let recorder = try rig.recorder("lost.wav", AudioSettings(format: .wav), device: server.device)
+        let events = recorder.events()
+        #expect(recorder.record())
+        try await until { recorder.currentTime >= 0.3 }
+        try server.unloadSink()
+        var seen: [AudioRecorder.Event] = []
+        for await event in events {
+            seen.append(event)
+            if case .finishedRecording = event { break }
+        }
+        #expect(seen.last == .finishedRecording(successfully: false))
+        guard case .failed(.device(let error)) = recorder.status else { Issue.record("status \(recorder.status)"); return }
+        #expect(error.operation == .stream && error.device == server.device)
+        let summary = try #require(recorder.summary)
+        let frames = try Sox.info(recorder.url.path).frames
+        #expect(summary.frameCount >= 14400 && frames == Int(summary.frameCount))
+    }
+}

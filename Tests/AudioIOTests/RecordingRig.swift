@@ -1,0 +1,50 @@
+import AudioIO
+import Foundation
+import TestSupport
+
+/// Recorders on the test microphone (`testmic`: an unclocked `file` PCM playing a raw file, DESIGN §7)
+/// or on a PulseAudio null sink's monitor (a real clock), with the files they write in a scratch
+/// directory.
+struct RecordingRig {
+    let scratch: ScratchDirectory
+
+    init() throws {
+        scratch = try ScratchDirectory()
+    }
+
+    /// A microphone whose capture is `seconds` of sox's 16-bit `synth effect` at 48 kHz with `channels`
+    /// (a mono one gives the same on both of the device's channels), and the samples it gives,
+    /// interleaved, left-justified in 32 bits (a 16-bit sample `s` is `s << 16`).
+    func microphone(
+        seconds: Double, _ effect: String, channels: Int = 1, volume: Double = 0.5
+    ) throws -> (device: String, samples: [Int32]) {
+        let source = scratch.path("mic-\(UUID().uuidString.prefix(8)).wav")
+        try Sox.synth(to: source, rate: 48000, channels: channels, seconds: seconds, effect, volume: volume)
+        return (try ALSATestDevices.microphone(playing: source), try Sox.samples(of: source))
+    }
+
+    /// A microphone whose capture is the audio file at `path`.
+    func microphone(playing path: String) throws -> String {
+        try ALSATestDevices.microphone(playing: path)
+    }
+
+    /// A recorder into `name` in the scratch directory, on `device`.
+    func recorder(_ name: String, _ settings: AudioSettings, device: String) throws -> AudioRecorder {
+        let recorder = try AudioRecorder(url: scratch.file(name), settings: settings)
+        recorder.currentDevice = device
+        return recorder
+    }
+
+    /// Runs `start` on `recorder` and waits until it reports the recording finished; returns every event.
+    @discardableResult
+    func record(_ recorder: AudioRecorder, start: (AudioRecorder) -> Bool) async throws -> [AudioRecorder.Event] {
+        let stream = recorder.events()
+        guard start(recorder) else { throw RigTimeout(description: "recording did not start: \(recorder.status)") }
+        var events: [AudioRecorder.Event] = []
+        for await event in stream {
+            events.append(event)
+            if case .finishedRecording = event { break }
+        }
+        return events
+    }
+}

@@ -1,0 +1,38 @@
+import AudioIO
+import Testing
+@testable import voicememo
+
+/// The meter's text, drawn from levels alone.
+@Suite struct MeterLineTests {
+    @Test func theBarIsSolidToTheAverageShadedToThePeakAndMarksTheHeldPeak() {
+        let line = MeterLine(barWidth: 12, usesColor: false)
+        // 12 cells over −60…0 dBFS: 5 dB each.
+        #expect(line.channel("L", peak: -20, average: -40, hold: -10) == "L ████▒▒▒▒··|·  -20.0 peak  -40.0 avg dBFS")
+        #expect(line.channel("R", peak: -160, average: -160, hold: -160) == "R ············ -160.0 peak -160.0 avg dBFS")
+        #expect(line.channel("M", peak: 0, average: -3.01, hold: 0) == "M ███████████|    0.0 peak   -3.0 avg dBFS")
+    }
+
+    @Test func colorsFollowTheZonesAndAreResetAtTheEnd() {
+        let bar = MeterLine(barWidth: 12, usesColor: true).channel("L", peak: 0, average: 0, hold: -160)
+        // Each cell takes the zone of the level at its middle: below −18 green, below −6 yellow, then red.
+        #expect(bar.hasPrefix("L \u{1B}[0m\u{1B}[32m████████\u{1B}[0m\u{1B}[33m███\u{1B}[0m\u{1B}[31m█\u{1B}[0m "))
+    }
+
+    @Test func labelsStatusAndPlainLines() {
+        #expect((0..<2).map { MeterLine.label(channel: $0, of: 2) } == ["L", "R"])
+        #expect(MeterLine.label(channel: 0, of: 1) == "M" && MeterLine.label(channel: 2, of: 4) == "3")
+        #expect(MeterLine.status("● REC  Standup", elapsed: 3.24, bytes: 96000) == "● REC  Standup  0:03.2  96 KB")
+        #expect(MeterLine.status("METER  pulse", elapsed: 0.5, bytes: nil) == "METER  pulse  0:00.5")
+        let levels = AudioLevels(peak: [-6.02, -160], average: [-9.03, -160])
+        #expect(MeterLine.plain(elapsed: 1, levels: levels, bytes: nil) == "0:01.0  peak -6.0, -160.0 dBFS  average -9.0, -160.0 dBFS")
+    }
+
+    @Test func aPeakIsHeldThenFollowsTheLevelDown() {
+        var hold = PeakHold()
+        #expect(hold.update(peaks: [-10, -30], at: 0) == [-10, -30])
+        #expect(hold.update(peaks: [-20, -20], at: 1) == [-10, -20])
+        #expect(hold.update(peaks: [-25, -40], at: 1.4) == [-10, -20])
+        #expect(hold.update(peaks: [-25, -40], at: 1.6) == [-25, -20])
+        #expect(hold.update(peaks: [-30, -40], at: 2.6) == [-25, -40])
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `voicememo record` as a person runs it: from the test microphone (exact content, unclocked) or from a
+/// PulseAudio null sink's monitor (a real clock), stopped by its duration, by Ctrl-C or SIGTERM, killed,
+/// or cut short by a full disk.
+@Suite struct RecordTests {
+    /// A microphone that captures `seconds` of sox's `synth effect` (mono, 48 kHz), and its samples.
+    func microphone(_ cli: CLI, seconds: Double, _ effect: String) throws -> (device: String, samples: [Int32]) {
+        let source = cli.scratch.path("mic.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 1, seconds: seconds, effect)
+        return (try ALSATestDevices.microphone(playing: source), try Sox.samples(of: source))
+    }
+
+    /// The memos `list --json` prints.
+    func memos(_ cli: CLI) throws -> [[String: Any]] {
+        let data = Data(try cli.run("list", "--json").standardOutput.utf8)
+        return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+    }
+
+    @Test func aRecordWithADurationIsACompleteMemoOfExactlyTheMicrophonesSamples() throws {
+        let cli = try CLI()
+        let (device, samples) = try microphone(cli, seconds: 2, "whitenoise")
+        let result = try cli.run("record", "--device", device, "--duration", "1.5", "--title", "Standup", "--json")
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        let memo = try cli.json(result)
+        #expect(memo["title"] as? String == "Standup" && memo["state"] as? String == "complete")
+        #expect(memo["duration"] as? Double == 1.5 && memo["format"] as? String == "wav" && memo["channels"] as? Int == 1)
+        let file = try #require(memo["file"] as? String)
+        let recorded = try Sox.samples(of: file)
+        #expect(recorded.count == 72000 && recorded == Array(samples.prefix(72000)))
+        let sox = try Sox.levels(of: file, channels: 1)
+        let peak = try #require((memo["peakDBFS"] as? [Double])?.first)
+        let average = try #require((memo["averageDBFS"] as? [Double])?.first)
+        #expect(abs(peak - sox.peak[0]) < 0.1 && abs(average - sox.rms[0]) < 0.1)
+        #expect(try memos(cli).map { $0["id"] as? String } == [memo["id"] as? String])
+    }
+
+    @Test func presetsAndFormatsAreHonoured() throws {
+        let cli = try CLI()
+        let (device, _) = try microphone(cli, seconds: 2, "sine 440")
+        let caf = try cli.json(try cli.run("record", "--device", device, "--duration", "1", "--format", "caf",
+                                           "--sample-rate", "44100", "--channels", "2", "--bit-depth", "24", "--json"))
+        let info = try Sox.info(try #require(caf["file"] as? String))
+        #expect(info.rate == 44100 && info.channels == 2 && info.bits == 24 && info.frames == 44100)
+        let voice = try cli.json(try cli.run("record", "--device", device, "--duration", "0.5", "--preset", "voice", "--json"))
+        #expect(voice["format"] as? String == "opus")
+        #expect(try Tool.run("opusinfo", [try #require(voice["file"] as? String)]).status == 0)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func ctrlCAndSIGTERMFinishTheFileAndTheMemo(signal: Int32) async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let recording = try cli.start(["record", "--device", "pulse", "--title", "Stopped"], with: try server.environment)
+            #expect(recording.nextLine()?.hasPrefix("Recording “Stopped” as ") == true)
+            try await Task.sleep(for: .milliseconds(700))
+            recording.send(signal)
+            let result = recording.finish()
+            #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+            #expect(result.standardOutput.contains("Recorded “Stopped” as "))
+            let memo = try #require(try memos(cli).first)
+            #expect(memo["state"] as? String == "complete")
+            let duration = try #require(memo["duration"] as? Double)
+            #expect(duration > 0.5, "\(duration)")
+            #expect(abs(try Double(Sox.info(try #require(memo["file"] as? String)).frames) / 48000 - duration) < 0.001)
+        }
+    }
+
+    @Test func aKilledRecordingIsRecoveredWithAllButItsLastSecond() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let recording = try cli.start(["record", "--device", "pulse", "--title", "Killed"], with: try server.environment)
+            #expect(recording.nextLine()?.hasPrefix("Recording “Killed” as ") == true)
+            let started = ContinuousClock.now
+            try await Task.sleep(for: .milliseconds(2000))
+            recording.kill()
+            let recorded = (ContinuousClock.now - started) / .seconds(1)
+
+            let memo = try #require(try memos(cli).first)
+            #expect(memo["title"] as? String == "Killed" && memo["state"] as? String == "recovered")
+            let duration = try #require(memo["duration"] as? Double)
+            // Its start line comes a moment after its first frame, later on a busy machine.
+            #expect(duration >= recorded - 1 && duration <= recorded + 1, "\(duration) of \(recorded) s")
+            let info = try Sox.info(try #require(memo["file"] as? String))
+            #expect(Double(info.frames) / 48000 == duration)
+        }
+    }
+
+    @Test func aFullDiskStopsTheRecordingInOneLineAndKeepsWhatWasWritten() throws {
+        let cli = try CLI()
+        let (device, samples) = try microphone(cli, seconds: 6, "whitenoise")
+        // Files of this process may grow to 100 KiB: about a second of 16-bit mono at 48 kHz. alsa-lib's
+        // PulseAudio hook loads libpulse, whose shared memory pool would not fit: it is turned off.
+        let clientConfig = cli.scratch.path("client.conf")
+        try "enable-shm = no\n".write(toFile: clientConfig, atomically: true, encoding: .utf8)
+        var environment = cli.environment
+        environment["VOICEMEMO"] = CLI.binary
+        environment["PULSE_CLIENTCONFIG"] = clientConfig
+        let result = try Tool.run(
+            "bash", ["-c", #"trap '' XFSZ; ulimit -f 100; exec "$VOICEMEMO" record --device "$0" --duration 5 --title Full"#, device],
+            environment: environment)
+        #expect(result.status == 1)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: writing '") && lines[0].contains("File too large"), "\(result.standardError)")
+        let memo = try #require(try memos(cli).first)
+        let duration = try #require(memo["duration"] as? Double)
+        #expect(duration > 0.5 && duration < 1.1)
+        let recorded = try Sox.samples(of: try #require(memo["file"] as? String))
+        #expect(Double(recorded.count) / 48000 == duration && recorded == Array(samples.prefix(recorded.count)))
+    }
+
+    @Test func wrongOptionsAndDevicesFailInOneLineAndLeaveNoMemo() throws {
+        let cli = try CLI()
+        for (arguments, status) in [(["--duration", "0"], Int32(2)), (["--preset", "nosuch"], 2), (["--bit-depth", "12"], 2),
+                                    (["--device", "nosuchdevice", "--duration", "1"], 1)] {
+            let result = try cli.run(["record"] + arguments, with: [:])
+            #expect(result.status == status, "\(arguments)")
+            #expect(result.standardOutput.isEmpty && !result.standardError.isEmpty, "\(arguments)")
+            if status == 1 {
+                #expect(result.standardError == "voicememo: cannot open audio device 'nosuchdevice': No such file or directory; pick another device with --device (arecord -L lists them)\n")
+            }
+        }
+        #expect(try memos(cli).isEmpty)
+        let files = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).filter { !$0.hasPrefix(".") && $0 != "memos.json" }
+        #expect(files.isEmpty)
+    }
+}
