@@ -10,14 +10,8 @@ extension AudioPlayer {
     /// stream; several may be listened to at once.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { state in
-                state.nextSubscriberID += 1
-                state.subscribers[state.nextSubscriberID] = continuation
-                return state.nextSubscriberID
-            }
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            }
+            let id = state.withLock { $0.subscribers.add(continuation) }
+            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
         }
     }
 

@@ -24,8 +24,7 @@ extension AudioPlayer {
         var observers: [Int: TimeObserverEntry] = [:]
         var nextObserverID = 0
         var lastTickPosition: TimeInterval?
-        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
-        var nextSubscriberID = 0
+        var subscribers = EventSubscribers<Event>()
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
         /// device still holds queued in front of it (a sound server may hold a second or more).
@@ -78,7 +77,7 @@ extension AudioPlayer {
         var events: [Event] = []
         let (result, delegate) = state.withLock { state in
             let result = body(&state, &events)
-            for event in events { for subscriber in state.subscribers.values { subscriber.yield(event) } }
+            state.subscribers.yield(events)
             return (result, state.delegate.value)
         }
         for event in events {

@@ -38,8 +38,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var isInMix = false
         var isPlaying = false
         var time: TimeInterval = 0
-        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
-        var nextSubscriberID = 0
+        var subscribers = EventSubscribers<Event>()
 
         mutating func append(_ url: URL) {
             items.append((url, nextToken))
@@ -167,14 +166,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// The queue's events, in order, from now on. Each call makes a new stream.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { state in
-                state.nextSubscriberID += 1
-                state.subscribers[state.nextSubscriberID] = continuation
-                return state.nextSubscriberID
-            }
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            }
+            let id = state.withLock { $0.subscribers.add(continuation) }
+            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
         }
     }
 
@@ -190,7 +183,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         state.withLock { state in
             var events: [Event] = []
             let result = body(&state, &events)
-            for event in events { for subscriber in state.subscribers.values { subscriber.yield(event) } }
+            state.subscribers.yield(events)
             return result
         }
     }

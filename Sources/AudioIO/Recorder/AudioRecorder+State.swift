@@ -14,33 +14,28 @@ extension AudioRecorder {
         var writer: RecordingWriter?
         var isInCycle = false
         var summary: AudioFileSummary?
-        var subscribers: [Int: AsyncStream<Event>.Continuation] = [:]
-        var nextSubscriberID = 0
+        var subscribers = EventSubscribers<Event>()
     }
 
     /// The recorder's events, in order, from now on, until the stream is dropped. Each call makes a new
     /// stream; several may be listened to at once.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { state in
-                state.nextSubscriberID += 1
-                state.subscribers[state.nextSubscriberID] = continuation
-                return state.nextSubscriberID
-            }
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            }
+            let id = state.withLock { $0.subscribers.add(continuation) }
+            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
         }
     }
 
-    /// Runs `body` under the lock, then delivers the events it produced to subscribers and the delegate.
+    /// Runs `body` under the lock and hands its events to the subscribers there, in order; then tells the
+    /// delegate, outside the lock, so that it may call back into the recorder.
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
         var events: [Event] = []
-        let (result, delegate, subscribers) = state.withLock { state in
-            (body(&state, &events), state.delegate.value, Array(state.subscribers.values))
+        let (result, delegate) = state.withLock { state in
+            let result = body(&state, &events)
+            state.subscribers.yield(events)
+            return (result, state.delegate.value)
         }
         for event in events {
-            for subscriber in subscribers { subscriber.yield(event) }
             switch event {
             case .finishedRecording(let successfully): delegate?.audioRecorderDidFinishRecording(self, successfully: successfully)
             case .encodeError(let error): delegate?.audioRecorderEncodeErrorDidOccur(self, error: error)
