@@ -8,8 +8,8 @@ import Foundation
 /// no one's PulseAudio and several can run side by side. It runs as root too (`--system=false`: a
 /// per-user daemon), with no D-Bus, no shared memory and no CPU limiter, which a fresh CI machine may
 /// not have; it asks for real-time scheduling, so that a machine busy with other tests does not starve
-/// its sink (without the right to it, it runs on without). It is stopped by its pid when released, or
-/// when the process exits.
+/// its sink (without the right to it, it runs on without). It is stopped by its pid when released, when
+/// the process exits, and, should the process crash, by a watchdog shell that outlives it by a second.
 ///
 /// ```swift
 /// try await PulseAudioServer.exclusive { server in
@@ -37,6 +37,8 @@ public final class PulseAudioServer: @unchecked Sendable {
     private let privateEnvironment: [String: String]
     /// The pid of the `parec` that keeps the sink's clock in 10 ms steps.
     private var monitorReader: Int32?
+    /// The pid of the shell that stops the server if this process dies without stopping it.
+    private var watchdog: Int32 = 0
     private let lock = NSLock()
     private var sinkModule: Int?
 
@@ -108,6 +110,10 @@ public final class PulseAudioServer: @unchecked Sendable {
         ], environment: environment, standardError: log)
         Self.running.withLock { Self.runningServers[pid] = directory }
         _ = Self.stopAllAtExit
+        // Should this process die without running its exit handler (a crash), this stops the server.
+        watchdog = try Self.spawn([
+            "/bin/sh", "-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill \(pid); rm -rf '\(directory.path)'",
+        ], environment: environment, standardError: "/dev/null")
 
         let deadline = Date().addingTimeInterval(10)
         while try pactl(["info"]).status != 0 {
@@ -190,8 +196,12 @@ public final class PulseAudioServer: @unchecked Sendable {
         let wasRunning = Self.running.withLock { Self.runningServers.removeValue(forKey: pid) != nil }
         guard wasRunning else { return }
         stopMonitorReader()
-        kill(pid, SIGTERM)
         var status: Int32 = 0
+        if watchdog > 0 {
+            kill(watchdog, SIGKILL)
+            while waitpid(watchdog, &status, 0) == -1, errno == EINTR {}
+        }
+        kill(pid, SIGTERM)
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
         try? FileManager.default.removeItem(at: directory)
     }
