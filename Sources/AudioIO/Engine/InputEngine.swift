@@ -129,6 +129,7 @@ final class InputEngine: @unchecked Sendable {
         let frames = configuration.periodFrames
         let input = UnsafeMutableRawPointer.allocate(
             byteCount: frames * configuration.channelCount * configuration.format.bytesPerSample, alignment: 16)
+        defer { input.deallocate() }
         while true {
             cycle.releaseRemovedTaps()
             if !cycle.needsCapturing {
