@@ -74,21 +74,23 @@ import Testing
     @Test func aFadeReachesItsTargetOnTime() async throws {
         let rig = try PlaybackRig()
         let file = rig.scratch.file("level.wav")
-        try rig.writeConstant(0.5, seconds: 3, to: file)
+        // Long enough that the fade starts while it plays, even on an unclocked device.
+        try rig.writeConstant(0.5, seconds: 20, to: file)
         let player = try rig.player(file)
         let finished = player.events()
         player.play()
         player.setVolume(0, fadeDuration: 0.25)
         for await event in finished { if case .finishedPlaying = event { break } }
-        let device = try await rig.deviceSamples(atLeast: 144_000)
+        let device = try await rig.deviceSamples(atLeast: 960_000)
         let full = Int32(0.5 * 2_147_483_648.0)
         let rampStart = try #require(device.left.firstIndex { $0 < full })
         let silentFrom = try #require(device.left.firstIndex { $0 == 0 })
+        try #require(rampStart + 12000 <= device.left.count, "the fade began before the end")
         // The first frame of the fade is the first one below full level, its 12000th the first at 0.
         #expect(silentFrom - rampStart + 1 == 12000, "0.25 s at 48 kHz, from \(rampStart) to \(silentFrom)")
         let middle = Double(device.left[rampStart + 6000]) / Double(full)
         #expect(abs(middle - 0.5) < 0.01, "half-way down at half the fade: \(middle)")
-        #expect(device.left[silentFrom...].prefix(144_000 - silentFrom).allSatisfy { $0 == 0 })
+        #expect(device.left[silentFrom...].prefix(960_000 - silentFrom).allSatisfy { $0 == 0 })
     }
 
     @Test func doubleRateHalvesTheLengthAndKeepsThePitch() async throws {
