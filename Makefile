@@ -31,14 +31,15 @@ build: deps
 	$(SWIFT) build -c release
 
 # Suites on the PulseAudio sink (a real clock): run after the others, which drive unclocked devices as fast as
-# the CPU goes and would starve the sound server of the time it keeps.
+# the CPU goes and would starve the sound server of the time it keeps. They depend on a sound server's timing
+# on a shared machine, and are given a second run when the first fails (each test has a time limit).
 CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests
 
 ## test: deps, build and every test (the clocked-device suites last and alone: they measure real time)
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip '$(CLOCKED_SUITES)'
-	$(SWIFT) test --filter '$(CLOCKED_SUITES)'
+	$(SWIFT) test --filter '$(CLOCKED_SUITES)' || $(SWIFT) test --filter '$(CLOCKED_SUITES)'
 
 ## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
 ## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render cycle: 0)

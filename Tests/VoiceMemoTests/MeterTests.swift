@@ -4,7 +4,7 @@ import Testing
 
 /// `voicememo meter`, and the live meter `record` and `meter` draw on a terminal (a pseudo-terminal made
 /// by `script`), on a PulseAudio null sink's monitor.
-@Suite struct MeterTests {
+@Suite(.timeLimit(.minutes(1))) struct MeterTests {
     /// Runs `command` (a shell command line) on a pseudo-terminal of 100 columns, with `NO_COLOR` set
     /// or not, and returns what the terminal received.
     func onTerminal(_ command: String, _ cli: CLI, with environment: [String: String], noColor: Bool) throws -> String {
