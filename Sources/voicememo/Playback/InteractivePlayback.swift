@@ -9,8 +9,6 @@ struct InteractivePlayback {
     static let seekStep: TimeInterval = 5
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
-    /// Seconds a peak-hold mark stays before it falls back.
-    static let peakHoldSeconds = 1.5
 
     let group: PlayerGroup
     let showsMeter: Bool
@@ -23,7 +21,7 @@ struct InteractivePlayback {
         defer { terminal.restore() }
         let keys = Task { for await key in Key.typed() { handle(key) } }
         let drawing = Task {
-            var holds: [PeakHold] = []
+            var holds = PeakHold()
             while !Task.isCancelled {
                 terminal.redraw(statusLine(holds: &holds))
                 try? await Task.sleep(for: .milliseconds(50))
@@ -52,13 +50,7 @@ struct InteractivePlayback {
         }
     }
 
-    /// The highest recent peak of a channel and when it was reached.
-    struct PeakHold {
-        var level: Double
-        var at: ContinuousClock.Instant
-    }
-
-    private func statusLine(holds: inout [PeakHold]) -> String {
+    private func statusLine(holds: inout PeakHold) -> String {
         let lead = group.players[0]
         let symbol = group.players.contains(where: \.isPlaying) ? "▶" : "⏸"
         var line = "\(symbol) \(Describe.duration(lead.currentTime)) / \(Describe.duration(lead.duration))"
@@ -66,19 +58,18 @@ struct InteractivePlayback {
         guard showsMeter else { return line }
         for player in group.players { player.updateMeters() }
         let channels = 2
-        let now = ContinuousClock.now
         let barWidth = max(8, (terminal.columns - line.count - 4 - channels * 11) / channels)
         let bar = LevelBar(width: barWidth)
-        if holds.count != channels { holds = Array(repeating: PeakHold(level: AudioLevels.floor, at: now), count: channels) }
+        let peaks = (0..<channels).map { channel in
+            Double(group.players.map { $0.peakPower(forChannel: channel) }.max() ?? Float(AudioLevels.floor))
+        }
+        let marks = holds.update(peaks: peaks, at: ProcessInfo.processInfo.systemUptime)
         var meters: [String] = []
         for channel in 0..<channels {
-            let peak = Double(group.players.map { $0.peakPower(forChannel: channel) }.max() ?? Float(AudioLevels.floor))
+            let peak = peaks[channel]
             let average = Double(group.players.map { $0.averagePower(forChannel: channel) }.max() ?? Float(AudioLevels.floor))
-            if peak >= holds[channel].level || now - holds[channel].at > .seconds(Self.peakHoldSeconds) {
-                holds[channel] = PeakHold(level: peak, at: now)
-            }
             let name = channel == 0 ? "L" : "R"
-            meters.append("\(name) " + bar.render(average: average, peak: peak, peakHold: holds[channel].level, in: terminal))
+            meters.append("\(name) " + bar.render(average: average, peak: peak, peakHold: marks[channel], in: terminal))
         }
         return line + "  " + meters.joined(separator: "  ")
     }
