@@ -93,9 +93,20 @@ public struct MemoStore: Sendable {
             throw .newerSchema(path: indexURL.path, version: version)
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let onDisk = Set(names.filter { Memo.id(fromFileName: $0) != nil })
+        removeLeftovers(among: names)
+        // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
+        let onDisk = Set(names.filter { name in
+            Memo.id(fromFileName: name) != nil
+                && (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.type]
+                    as? FileAttributeType) == .typeRegular
+        })
         var kept: [Memo] = []
         for memo in index.memos {
+            // An entry names its file by its own id, or it is forged: it must not lead outside the store.
+            guard Memo.id(fromFileName: memo.fileName) == memo.id else {
+                changed = true
+                continue
+            }
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
                 if recordingStatus(of: memo.id) == .live {
@@ -142,6 +153,27 @@ public struct MemoStore: Sendable {
             id: id, title: facts.metadata.title ?? "Untitled", createdAt: facts.metadata.creationDate ?? modified,
             fileName: fileName, state: state)
     }
+
+    /// Removes what killed processes left half-written: index drafts (written only under the store's
+    /// lock, which the caller holds) and converted files no writer holds locked any more. A draft of a
+    /// few seconds is spared, in case its writer has just created it and not yet locked it.
+    private func removeLeftovers(among names: [String]) {
+        for name in names where name.hasPrefix(".") {
+            let path = directory.appendingPathComponent(name).path
+            if name.hasPrefix(".memos.json.") && name.hasSuffix(".tmp") {
+                DurableFile.removeQuietly(path)
+            } else if name.hasSuffix(".partial"),
+                      let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                      modified.timeIntervalSinceNow < -Self.partialFileGrace,
+                      case .acquired(let lock) = FileLock.attempt(path: path) {
+                DurableFile.removeQuietly(path)
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Seconds a converted file may go unlocked before it counts as left behind.
+    static let partialFileGrace = 10.0
 
     static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription

@@ -8,6 +8,8 @@ import SystemPackage
 /// a file that reads back with every frame that reached the disk. Opus is written page by page, which
 /// leaves a stream that plays up to its last complete page. Samples outside −1…1 are clipped, not wrapped.
 ///
+/// The file is locked (`flock(2)`, exclusive) while it is open for writing.
+///
 /// Call ``close()`` when done: it finishes the file, syncs it to the disk and reports a failure of that
 /// last write. A writer released without `close()` still finishes the file, but cannot report failures.
 ///
@@ -45,6 +47,9 @@ public final class AudioFileWriter {
         } catch {
             throw AudioFileError(path: path, reason: .writeFailed("\(error)"))
         }
+        // Held until the descriptor closes: whoever finds the file (a store cleaning up after a killed
+        // process) can tell one being written from one left behind.
+        _ = flock(descriptor.rawValue, LOCK_EX | LOCK_NB)
         var info = SF_INFO()
         info.samplerate = Int32(settings.sampleRate)
         info.channels = Int32(settings.channelCount)

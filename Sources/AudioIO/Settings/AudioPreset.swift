@@ -126,7 +126,8 @@ public enum AudioPresetError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notFound(let name, let available):
             "no preset named '\(name)'; available: \(available.isEmpty ? "none" : available.joined(separator: ", "))"
         case .unreadable(let path, let reason):
-            "preset '\(path)' is not valid: \(reason); fix or remove the file"
+            // Foundation's reasons end in a full stop; the sentence goes on.
+            "preset '\(path)' is not valid: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason); fix or remove the file"
         case .invalid(let path, let error):
             "preset '\(path)' is not valid: \(error); fix or remove the file"
         }
