@@ -58,6 +58,9 @@ public final class RunningTool {
     /// Whether it has not ended yet.
     public var isRunning: Bool { process.isRunning }
 
+    /// Its process id, e.g. to read `/proc/PID/status` while it runs.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// The next line it prints on standard output, without the newline, waiting for it; `nil` when it
     /// ends first.
     public func nextLine() -> String? {
