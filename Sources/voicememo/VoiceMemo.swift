@@ -46,7 +46,7 @@ struct VoiceMemo: AsyncParsableCommand {
             return 2
         }
         if error is ExitCode { return code.rawValue }
-        FileHandle.standardError.write(Data("voicememo: \(error)\n".utf8))
+        FileHandle.standardError.write(Data("voicememo: \(String(describing: error).singleLine)\n".utf8))
         return isUsageError(error) ? 2 : 1
     }
 

@@ -98,7 +98,7 @@ final class InputEngine: @unchecked Sendable {
     }
 
     /// The device frame at `deviceTime` seconds on this engine's clock.
-    func frame(at deviceTime: Double) -> Int64 { Int64((deviceTime * sampleRate).rounded()) }
+    func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
 
     /// Puts `tap` into the capture cycle. Throws when the device has failed or every slot is taken.
     func add(_ tap: CaptureTap) throws(AudioDeviceError) {

@@ -98,7 +98,7 @@ final class OutputEngine: @unchecked Sendable {
     }
 
     /// The device frame at `deviceTime` seconds on this engine's clock (`deviceTime` finite, under 10⁹ s).
-    func frame(at deviceTime: Double) -> Int64 { Int64((deviceTime * sampleRate).rounded()) }
+    func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
 
     /// Puts `voice` into the mix. Throws when the device has failed or every slot is taken.
     func add(_ voice: Voice) throws(AudioDeviceError) {

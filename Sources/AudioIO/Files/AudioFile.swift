@@ -161,7 +161,7 @@ public final class AudioFile {
         }
     }
 
-    private static func kindIfNotRegular(_ type: FileType) -> String? {
+    static func kindIfNotRegular(_ type: FileType) -> String? {
         switch type {
         case .regular: nil
         case .directory: "a directory"

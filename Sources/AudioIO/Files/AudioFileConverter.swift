@@ -51,6 +51,10 @@ public enum AudioFileConverter {
             throw AudioFileError(path: source.path, reason: .unsupported(
                 "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
         }
+        // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
+        if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
+            throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
+        }
         let temporary = temporaryURL(beside: destination)
         do {
             // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so

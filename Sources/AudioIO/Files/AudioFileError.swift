@@ -27,6 +27,9 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case readFailed(String)
         /// Creating or writing the file failed (disk full, I/O error, ...); the payload is the cause.
         case writeFailed(String)
+        /// The destination exists and is not a regular file (a device, a FIFO, a directory...), which a
+        /// written file must not replace.
+        case notAFileToReplace(String)
     }
 
     /// The path of the file concerned, as given.
@@ -62,6 +65,8 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
             "reading '\(path)' failed: \(why); check the disk and try again"
         case .writeFailed(let why):
             "writing '\(path)' failed: \(why); free some space or pick another place and try again"
+        case .notAFileToReplace(let kind):
+            "cannot write '\(path)': it is \(kind); give the path of a file to create or replace"
         }
     }
 

@@ -40,7 +40,7 @@ extension AudioPlayer {
         func applyVolume() {
             guard let voice, let engine else { return }
             voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
-            voice.fadeFrames.store(Int(fadeDuration * engine.sampleRate), ordering: .relaxed)
+            voice.fadeFrames.store(Int(Int64(frames: fadeDuration, rate: engine.sampleRate)), ordering: .relaxed)
             voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
         }
 

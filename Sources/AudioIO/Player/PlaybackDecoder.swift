@@ -63,7 +63,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
         stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
         outputTime = startTime
-        try file.seek(toFrame: min(file.frameCount, Int64((startTime * file.sampleRate).rounded())))
+        try file.seek(toFrame: min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate)))
     }
 
     /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.

@@ -121,7 +121,7 @@ extension AudioRecorder {
         guard !state.isRecording else { return true }
         guard prepare(&state, &events), let tap = state.tap, let engine = state.engine else { return false }
         if let duration {
-            let frames = Int64((max(duration, 0) * engine.sampleRate).rounded())
+            let frames = Int64(frames: duration, rate: engine.sampleRate)
             tap.frameLimit.store(tap.deliveredFrames.load(ordering: .acquiring) + frames, ordering: .releasing)
         }
         if tap.hasStarted.load(ordering: .acquiring) || tap.startFrame.load(ordering: .relaxed) != CaptureTap.notScheduled {

@@ -9,7 +9,7 @@ struct CaptureOptions: ParsableArguments {
     var duration: Double?
 
     func validate() throws {
-        if let duration, !(duration > 0) {
+        if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration must be a positive number of seconds, not \(duration).")
         }
     }
