@@ -97,6 +97,44 @@ import Testing
         #expect(result.standardError == "voicememo: no memo matches 'nothing-like-this'; run 'voicememo list' to see ids and titles\n")
     }
 
+    @Test func anExportNeverReplacesADeviceOrAFIFO() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone")
+        let fifo = cli.scratch.path("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (destination, kind) in [("/dev/null", "a character device"), (fifo, "a FIFO (named pipe)")] {
+            let result = try cli.run("export", id, destination, "--format", "wav")
+            #expect(result.status == 1)
+            #expect(result.standardError == "voicememo: cannot write '\(destination)': it is \(kind); give the path of a file to create or replace\n")
+            var status = stat()
+            #expect(lstat(destination, &status) == 0)
+            #expect(status.st_mode & S_IFMT == (destination == fifo ? S_IFIFO : S_IFCHR), "\(destination) was replaced")
+        }
+    }
+
+    @Test func aPathWithANewlineIsStillOneLineOfError() throws {
+        let result = try CLI().run("import", "first line\nsecond line.wav")
+        #expect(result.status == 1)
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("first line second line.wav': no such file"), "\(result.standardError)")
+    }
+
+    @Test(arguments: ["1e309", "inf", "nan", "-1", "0"])
+    func aDurationThatIsNoLengthIsAUsageError(duration: String) throws {
+        let result = try CLI().run("record", "--device", "null", "--duration=\(duration)")
+        #expect(result.status == 2 && result.standardError.contains("--duration must be a positive number of seconds"), "\(result.standardError)")
+    }
+
+    @Test func anAbsurdlyLongDurationDoesNotCrash() async throws {
+        let cli = try CLI()
+        let recording = try cli.start("record", "--device", "null", "--duration", "1e300", "--preset", "voice")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(recording.isRunning)
+        recording.send(SIGINT)
+        let result = recording.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+    }
+
     private func wavHeader(channels: UInt16, dataBytes: UInt32) -> Data {
         var data = Data("RIFF".utf8)
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
