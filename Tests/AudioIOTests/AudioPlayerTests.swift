@@ -226,6 +226,28 @@ import Testing
         #expect(player.averagePower(forChannel: 0) == -160, "nothing played since")
     }
 
+    @Test func metersReadLateStillCoverEverythingPlayedSince() async throws {
+        let rig = try PlaybackRig()
+        // Six quiet seconds, more than the level ring holds, then one loud one, looped on the unclocked
+        // null device (many times over in a moment); the meters are read once, after a while.
+        let quiet = rig.scratch.path("quiet.wav"), loud = rig.scratch.path("loud.wav"), both = rig.scratch.file("both.wav")
+        try Sox.synth(to: quiet, rate: 48000, channels: 2, seconds: 6, "sine 440", volume: 0.01)
+        try Sox.synth(to: loud, rate: 48000, channels: 2, seconds: 1, "sine 440", volume: 0.5)
+        try Tool.output("sox", [quiet, loud, both.path])
+        let player = try AudioPlayer(contentsOf: both)
+        player.currentDevice = "null"
+        player.isMeteringEnabled = true
+        player.numberOfLoops = -1
+        player.play()
+        while player.currentTime < 6.5 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(300))
+        player.updateMeters()
+        player.stop()
+        #expect(abs(player.peakPower(forChannel: 0) - -6.02) < 0.1, "the loud second is in: \(player.peakPower(forChannel: 0))")
+        let wholeFile = 10 * log10((6 * 0.01 * 0.01 + 0.5 * 0.5) / 2 / 7)
+        #expect(abs(Double(player.averagePower(forChannel: 0)) - wholeFile) < 1, "every frame counted: \(player.averagePower(forChannel: 0)) vs \(wholeFile)")
+    }
+
     @Test func theDelegateAndTheEventsHearTheSameStory() async throws {
         let rig = try PlaybackRig()
         let file = rig.scratch.file("tone.wav")

@@ -123,7 +123,7 @@ package final class Mixer: @unchecked Sendable {
         let pan = Float(bitPattern: voice.panBits.load(ordering: .relaxed))
         let leftGain = min(1, 1 - pan)
         let rightGain = min(1, 1 + pan)
-        var record = LevelRecord(frames: 0, peak: (0, 0), squareSum: (0, 0))
+        var record = LevelRecord.empty
         while written < frames {
             guard nextMarker(voice, pointer: pointer) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
@@ -163,7 +163,11 @@ package final class Mixer: @unchecked Sendable {
         if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
             voice.starvedPeriods.wrappingIncrement(ordering: .relaxed)
         }
-        if record.frames > 0, voice.isMeteringEnabled.load(ordering: .relaxed) { _ = voice.levels.push(record) }
+        if record.frames > 0, voice.isMeteringEnabled.load(ordering: .relaxed) {
+            // A reader that has not called for a while finds the ring full: what follows waits here, summed.
+            voice.pendingLevels.merge(record)
+            if voice.levels.push(voice.pendingLevels) { voice.pendingLevels = .empty }
+        }
     }
 
     /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the

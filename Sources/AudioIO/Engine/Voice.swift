@@ -28,6 +28,15 @@ package struct LevelRecord: BitwiseCopyable {
     var frames: Int
     var peak: (Float, Float)
     var squareSum: (Double, Double)
+
+    static let empty = LevelRecord(frames: 0, peak: (0, 0), squareSum: (0, 0))
+
+    /// Adds the frames of `other` to these.
+    mutating func merge(_ other: LevelRecord) {
+        frames += other.frames
+        peak = (max(peak.0, other.peak.0), max(peak.1, other.peak.1))
+        squareSum = (squareSum.0 + other.squareSum.0, squareSum.1 + other.squareSum.1)
+    }
 }
 
 /// One sound source mixed by the engine: the rings its decoder fills and its renderer drains, and the
@@ -86,6 +95,8 @@ package final class Voice: @unchecked Sendable {
     var seenVolumeGeneration = 0
     var marker = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, item: 0, isEnd: false)
     var markerFramesLeft = 0
+    /// Levels not yet handed to ``levels``, which was full: the reader still gets every frame's level.
+    var pendingLevels = LevelRecord.empty
 
     /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames.
     package init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double) {

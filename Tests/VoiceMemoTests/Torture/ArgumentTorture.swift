@@ -12,14 +12,15 @@ import Testing
         "../../../../no-such-directory/x", "/dev/zero", "/dev/null", "%s%n%x", "🎙️", String(repeating: "é", count: 5000),
     ]
 
-    /// `command` with `value` in one place, and where a memo is needed, the memo `memo`.
+    /// `command` with `value` in one place, and where a memo is needed, the memo `memo`. Relative export
+    /// destinations are taken inside `scratch`, so that nothing lands in the test's working directory.
     static func invocations(memo: String, source: String, scratch: String) -> [[String]] {
         var all: [[String]] = []
         for value in hostileValues {
             all += [
                 ["list", "--sort", value],
                 ["info", value], ["delete", value], ["rename", value, "New title"], ["rename", memo, value],
-                ["export", value, scratch], ["export", memo, value], ["export", memo, scratch, "--format", value],
+                ["export", value, scratch], ["export", memo, value.hasPrefix("/") ? value : "\(scratch)/\(value)"], ["export", memo, scratch, "--format", value],
                 ["import", value], ["import", source, "--title", value], ["import", source, "--format", value],
                 ["import", source, "--sample-rate", value], ["import", source, "--channels", value],
                 ["import", source, "--bit-depth", value], ["import", source, "--bit-rate", value], ["import", source, "--preset", value],
