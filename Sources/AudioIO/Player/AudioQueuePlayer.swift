@@ -19,7 +19,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     public enum Event: Equatable, Sendable {
         /// The item played to its end (the next one, if any, is playing already).
         case itemDidPlayToEnd(URL)
-        /// The queue ran out, or playback failed (false).
+        /// The item could not be played (to its end): it changed on the disk since it was queued, has
+        /// channels the device cannot take, or reading it failed. It leaves the queue; the next one plays.
+        case itemDidFailToPlayToEnd(URL, AudioFileError)
+        /// The queue ran out (false when an item failed on the way), or the device failed (false).
         case finishedPlaying(successfully: Bool)
     }
 
@@ -38,6 +41,13 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var isInMix = false
         var isPlaying = false
         var time: TimeInterval = 0
+        /// What the decoder reported failing, for the item it was reading.
+        var decodeFailure: AudioFileError?
+        /// Items the decoder skipped because they could not be opened, by token: reported when playback
+        /// reaches them.
+        var skipped: [Int: AudioFileError] = [:]
+        /// An item failed since playback last started from an empty queue.
+        var anItemFailed = false
         var subscribers = EventSubscribers<Event>()
 
         mutating func append(_ url: URL) {
@@ -56,6 +66,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             decoder = nil
             isInMix = false
             decoded = 0
+            decodeFailure = nil
+            skipped.removeAll()
         }
     }
 
@@ -96,7 +108,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// queue is empty.
     @discardableResult
     public func play() -> Bool {
-        withState { state, _ in start(&state) }
+        withState { state, events in start(&state, &events) }
     }
 
     /// Pauses, keeping the position; ``play()`` resumes.
@@ -110,13 +122,13 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
     /// Ends the current item now and goes on with the next, playing if it was playing.
     public func advanceToNextItem() {
-        withState { state, _ in
+        withState { state, events in
             guard !state.items.isEmpty else { return }
             let wasPlaying = state.isPlaying
             state.release()
             state.items.removeFirst()
             state.time = 0
-            if wasPlaying { _ = start(&state) } else { state.isPlaying = false }
+            if wasPlaying { _ = start(&state, &events) } else { state.isPlaying = false }
         }
     }
 
@@ -125,19 +137,19 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// - Throws: ``AudioFileError`` when `url` is not readable audio; the queue is then unchanged.
     public func insert(_ url: URL, after item: URL?) throws(AudioFileError) {
         try Self.check(url)
-        withState { state, _ in
+        withState { state, events in
             let position = item.flatMap { item in state.items.firstIndex { $0.url == item } }.map { $0 + 1 }
                 ?? state.items.count
             state.items.insert((url, state.nextToken), at: position)
             state.nextToken += 1
             // The decoder has read past the insertion point: restart it where the listener is.
-            if position < state.decoded { restart(&state) }
+            if position < state.decoded { restart(&state, &events) }
         }
     }
 
     /// Removes every occurrence of `url`; removing the current item advances to the next.
     public func remove(_ url: URL) {
-        withState { state, _ in
+        withState { state, events in
             let wasCurrent = state.items.first?.url == url
             let decodedRemoved = state.items.prefix(state.decoded).dropFirst().contains { $0.url == url }
             if wasCurrent {
@@ -145,11 +157,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 state.release()
                 state.time = 0
                 state.items.removeAll { $0.url == url }
-                if wasPlaying { _ = start(&state) } else { state.isPlaying = false }
+                if wasPlaying { _ = start(&state, &events) } else { state.isPlaying = false }
                 return
             }
             state.items.removeAll { $0.url == url }
-            if decodedRemoved { restart(&state) }
+            if decodedRemoved { restart(&state, &events) }
         }
     }
 
@@ -189,14 +201,16 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// Makes a new voice from the current item at the listener's position, playing on if it was playing.
-    private func restart(_ state: inout State) {
+    private func restart(_ state: inout State, _ events: inout [Event]) {
         let wasPlaying = state.isPlaying
         state.time = state.voice.map { $0.hasStarted.load(ordering: .acquiring) ? $0.position : state.time } ?? state.time
         state.release()
-        if wasPlaying { state.isPlaying = false; _ = start(&state) }
+        if wasPlaying { state.isPlaying = false; _ = start(&state, &events) }
     }
 
-    private func start(_ state: inout State) -> Bool {
+    /// Resumes the voice, or makes one from the first item that can be played (reporting and dropping
+    /// those that cannot); false when the device cannot be opened or no item is left.
+    private func start(_ state: inout State, _ events: inout [Event]) -> Bool {
         guard !state.isPlaying else { return true }
         if let voice = state.voice, let engine = state.engine {
             voice.isPaused.store(false, ordering: .releasing)
@@ -204,40 +218,84 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             state.isPlaying = true
             return true
         }
-        guard let first = state.items.first else { return false }
+        let engine: OutputEngine
         do {
-            let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+        } catch {
+            return false
+        }
+        while let first = state.items.first {
+            let file: AudioFile
+            do {
+                file = try Self.open(first.url, channels: engine.configuration.channelCount)
+            } catch {
+                state.items.removeFirst()
+                state.time = 0
+                state.anItemFailed = true
+                events.append(.itemDidFailToPlayToEnd(first.url, error))
+                continue
+            }
             state.generation += 1
             let generation = state.generation
             state.decoded = 1
-            let (voice, decoder) = try PlaybackPipeline.start(
-                file: AudioFile(forReading: first.url), item: first.token, on: engine, owner: self,
-                startTime: state.time, onError: { _ in },
-                next: { [weak self] _ in self?.nextSource(generation: generation) ?? .end })
-            voice.startFrame.store(Voice.immediately, ordering: .releasing)
-            try engine.add(voice)
-            state.engine = engine
-            state.voice = voice
-            state.decoder = decoder
-            state.isInMix = true
-            state.isPlaying = true
-            return true
-        } catch {
-            state.release()
-            return false
+            state.decodeFailure = nil
+            do {
+                let (voice, decoder) = try PlaybackPipeline.start(
+                    file: file, item: first.token, on: engine, owner: self, startTime: state.time,
+                    onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
+                    next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
+                voice.startFrame.store(Voice.immediately, ordering: .releasing)
+                try engine.add(voice)
+                state.engine = engine
+                state.voice = voice
+                state.decoder = decoder
+                state.isInMix = true
+                state.isPlaying = true
+                return true
+            } catch {
+                state.release()
+                return false
+            }
         }
+        return false
+    }
+
+    /// `url` opened for playing on a device of `channels` channels.
+    private static func open(_ url: URL, channels: Int) throws(AudioFileError) -> AudioFile {
+        let file = try AudioFile(forReading: url)
+        guard ChannelMap(from: file.channelCount, to: channels) != nil else {
+            throw AudioFileError(path: url.path, reason: .unsupported(
+                "its \(file.channelCount) channels cannot be played on a \(channels)-channel device"))
+        }
+        return file
     }
 
     /// Decoder thread: the file after the last one opened, if the queue has one and `generation` is the
-    /// decoder in use.
-    private func nextSource(generation: Int) -> NextSource {
-        let next = state.withLock { state -> (URL, Int)? in
-            guard state.generation == generation, state.decoded < state.items.count else { return nil }
-            defer { state.decoded += 1 }
-            return (state.items[state.decoded].url, state.items[state.decoded].token)
+    /// decoder in use. Items that can no longer be played are skipped, to be reported in their turn.
+    private func nextSource(generation: Int, channels: Int) -> NextSource {
+        while true {
+            let next = state.withLock { state -> (URL, Int)? in
+                guard state.generation == generation, state.decoded < state.items.count else { return nil }
+                return (state.items[state.decoded].url, state.items[state.decoded].token)
+            }
+            guard let (url, token) = next else { return .end }
+            let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels) }
+            let isCurrent = state.withLock { state in
+                guard state.generation == generation else { return false }
+                state.decoded += 1
+                if case .failure(let error) = opened { state.skipped[token] = error }
+                return true
+            }
+            guard isCurrent else { return .end }
+            if case .success(let file) = opened { return .file(file, item: token) }
         }
-        guard let (url, token) = next, let file = try? AudioFile(forReading: url) else { return .end }
-        return .file(file, item: token)
+    }
+
+    /// Decoder thread: reading failed; the voice ends after what was read, and the item then counts as failed.
+    private func decoderFailed(_ error: AudioFileError, generation: Int) {
+        state.withLock { state in
+            if state.generation == generation { state.decodeFailure = error }
+        }
     }
 }
 
@@ -251,7 +309,7 @@ extension AudioQueuePlayer: VoiceOwner {
             while let first = state.items.first, first.token != token {
                 state.items.removeFirst()
                 state.decoded -= 1
-                events.append(.itemDidPlayToEnd(first.url))
+                events.append(itemEnded(first, &state))
             }
         }
     }
@@ -259,16 +317,29 @@ extension AudioQueuePlayer: VoiceOwner {
     func voiceDidFinish(_ voice: Voice) {
         withState { state, events in
             guard state.voice === voice else { return }
+            // The voice went through the items it opened, the skipped ones after the last it played included.
+            let done = max(state.decoded, 1)
+            for item in state.items.prefix(done) { events.append(itemEnded(item, &state)) }
+            state.items.removeFirst(min(done, state.items.count))
             state.release()
-            if let last = state.items.first {
-                state.items.removeFirst()
-                events.append(.itemDidPlayToEnd(last.url))
-            }
             state.isPlaying = false
             state.time = 0
             // Items inserted after the decoder had already ended still play.
-            if state.items.isEmpty || !start(&state) { events.append(.finishedPlaying(successfully: true)) }
+            if state.items.isEmpty || !start(&state, &events) {
+                events.append(.finishedPlaying(successfully: !state.anItemFailed))
+                state.anItemFailed = false
+            }
         }
+    }
+
+    /// The event for `item`, which playback has gone past: played to its end, skipped, or failed in the middle.
+    private func itemEnded(_ item: (url: URL, token: Int), _ state: inout State) -> Event {
+        if let error = state.skipped.removeValue(forKey: item.token)
+            ?? state.decodeFailure.flatMap({ $0.path == item.url.path ? $0 : nil }) {
+            state.anItemFailed = true
+            return .itemDidFailToPlayToEnd(item.url, error)
+        }
+        return .itemDidPlayToEnd(item.url)
     }
 
     func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
