@@ -30,7 +30,8 @@ struct InteractivePlayback {
             return try await group.playTogether()
         }
         while !ended.isMarked {
-            guard try await live.nextTick() else { continue }
+            // Not once playback has ended: the players are back at the start by then.
+            guard try await live.nextTick(), !ended.isMarked else { continue }
             let lead = group.players[0]
             let status = MeterLine.playback(
                 title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
