@@ -197,4 +197,22 @@ import Testing
             #expect(memo["state"] as? String == "complete" && (memo["duration"] as? Double ?? 0) > 0)
         }
     }
+
+    @Test func aDeviceThatFailsUnderTheMeterRestoresTheTerminalBeforeItsOneLineError() async throws {
+        // A server of its own: the test takes its sink away.
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        var environment = try server.environment
+        environment["NO_COLOR"] = "1"
+        let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: environment)
+        #expect(meter.read(until: { Self.frames($0, height: 3).count > 2 }, timeout: 10), "\(meter.screen)")
+        #expect(meter.localModes & Self.rawModes == 0)
+        try server.unloadSink()
+        #expect(meter.waitForExit(timeout: 10) == 1)
+        #expect(meter.localModes == meter.initialModes)
+        // The last redraw, the cursor shown again, then the error on a line of its own.
+        let ending = try #require(meter.screen.components(separatedBy: "\u{1B}[?25h").last)
+        let lines = ending.split(separator: "\r\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: ") && lines[0].hasSuffix("pick another device with --device (arecord -L lists them)"), "\(ending)")
+    }
 }
