@@ -33,7 +33,7 @@ build: deps
 # Suites on the PulseAudio sink (a real clock): run after the others, which drive unclocked devices as fast as
 # the CPU goes and would starve the sound server of the time it keeps. They depend on a sound server's timing
 # on a shared machine, and are given a second run when the first fails (each test has a time limit).
-CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests
+CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests
 
 ## test: deps, build and every test (the clocked-device suites last and alone: they measure real time)
 test: deps
@@ -69,20 +69,11 @@ install: build
 	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/voicememo" $(DESTDIR)$(PREFIX)/bin/voicememo
 	install -m 644 Presets/*.json $(DESTDIR)$(PREFIX)/share/voicememo/presets/
 
-## demo: the whole tool end to end, in a store of its own under demo/ so that nothing of yours is touched
+## demo: record, list, play and export a memo end to end, on the sound card or, without one, on a virtual device
+## (a private PulseAudio null sink); in a store of its own under demo/ so that nothing of yours is touched
 demo: deps
 	$(SWIFT) build
-	@set -e; voicememo="$$($(SWIFT) build --show-bin-path)/voicememo"; \
-	rm -rf demo; mkdir -p demo; export VOICEMEMO_HOME="$$PWD/demo/store"; \
-	step() { printf '\n\033[1m$$ %s\033[0m\n' "$$*"; "$$@"; }; \
-	espeak-ng -w demo/reminder.wav "Remember to call the dentist on Monday morning, and to buy bread."; \
-	step "$$voicememo" --version; \
-	step "$$voicememo" import demo/reminder.wav --title "Dentist" --preset voice; \
-	step "$$voicememo" import demo/reminder.wav --title "Dentist (lossless)" --format caf; \
-	step "$$voicememo" export Dentist demo/dentist.wav; \
-	step soxi demo/dentist.wav; \
-	step ls -l "$$VOICEMEMO_HOME"; \
-	printf '\nThe store is %s; delete demo/ when done.\n' "$$VOICEMEMO_HOME"
+	Scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/voicememo"
 
 clean:
 	rm -rf .build .build-bench .benchmarkBaselines demo

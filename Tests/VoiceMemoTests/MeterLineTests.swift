@@ -27,6 +27,11 @@ import Testing
         #expect(MeterLine.plain(elapsed: 1, levels: levels, bytes: nil) == "0:01.0  peak -6.0, -160.0 dBFS  average -9.0, -160.0 dBFS")
     }
 
+    @Test func thePlaybackLineShowsStatePositionOfDurationAndAChangedSpeed() {
+        #expect(MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1) == "▶ Standup  0:03.2 / 1:05.0")
+        #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25) == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
+    }
+
     @Test func aPeakIsHeldThenFollowsTheLevelDown() {
         var hold = PeakHold()
         #expect(hold.update(peaks: [-10, -30], at: 0) == [-10, -30])

@@ -2,20 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `voicememo meter`, and the live meter `record` and `meter` draw on a terminal (a pseudo-terminal made
-/// by `script`), on a PulseAudio null sink's monitor.
+/// `voicememo meter` off the terminal (plain lines, JSON lines) on a PulseAudio null sink's monitor; on a
+/// terminal, see ``TerminalDisplayTests``.
 @Suite(.timeLimit(.minutes(1))) struct MeterTests {
-    /// Runs `command` (a shell command line) on a pseudo-terminal of 100 columns, with `NO_COLOR` set
-    /// or not, and returns what the terminal received.
-    func onTerminal(_ command: String, _ cli: CLI, with environment: [String: String], noColor: Bool) throws -> String {
-        var environment = cli.environment.merging(environment) { $1 }
-        environment["VOICEMEMO"] = CLI.binary
-        environment["NO_COLOR"] = noColor ? "1" : nil
-        let result = try Tool.run("script", ["-qec", "stty cols 100; " + command, "/dev/null"], environment: environment)
-        #expect(result.status == 0, "\(result.standardOutput)")
-        return result.standardOutput
-    }
-
     @Test func theMeterPrintsTheLevelsOfWhatPlaysAsJSONLinesOrPlainLines() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()
@@ -45,37 +34,6 @@ import Testing
             #expect(inTone.count >= 3, "\(result.standardOutput)")
             let times = readings.compactMap { $0["time"] as? Double }
             #expect(times == times.sorted() && times.count == readings.count && times.last ?? 0 >= 1)
-        }
-    }
-
-    @Test func onATerminalTheMeterIsRedrawnInPlaceWithoutColorWhenNoColorIsSet() async throws {
-        try await PulseAudioServer.exclusive { server in
-            let cli = try CLI()
-            let screen = try onTerminal(#""$VOICEMEMO" meter --device pulse --duration 0.4"#, cli, with: try server.environment, noColor: true)
-            // Cursor hidden, then each redraw goes back up over the two channel lines and the status line.
-            #expect(screen.hasPrefix("\u{1B}[?25l"))
-            #expect(screen.components(separatedBy: "\u{1B}[3F").count >= 5)
-            #expect(screen.contains("\u{1B}[2KL ·") && screen.contains("\u{1B}[2KR ·") && screen.contains("\u{1B}[2KMETER  pulse  0:00."))
-            #expect(screen.contains("-160.0 peak -160.0 avg dBFS"))
-            #expect(!screen.contains("\u{1B}[0m") && !screen.contains("\u{1B}[2m"))
-            #expect(screen.hasSuffix("\u{1B}[?25h"))
-        }
-    }
-
-    @Test func ctrlCDuringARecordingOnATerminalFinishesTheMemoAndRestoresTheTerminal() async throws {
-        try await PulseAudioServer.exclusive { server in
-            let cli = try CLI()
-            let screen = try onTerminal(
-                #"stty -a | grep -o ' -\?icanon\| -\?echo '; timeout --foreground --preserve-status -s INT 1.5 "$VOICEMEMO" record --device pulse --title Live; echo "status $?"; stty -a | grep -o ' -\?icanon\| -\?echo '"#,
-                cli, with: try server.environment, noColor: false)
-            // Colors on; the REC status line; the cursor back and the memo reported; the terminal as it was.
-            #expect(screen.contains("\u{1B}[2m") && screen.contains("\u{1B}[2K● REC  Live  0:00."))
-            #expect(screen.contains("\u{1B}[?25hRecorded “Live” as "))
-            #expect(screen.contains("status 0"))
-            let modes = screen.components(separatedBy: "\r\n").filter { $0 == " icanon" || $0 == " echo " || $0 == " -icanon" || $0 == " -echo " }
-            #expect(modes == [" icanon", " echo ", " icanon", " echo "], "\(modes)")
-            let memo = try cli.json(try cli.run("info", "Live", "--json"))
-            #expect(memo["state"] as? String == "complete" && (memo["duration"] as? Double ?? 0) > 0)
         }
     }
 }

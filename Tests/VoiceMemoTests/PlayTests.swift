@@ -75,6 +75,17 @@ import Testing
         #expect(result.standardError.isEmpty)
     }
 
+    @Test func aTerminalThatCannotMoveItsCursorGetsPlainLines() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Tone", seconds: 0.5)
+        var environment = cli.environment
+        environment["TERM"] = "dumb"
+        let play = try PseudoTerminal(CLI.binary, ["play", "Tone", "--device", "null"], environment: environment)
+        #expect(play.waitForExit(timeout: 20) == 0)
+        #expect(play.screen == "Playing “Tone” (0:00.5) on null\r\n")
+        #expect(play.localModes == play.initialModes)
+    }
+
     @Test func aDeviceThatCannotOpenSaysWhatToDo() throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Tone")

@@ -8,8 +8,9 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "Play memos; several start together, on the same device frame.",
             discussion: """
-                In a terminal it shows the position and the output level, and takes keys: space pauses and \
-                resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits.
+                On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
+                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits. \
+                Otherwise it prints a line per memo as playback starts.
                 """)
 
         @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
@@ -49,7 +50,7 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos(matching: memos)
-            let interactive = Terminal.isInteractive && !json
+            let onTerminal = !json && TerminalDisplay.isAvailable
             let players = try memos.map { memo in
                 let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
                 player.currentDevice = device
@@ -57,16 +58,17 @@ extension VoiceMemo {
                 player.pan = pan
                 player.numberOfLoops = loops
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
-                player.enableRate = interactive || rate != 1
+                player.enableRate = onTerminal || rate != 1
                 player.rate = rate
-                player.isMeteringEnabled = interactive && !noMeter
+                player.isMeteringEnabled = onTerminal && !noMeter
                 return player
             }
             for (memo, player) in zip(memos, players) {
                 guard player.prepareToPlay() else { throw PlaybackFailure(memo: memo, status: player.status) }
                 player.currentTime = min(start, player.duration)
             }
-            if !json, !interactive {
+            let display = onTerminal ? TerminalDisplay() : nil
+            if !json, display == nil {
                 for memo in memos {
                     print("Playing “\(memo.title.singleLine)” (\(Describe.duration(memo.duration))) on \(device)")
                 }
@@ -75,9 +77,13 @@ extension VoiceMemo {
             }
             let started = Date()
             let group = PlayerGroup(players: players)
-            let completed = interactive
-                ? try await InteractivePlayback(group: group, showsMeter: !noMeter).run()
-                : try await group.playTogether()
+            let completed: Bool
+            if let display {
+                let title = memos.map(\.title.singleLine).joined(separator: " + ")
+                completed = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter).run(on: display)
+            } else {
+                completed = try await group.playTogether()
+            }
             if json {
                 let summary = PlaySummary(
                     memos: memos.map(\.id), completed: completed, seconds: Date().timeIntervalSince(started))

@@ -65,7 +65,9 @@ extension VoiceMemo {
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = (try? FileManager.default.attributesOfItem(atPath: ticket.fileURL.path)[.size] as? Int64) ?? 0
-                try live.show(levels, elapsed: recorder.currentTime, bytes: size, status: "● REC  \(ticket.memo.title.singleLine)")
+                let elapsed = recorder.currentTime
+                let status = MeterLine.status("● REC  \(ticket.memo.title.singleLine)", elapsed: elapsed, bytes: size)
+                try live.show(levels, elapsed: elapsed, bytes: size, status: status)
             }
             live.finish()
             await progress.waitUntilFinished()

@@ -1,9 +1,11 @@
 import AudioIO
 import Foundation
+import Synchronization
 
-/// `voicememo play` in a terminal: a status line redrawn about 20 times a second (play/pause, position,
-/// speed, a level meter per channel with peak hold), and keys: space pauses and resumes, ←/→ seek 5 s,
-/// +/- change the speed by 0.25, q quits.
+/// `voicememo play` on a terminal: the recorder's live display (a bar per output channel with peak and
+/// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
+/// position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
+/// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -11,27 +13,45 @@ struct InteractivePlayback {
     static let rateStep: Float = 0.25
 
     let group: PlayerGroup
+    /// What the status line calls the memos.
+    let title: String
     let showsMeter: Bool
-    let terminal = Terminal()
 
-    /// Plays the group with the status line and the keys; returns as ``PlayerGroup/playTogether()`` does,
-    /// with the terminal restored.
-    func run() async throws -> Bool {
-        terminal.enterRawMode()
-        defer { terminal.restore() }
-        let keys = Task { for await key in Key.typed() { handle(key) } }
-        let drawing = Task {
-            var holds = PeakHold()
-            while !Task.isCancelled {
-                terminal.redraw(statusLine(holds: &holds))
-                try? await Task.sleep(for: .milliseconds(50))
-            }
+    /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
+    /// restored whichever way playback ends.
+    func run(on display: TerminalDisplay) async throws -> Bool {
+        let live = LiveMeter(on: display)
+        defer { live.finish() }
+        let keys = display.takesKeys ? Task { for await key in Key.typed() { handle(key) } } : nil
+        defer { keys?.cancel() }
+        let ended = Ended()
+        let playing = Task { [group] in
+            defer { ended.mark() }
+            return try await group.playTogether()
         }
-        defer {
-            keys.cancel()
-            drawing.cancel()
+        while !ended.isMarked {
+            // Not once playback has ended: the players are back at the start by then.
+            guard try await live.nextTick(), !ended.isMarked else { continue }
+            let lead = group.players[0]
+            let status = MeterLine.playback(
+                title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
+                duration: lead.duration, rate: lead.rate)
+            let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
+            try live.show(levels, elapsed: lead.currentTime, bytes: nil, status: status)
         }
-        return try await group.playTogether()
+        return try await playing.value
+    }
+
+    /// The output's levels since the last reading, per device channel: the loudest player's.
+    private func levels() -> AudioLevels {
+        for player in group.players { player.updateMeters() }
+        func loudest(_ level: (AudioPlayer) -> Float) -> Double {
+            Double(group.players.map(level).max() ?? Float(AudioLevels.floor))
+        }
+        let channels = 0..<Self.outputChannels
+        return AudioLevels(
+            peak: channels.map { channel in loudest { $0.peakPower(forChannel: channel) } },
+            average: channels.map { channel in loudest { $0.averagePower(forChannel: channel) } })
     }
 
     private func handle(_ key: Key) {
@@ -50,27 +70,13 @@ struct InteractivePlayback {
         }
     }
 
-    private func statusLine(holds: inout PeakHold) -> String {
-        let lead = group.players[0]
-        let symbol = group.players.contains(where: \.isPlaying) ? "▶" : "⏸"
-        var line = "\(symbol) \(Describe.duration(lead.currentTime)) / \(Describe.duration(lead.duration))"
-        if lead.rate != 1 { line += String(format: "  ×%.2f", lead.rate) }
-        guard showsMeter else { return line }
-        for player in group.players { player.updateMeters() }
-        let channels = 2
-        let barWidth = max(8, (terminal.columns - line.count - 4 - channels * 11) / channels)
-        let bar = LevelBar(width: barWidth)
-        let peaks = (0..<channels).map { channel in
-            Double(group.players.map { $0.peakPower(forChannel: channel) }.max() ?? Float(AudioLevels.floor))
-        }
-        let marks = holds.update(peaks: peaks, at: ProcessInfo.processInfo.systemUptime)
-        var meters: [String] = []
-        for channel in 0..<channels {
-            let peak = peaks[channel]
-            let average = Double(group.players.map { $0.averagePower(forChannel: channel) }.max() ?? Float(AudioLevels.floor))
-            let name = channel == 0 ? "L" : "R"
-            meters.append("\(name) " + bar.render(average: average, peak: peak, peakHold: marks[channel], in: terminal))
-        }
-        return line + "  " + meters.joined(separator: "  ")
-    }
+    /// The output engine plays stereo: the meter shows L and R.
+    private static let outputChannels = 2
+}
+
+/// Whether playback has ended, set by the task that plays and read by the one that draws.
+private final class Ended: Sendable {
+    private let flag = Mutex(false)
+    func mark() { flag.withLock { $0 = true } }
+    var isMarked: Bool { flag.withLock { $0 } }
 }

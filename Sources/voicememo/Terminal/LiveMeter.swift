@@ -20,22 +20,32 @@ final class LiveMeter {
     /// Seconds between two readings.
     let interval: Double
     private var hold = PeakHold()
+    private let started = ContinuousClock.now
     private var lastShown = ContinuousClock.now
 
     /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
     /// live display when standard output is one, else plain lines; off the terminal, a reading every
     /// `plainInterval` seconds.
-    init(hidden: Bool, json: Bool, plainInterval: Double) {
+    convenience init(hidden: Bool, json: Bool, plainInterval: Double) {
         if hidden {
-            style = .hidden
+            self.init(style: .hidden, interval: plainInterval)
         } else if json {
-            style = .json
+            self.init(style: .json, interval: plainInterval)
         } else if let display = TerminalDisplay() {
-            style = .terminal(display)
+            self.init(on: display)
         } else {
-            style = .plain
+            self.init(style: .plain, interval: plainInterval)
         }
-        if case .terminal = style { interval = Self.tick } else { interval = plainInterval }
+    }
+
+    /// The meter on `display`, redrawn every ``tick``.
+    convenience init(on display: TerminalDisplay) {
+        self.init(style: .terminal(display), interval: Self.tick)
+    }
+
+    private init(style: Style, interval: Double) {
+        self.style = style
+        self.interval = interval
     }
 
     /// Whether readings are shown at all.
@@ -52,19 +62,21 @@ final class LiveMeter {
         return true
     }
 
-    /// Shows one reading: `levels` per channel, `elapsed` seconds, the file's size if there is one, and
-    /// `status` at the start of the terminal's status line.
+    /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
+    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
     func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: String) throws {
         switch style {
         case .terminal(let display):
-            let marks = hold.update(peaks: levels.peak, at: elapsed)
-            let line = MeterLine(barWidth: max(10, display.columns - 32), usesColor: TerminalDisplay.allowsColor)
+            // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
+            let marks = hold.update(peaks: levels.peak, at: (ContinuousClock.now - started) / .seconds(1))
+            let columns = display.columns
+            let line = MeterLine(barWidth: max(10, columns - 32), usesColor: TerminalDisplay.allowsColor)
             let channels = levels.peak.indices.map { channel in
                 line.channel(
                     MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
                     average: levels.average[channel], hold: marks[channel])
             }
-            display.draw(channels + [MeterLine.status(status, elapsed: elapsed, bytes: bytes)])
+            display.draw(channels + [status.truncated(toColumns: columns)])
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)

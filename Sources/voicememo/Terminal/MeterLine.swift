@@ -41,6 +41,14 @@ struct MeterLine {
         ([prefix, Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? [])).joined(separator: "  ")
     }
 
+    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  ×1.25` (`⏸` when
+    /// paused; the speed only when it is not 1).
+    static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> String {
+        var line = "\(isPlaying ? "▶" : "⏸") \(title)  \(Describe.duration(position)) / \(Describe.duration(duration))"
+        if rate != 1 { line += String(format: "  ×%.2f", rate) }
+        return line
+    }
+
     /// One plain line for a pipe or a log, e.g. `0:03.2  peak -6.0, -6.1 dBFS  average -9.0, -9.1 dBFS  96 KB`.
     static func plain(elapsed: Double, levels: AudioLevels, bytes: Int64?) -> String {
         var line = "\(Describe.duration(elapsed))  peak \(Describe.levels(levels.peak))  average \(Describe.levels(levels.average))"

@@ -5,25 +5,38 @@ import Glibc
 /// echoed nor line-buffered while it runs, everything put back by ``finish()`` — and, should the process
 /// end another way (an error, `exit`), by an exit handler.
 ///
-/// Ctrl-C still sends SIGINT: commands watch for it (``StopSignals``) and finish the display.
+/// Ctrl-C still sends SIGINT (the terminal keeps its signal keys): commands watch for it
+/// (``StopSignals``, ``PlayerGroup``) and finish the display.
 ///
-/// **Thread safety**: use it from one thread.
+/// **Thread safety**: use it from one task.
 final class TerminalDisplay {
-    /// The terminal's settings before the display changed them, for the exit handler.
+    /// The terminal's settings before the display changed them, and whether a display is showing,
+    /// for the exit handler. Only the main flow of a command makes and finishes displays.
     nonisolated(unsafe) private static var saved: termios?
+    nonisolated(unsafe) private static var isShowing = false
 
+    /// Whether standard input is a terminal, now sending each key as it is typed (see ``Key/typed()``).
+    let takesKeys: Bool
     private var drawnLines = 0
     private var isFinished = false
 
-    /// The display on standard output, or `nil` when standard output is not a terminal.
+    /// Whether standard output is a terminal that can move its cursor: not a pipe or a file, and not
+    /// `TERM=dumb` (an editor's shell buffer), where commands print plain lines instead.
+    static var isAvailable: Bool {
+        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    /// The display on standard output, or `nil` when it is not available (``isAvailable``).
     init?() {
-        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        guard Self.isAvailable else { return nil }
         var settings = termios()
-        if isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 {
+        takesKeys = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &settings) == 0
+        if takesKeys {
             Self.saved = settings
             settings.c_lflag &= ~tcflag_t(ECHO | ICANON)
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         }
+        Self.isShowing = true
         _ = Self.restoreAtExit
         write("\u{1B}[?25l")
     }
@@ -39,7 +52,8 @@ final class TerminalDisplay {
         return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
     }
 
-    /// Replaces the lines drawn last with `lines`.
+    /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a
+    /// frame. Each line must fit the width (``columns``): one that wraps would push the display down.
     func draw(_ lines: [String]) {
         var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
         for line in lines { text += "\u{1B}[2K" + line + "\n" }
@@ -64,9 +78,10 @@ final class TerminalDisplay {
             saved = nil
         }
         FileHandle.standardOutput.write(Data("\u{1B}[?25h".utf8))
+        isShowing = false
     }
 
     private static let restoreAtExit: Void = {
-        atexit { if TerminalDisplay.saved != nil { TerminalDisplay.restore() } }
+        atexit { if TerminalDisplay.isShowing { TerminalDisplay.restore() } }
     }()
 }

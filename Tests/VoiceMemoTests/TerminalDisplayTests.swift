@@ -1,0 +1,218 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The live display of `voicememo meter` and `voicememo play` as a person sees it: the real binary on a
+/// pseudo-terminal of 100 columns, with a known signal on a PulseAudio null sink (a tone played into it,
+/// its monitor as the input). What the program draws is read back frame by frame; keys and Ctrl-C are
+/// typed on the terminal.
+@Suite(.timeLimit(.minutes(1))) struct TerminalDisplayTests {
+    /// One channel's line: `L ██████▒▒|···  -6.0 peak  -9.0 avg dBFS`.
+    struct ChannelLine {
+        let bar: [Character]
+        let peak: Double
+        let average: Double
+
+        init?(_ line: String) {
+            let words = line.split(separator: " ")
+            guard words.count == 7, words[3] == "peak", words[5] == "avg", let peak = Double(words[2]),
+                let average = Double(words[4])
+            else { return nil }
+            // Colors are escapes around the cells: what is left is the cells.
+            bar = Array(words[1].replacing(#/\x1B\[\d+m/#, with: ""))
+            self.peak = peak
+            self.average = average
+        }
+
+        func isNear(peak expectedPeak: Double, average expectedAverage: Double) -> Bool {
+            abs(peak - expectedPeak) < 0.1 && abs(average - expectedAverage) < 0.1
+        }
+    }
+
+    /// The redraws on `screen` of a display of `height` lines: each goes back up over the last one
+    /// (`ESC [ height F`) and redraws its lines, each cleared first (`ESC [ 2K`). Only complete frames.
+    static func frames(_ screen: String, height: Int) -> [[String]] {
+        screen.components(separatedBy: "\u{1B}[\(height)F").compactMap { frame in
+            let lines = frame.components(separatedBy: "\r\n").dropLast()
+            guard lines.count >= height else { return nil }
+            return lines.suffix(height).map { $0.components(separatedBy: "\u{1B}[2K").last ?? $0 }
+        }
+    }
+
+    /// Whether every redraw but the last (which may be cut short) ends where the next one goes back up
+    /// from: `height` lines each, nothing printed between them, so the display stays in place and never
+    /// scrolls. Take the screen before typing Ctrl-C: the terminal then throws away output not yet read.
+    static func redrawsInPlace(_ screen: String, height: Int) -> Bool {
+        let pieces = screen.components(separatedBy: "\u{1B}[\(height)F").dropLast()
+        return pieces.count > 1 && pieces.allSatisfy { piece in
+            let lines = piece.components(separatedBy: "\r\n")
+            return lines.count == height + 1 && lines.last == ""
+        }
+    }
+
+    /// The terminal's modes a live display changes: line editing and echo.
+    static let rawModes = tcflag_t(ICANON | ECHO)
+
+    @Test func theMeterMovesWithTheSignalRedrawsInPlaceAndCtrlCRestoresTheTerminal() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let tone = cli.scratch.path("tone.wav")
+            try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 30, "sine 1000")
+            var environment = try server.environment
+            environment["NO_COLOR"] = "1"
+            let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: environment)
+            let modesBefore = meter.initialModes
+            #expect(modesBefore & Self.rawModes == Self.rawModes)
+            func readings() -> [[ChannelLine]] {
+                Self.frames(meter.screen, height: 3).map { $0.prefix(2).compactMap(ChannelLine.init) }
+            }
+            func lastReading(_ condition: @escaping ([ChannelLine]) -> Bool) -> () -> Bool {
+                { readings().last.map { $0.count == 2 && condition($0) } ?? false }
+            }
+            let silent = { (channels: [ChannelLine]) in channels.allSatisfy { $0.peak == -160 && $0.average == -160 } }
+            let playing = { (channels: [ChannelLine]) in channels.allSatisfy { $0.isNear(peak: -6.02, average: -9.03) } }
+
+            #expect(meter.read(until: { _ in lastReading(silent)() }, timeout: 10), "\(meter.screen)")
+            #expect(meter.localModes & Self.rawModes == 0, "keys are taken one by one, unechoed, while the meter runs")
+            let player = try Tool.start("aplay", ["-q", "-D", "pulse", tone], environment: try server.environment)
+            defer { if player.isRunning { player.kill() } }
+            #expect(meter.read(until: { _ in lastReading(playing)() }, timeout: 10), "\(meter.screen)")
+            player.kill()
+            let toneFrames = readings().count
+            #expect(meter.read(until: { _ in lastReading { silent($0) && !$0[0].bar.contains("|") }() }, timeout: 10))
+
+            // 68 cells (100 columns less the numbers) over −60…0 dB: the tone's average of −9.03 dBFS
+            // fills 57, its peak of −6.02 shades 4 more, and the held peak marks the next one.
+            let tone68 = Array(String(repeating: "█", count: 57) + "▒▒▒▒|······")
+            let quiet68 = Array(String(repeating: "·", count: 68))
+            let loud = try #require(readings().last(where: playing))
+            #expect(loud.allSatisfy { $0.bar == tone68 }, "\(loud.map { String($0.bar) })")
+            // After the tone the bar empties at once, and the peak mark stays a moment, then goes.
+            let after = readings().dropFirst(toneFrames).filter(silent)
+            #expect(after.first?[0].bar == Array(String(repeating: "·", count: 61) + "|······"))
+            #expect(after.last?.allSatisfy { $0.bar == quiet68 } == true)
+
+            let screen = meter.screen
+            #expect(Self.redrawsInPlace(screen, height: 3), "\(screen.suffix(2000))")
+            #expect(Self.frames(screen, height: 3).allSatisfy { $0[2].hasPrefix("METER  pulse  0:") })
+            #expect(screen.hasPrefix("\u{1B}[?25l") && !screen.contains("\u{1B}[0m"), "cursor hidden; NO_COLOR: no colors")
+            meter.type("\u{03}")
+            #expect(meter.waitForExit(timeout: 10) == 0)
+            #expect(meter.screen.hasSuffix("\u{1B}[?25h"))
+            #expect(meter.localModes == modesBefore, "the terminal's modes are put back")
+        }
+    }
+
+    /// The position and state on `play`'s status line, e.g. `▶ Tone  0:03.2 / 0:20.0`.
+    static func playback(_ frame: [String], title: String) -> (isPlaying: Bool, position: Double)? {
+        guard let match = frame.last?.wholeMatch(of: #/([▶⏸]) (.+)  (\d+):(\d\d\.\d) / (\d+):(\d\d\.\d)/#),
+            match.2 == title, let minutes = Double(match.3), let seconds = Double(match.4)
+        else { return nil }
+        return (match.1 == "▶", minutes * 60 + seconds)
+    }
+
+    @Test func playShowsPositionAndLevelsTakesKeysAndQuitRestoresTheTerminal() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            _ = try cli.importTone(title: "Tone", seconds: 20)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Tone", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            let modesBefore = play.initialModes
+            func states() -> [(isPlaying: Bool, position: Double, channels: [ChannelLine])] {
+                Self.frames(play.screen, height: 3).compactMap { frame in
+                    Self.playback(frame, title: "Tone").map { ($0.isPlaying, $0.position, frame.prefix(2).compactMap(ChannelLine.init)) }
+                }
+            }
+            func shows(_ condition: @escaping ((isPlaying: Bool, position: Double, channels: [ChannelLine])) -> Bool) -> (String) -> Bool {
+                { _ in states().last.map(condition) ?? false }
+            }
+
+            // Playing: the position runs and both channels show the tone (a mono file plays on both).
+            #expect(play.read(until: shows { $0.isPlaying && $0.position >= 0.5 && $0.channels.count == 2
+                && $0.channels.allSatisfy { $0.isNear(peak: -6.02, average: -9.03) } }, timeout: 10), "\(play.screen.suffix(2000))")
+            #expect(play.localModes & Self.rawModes == 0)
+            #expect(play.screen.contains("\u{1B}[32m█"), "colors without NO_COLOR")
+
+            // Space pauses: the position stands still and nothing is heard.
+            play.type(" ")
+            #expect(play.read(until: shows { !$0.isPlaying }, timeout: 5))
+            play.read(until: { _ in false }, timeout: 0.5)
+            let paused = try #require(states().last)
+            play.read(until: { _ in false }, timeout: 0.5)
+            let stillPaused = try #require(states().last)
+            #expect(!stillPaused.isPlaying && stillPaused.position == paused.position)
+            #expect(stillPaused.channels.allSatisfy { $0.peak == -160 }, "\(stillPaused.channels.map(\.peak))")
+            let pausedAt = paused.position
+
+            // → seeks 5 s ahead, still paused; space plays on from there.
+            play.type("\u{1B}[C")
+            #expect(play.read(until: shows { !$0.isPlaying && abs($0.position - (pausedAt + 5)) < 0.11 }, timeout: 5))
+            play.type(" ")
+            #expect(play.read(until: shows { $0.isPlaying && $0.position > pausedAt + 5.2 }, timeout: 5))
+
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
+            #expect(play.screen.hasSuffix("\u{1B}[?25h"))
+            #expect(play.localModes == modesBefore)
+            #expect(Self.redrawsInPlace(play.screen, height: 3), "\(play.screen.suffix(2000))")
+        }
+    }
+
+    @Test func ctrlCStopsPlayWith130AndRestoresTheTerminal() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            _ = try cli.importTone(title: "Loop", seconds: 1)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Loop", "--loops", "-1", "--no-meter", "--device", "pulse"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            let modesBefore = play.initialModes
+            // Without the meter the display is the status line alone.
+            #expect(play.read(until: { Self.frames($0, height: 1).filter { Self.playback($0, title: "Loop")?.isPlaying == true }.count > 2 }, timeout: 10))
+            #expect(Self.redrawsInPlace(play.screen, height: 1), "\(play.screen.suffix(2000))")
+            play.type("\u{03}")
+            #expect(play.waitForExit(timeout: 10) == 130)
+            #expect(play.screen.hasSuffix("\u{1B}[?25h"))
+            #expect(play.localModes == modesBefore)
+        }
+    }
+
+    @Test func ctrlCDuringARecordingFinishesTheMemoAndRestoresTheTerminal() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let record = try PseudoTerminal(
+                CLI.binary, ["record", "--device", "pulse", "--title", "Live"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            // A mono memo: one channel line (dim dots for silence, in color) over the REC status line.
+            // Half a second into the recording, e.g. "● REC  Live  0:00.5  48 KB".
+            let recording = #/● REC  Live  0:00\.[5-9]  [\d.]+ K?B/#
+            #expect(record.read(until: { (Self.frames($0, height: 2).last?.last?.wholeMatch(of: recording)) != nil }, timeout: 10))
+            #expect(record.localModes & Self.rawModes == 0)
+            #expect(Self.frames(record.screen, height: 2).last?.first?.hasPrefix("M \u{1B}[0m\u{1B}[2m·") == true)
+            record.type("\u{03}")
+            #expect(record.waitForExit(timeout: 10) == 0)
+            #expect(record.localModes == record.initialModes)
+            #expect(record.screen.contains("\u{1B}[?25hRecorded “Live” as "), "\(record.screen.suffix(500))")
+            let memo = try cli.json(try cli.run("info", "Live", "--json"))
+            #expect(memo["state"] as? String == "complete" && (memo["duration"] as? Double ?? 0) > 0)
+        }
+    }
+
+    @Test func aDeviceThatFailsUnderTheMeterRestoresTheTerminalBeforeItsOneLineError() async throws {
+        // A server of its own: the test takes its sink away.
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        var environment = try server.environment
+        environment["NO_COLOR"] = "1"
+        let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: environment)
+        #expect(meter.read(until: { Self.frames($0, height: 3).count > 2 }, timeout: 10), "\(meter.screen)")
+        #expect(meter.localModes & Self.rawModes == 0)
+        try server.unloadSink()
+        #expect(meter.waitForExit(timeout: 10) == 1)
+        #expect(meter.localModes == meter.initialModes)
+        // The last redraw, the cursor shown again, then the error on a line of its own.
+        let ending = try #require(meter.screen.components(separatedBy: "\u{1B}[?25h").last)
+        let lines = ending.split(separator: "\r\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: ") && lines[0].hasSuffix("pick another device with --device (arecord -L lists them)"), "\(ending)")
+    }
+}
