@@ -93,7 +93,7 @@ public struct MemoStore: Sendable {
             throw .newerSchema(path: indexURL.path, version: version)
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        removeLeftovers(among: names)
+        removeLeftovers(among: names, listed: Set(index.memos.map(\.id)))
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         let onDisk = Set(names.filter { name in
             Memo.id(fromFileName: name) != nil
@@ -113,13 +113,17 @@ public struct MemoStore: Sendable {
                     kept.append(memo)
                     continue
                 }
-                // Its process died: keep what reached the disk, or drop the entry when no audio did (a
-                // file that holds none stays, unlisted, as every unreadable file does).
-                if let facts = try? AudioFileFacts(url: fileURL(of: memo)) {
+                // Its process died: keep what reached the disk, or drop the entry when no audio did. A file
+                // with no frames in it has nothing to lose and goes too; a damaged one stays, unlisted, as
+                // every unreadable file does.
+                do {
+                    let facts = try AudioFileFacts(url: fileURL(of: memo))
                     kept.append(facts.memo(
                         id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
                         state: .recovered))
-                }
+                } catch let error as AudioFileError where error.reason == .empty || error.reason == .noAudio {
+                    DurableFile.removeQuietly(fileURL(of: memo).path)
+                } catch {}
                 changed = true
             } else if onDisk.contains(memo.fileName) {
                 kept.append(memo)
@@ -154,14 +158,19 @@ public struct MemoStore: Sendable {
             fileName: fileName, state: state)
     }
 
-    /// Removes what killed processes left half-written: index drafts (written only under the store's
-    /// lock, which the caller holds) and converted files no writer holds locked any more. A draft of a
-    /// few seconds is spared, in case its writer has just created it and not yet locked it.
-    private func removeLeftovers(among names: [String]) {
+    /// Removes what killed processes left half-written: index drafts and the recording locks of memos
+    /// never listed (both made only under the store's lock, which the caller holds), and converted files
+    /// no writer holds locked any more. A converted file of a few seconds is spared, in case its writer
+    /// has just created it and not yet locked it.
+    private func removeLeftovers(among names: [String], listed: Set<String>) {
         for name in names where name.hasPrefix(".") {
             let path = directory.appendingPathComponent(name).path
             if name.hasPrefix(".memos.json.") && name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
+            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))),
+                      case .acquired(let lock) = FileLock.attempt(path: path) {
+                DurableFile.removeQuietly(path)
+                lock.unlock()
             } else if name.hasSuffix(".partial"),
                       let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
                       modified.timeIntervalSinceNow < -Self.partialFileGrace,

@@ -63,7 +63,7 @@ extension MemoStoreTests {
         try writer.close()
     }
 
-    @Test func aRecordingAbandonedBeforeAnyAudioIsDroppedAndItsFileKept() throws {
+    @Test func aRecordingAbandonedBeforeAnyAudioIsDroppedWithItsEmptyFile() throws {
         var noFile: RecordingTicket? = try store.beginRecording(title: "Nothing", settings: AudioSettings())
         var headerOnly: RecordingTicket? = try store.beginRecording(title: "Header only", settings: AudioSettings())
         let emptyFile = try #require(headerOnly).fileURL
@@ -73,7 +73,7 @@ extension MemoStoreTests {
         headerOnly = nil
         #expect(noFile == nil && headerOnly == nil)
         #expect(try store.memos().isEmpty)
-        #expect(FileManager.default.fileExists(atPath: emptyFile.path))
+        #expect(!FileManager.default.fileExists(atPath: emptyFile.path))
         let hidden = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasSuffix(".recording") }
         #expect(hidden.isEmpty)
     }
