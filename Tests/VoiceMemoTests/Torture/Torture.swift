@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// How hard the torture suites push: lightly in `make test`, for minutes in `make torture`
 /// (`VOICEMEMO_TORTURE=1`). The same cases run either way; only their counts and lengths grow.
@@ -7,22 +8,6 @@ enum Torture {
 
     /// `quick` in `make test`, `long` in `make torture`.
     static func scale<T>(quick: T, long: T) -> T { isLong ? long : quick }
-}
-
-/// A seeded generator, so that a failing case can be run again: SplitMix64, as Java and Swift's own
-/// tests use for reproducible streams.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// The ways a file is damaged: what a bad disk, a cut download or a hostile sender does to it.
