@@ -31,7 +31,8 @@ import Testing
 
     @Test func positionAndDeviceTimeAdvanceAtRealSpeed() async throws {
         try await PulseAudioServer.exclusive { server in
-            let player = try player(seconds: 4, on: server)
+            // Long enough to be still playing when a busy machine makes every step below late.
+            let player = try player(seconds: 12, on: server)
             await waitForStart(player)
             // A sound server may take a moment to get a new stream going; the speed is measured once it runs.
             while player.currentTime < 0.3 { try await Task.sleep(for: .milliseconds(10)) }
@@ -40,6 +41,7 @@ import Testing
             let wall = (ContinuousClock.now - start.wall) / .seconds(1)
             let position = player.currentTime - start.position
             let device = player.deviceCurrentTime - start.device
+            #expect(player.isPlaying, "still playing at \(player.currentTime) s")
             player.stop()
             #expect(abs(position / device - 1) < 0.05, "currentTime moved \(position) s while the device played \(device) s")
             // PulseAudio's null sink follows the system clock, late by what a busy machine delays it (on a quiet
