@@ -114,14 +114,15 @@ public struct MemoStore: Sendable {
                     continue
                 }
                 // Its process died: keep what reached the disk, or drop the entry when no audio did. A file
-                // with no frames in it has nothing to lose and goes too; a damaged one stays, unlisted, as
-                // every unreadable file does.
+                // with no frames in it has nothing to lose and goes too (an Opus file killed before its
+                // first audio page is all headers, which libsndfile calls malformed); a larger unreadable
+                // one stays, unlisted, as every unreadable file does.
                 do {
                     let facts = try AudioFileFacts(url: fileURL(of: memo))
                     kept.append(facts.memo(
                         id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
                         state: .recovered))
-                } catch let error as AudioFileError where error.reason == .empty || error.reason == .noAudio {
+                } catch let error as AudioFileError where Self.holdsNoAudio(error, fileURL(of: memo)) {
                     DurableFile.removeQuietly(fileURL(of: memo).path)
                 } catch {}
                 changed = true
@@ -178,6 +179,18 @@ public struct MemoStore: Sendable {
                 DurableFile.removeQuietly(path)
                 lock.unlock()
             }
+        }
+    }
+
+    /// Whether the file `error` was about has no audio to lose: empty, no frames, or damaged within the
+    /// size of its headers.
+    private static func holdsNoAudio(_ error: AudioFileError, _ url: URL) -> Bool {
+        switch error.reason {
+        case .empty, .noAudio: return true
+        case .malformed:
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? .max
+            return size <= 4096
+        default: return false
         }
     }
 

@@ -120,6 +120,24 @@ import Testing
         #expect(a.count == 24000 && a == b)
     }
 
+    @Test(arguments: [Double.infinity, 1e300])
+    func timesNoFrameCountCanHoldAreTakenAsNeverAndNow(time: Double) async throws {
+        let rig = try RecordingRig()
+        // Endless silence on the unclocked null device: a duration too long to count runs until stopped,
+        // a start too far to count never comes, a NaN start is now.
+        let endless = try rig.recorder("endless.wav", AudioSettings(format: .wav), device: "null")
+        #expect(endless.record(forDuration: time))
+        let never = try rig.recorder("never.wav", AudioSettings(format: .wav), device: "null")
+        #expect(never.record(atTime: time, forDuration: 1))
+        let now = try rig.recorder("now.wav", AudioSettings(format: .wav), device: "null")
+        #expect(now.record(atTime: .nan, forDuration: 0.1))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(endless.isRecording && endless.currentTime > 0.1)
+        #expect(never.currentTime == 0)
+        #expect(now.currentTime == 0.1 || now.summary?.frameCount == 4800)
+        for recorder in [endless, never, now] { recorder.stop() }
+    }
+
     @Test func deleteRecordingRemovesTheFile() async throws {
         let rig = try RecordingRig()
         let (device, _) = try rig.microphone(seconds: 0.5, "sine 300")

@@ -119,20 +119,10 @@ import Testing
         #expect(result.standardError.contains("first line second line.wav': no such file"), "\(result.standardError)")
     }
 
-    @Test(arguments: ["1e309", "inf", "nan", "-1", "0"])
-    func aDurationThatIsNoLengthIsAUsageError(duration: String) throws {
+    @Test(arguments: ["1e309", "inf", "nan", "-1", "0", "1e300", "604801"])
+    func aDurationThatIsNoLengthOrAbsurdlyLongIsAUsageError(duration: String) throws {
         let result = try CLI().run("record", "--device", "null", "--duration=\(duration)")
-        #expect(result.status == 2 && result.standardError.contains("--duration must be a positive number of seconds"), "\(result.standardError)")
-    }
-
-    @Test func anAbsurdlyLongDurationDoesNotCrash() async throws {
-        let cli = try CLI()
-        let recording = try cli.start("record", "--device", "null", "--duration", "1e300", "--preset", "voice")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(recording.isRunning)
-        recording.send(SIGINT)
-        let result = recording.finish()
-        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.status == 2 && result.standardError.contains("--duration must be a positive number of seconds up to a week"), "\(result.standardError)")
     }
 
     private func wavHeader(channels: UInt16, dataBytes: UInt32) -> Data {
