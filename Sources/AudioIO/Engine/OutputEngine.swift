@@ -50,16 +50,19 @@ final class OutputEngine: @unchecked Sendable {
 
     /// The engine of `deviceName`, opening the device if no player uses it yet.
     static func engine(for deviceName: String) throws(AudioDeviceError) -> OutputEngine {
+        var opened = false
         let result: Result<OutputEngine, AudioDeviceError> = engines.withLock { engines in
             if let engine = engines[deviceName] { return .success(engine) }
             do throws(ALSAError) {
                 let engine = try OutputEngine(deviceName: deviceName)
                 engines[deviceName] = engine
+                opened = true
                 return .success(engine)
             } catch {
                 return .failure(AudioDeviceError(device: deviceName, operation: .open, underlying: error))
             }
         }
+        if opened { AudioSession.shared.streamOpened(deviceName, output: true) }
         return try result.get()
     }
 
@@ -233,6 +236,7 @@ final class OutputEngine: @unchecked Sendable {
             }
             let voices = liveVoices.withLock { Array($0.values) }
             if let failure {
+                AudioSession.shared.streamFailed(deviceName, output: true, error: failure.underlying)
                 for voice in voices { voice.owner?.voiceDidLoseDevice(voice, error: failure.underlying) }
                 liveVoices.withLock { $0.removeAll() }
                 return

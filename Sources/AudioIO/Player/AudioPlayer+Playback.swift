@@ -77,7 +77,7 @@ extension AudioPlayer {
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
         do {
-            let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            let engine = try OutputEngine.engine(for: state.deviceName ?? AudioSession.shared.outputForNewPlayers)
             let file = try AudioFile(forReading: source)
             let loops = self.loops
             let (voice, decoder) = try PlaybackPipeline.start(
@@ -126,6 +126,7 @@ extension AudioPlayer {
             state.isInMix = true
         }
         state.isPlaying = true
+        AudioSession.shared.participantStarted(self)
         return true
     }
 
@@ -140,6 +141,18 @@ extension AudioPlayer {
             state.decodeFailed = true
             events.append(.decodeError(error))
         }
+    }
+}
+
+extension AudioPlayer: AudioSessionParticipant {
+    func pauseForInterruption() -> Bool {
+        let wasPlaying = isPlaying
+        pause()
+        return wasPlaying
+    }
+
+    func resumeAfterInterruption() {
+        play()
     }
 }
 
@@ -170,6 +183,9 @@ extension AudioPlayer: VoiceOwner {
             state.isInMix = false
             state.release()
             state.engine = nil
+            // The session's policy: a vanished output pauses playback where it was, and nothing moves to
+            // another device; `play()` opens the device again when it is back.
+            if error.isDeviceGone { return }
             let failure = AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error)
             setStatus(.failed(.device(failure)), &state, &events)
             events.append(.finishedPlaying(successfully: false))

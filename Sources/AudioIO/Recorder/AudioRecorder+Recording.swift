@@ -81,7 +81,7 @@ extension AudioRecorder {
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.writer != nil { return true }
         do {
-            let name = state.deviceName ?? "default"
+            let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
             let engine = try InputEngine.engine(for: name, channels: max(2, settings.channelCount))
             guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
                 throw AudioDeviceError(
@@ -139,6 +139,7 @@ extension AudioRecorder {
             state.isInCycle = true
         }
         state.isRecording = true
+        AudioSession.shared.participantStarted(self)
         return true
     }
 
@@ -181,6 +182,21 @@ extension AudioRecorder {
         withState { state, events in
             if state.writer === writer { finish(&state, &events) }
         }
+    }
+}
+
+extension AudioRecorder: AudioSessionParticipant {
+    func pauseForInterruption() -> Bool {
+        withState { state, _ in
+            guard state.isRecording, let tap = state.tap else { return false }
+            tap.isPaused.store(true, ordering: .releasing)
+            state.isRecording = false
+            return true
+        }
+    }
+
+    func resumeAfterInterruption() {
+        record()
     }
 }
 
