@@ -55,6 +55,9 @@ public final class RunningTool {
         try standardInput.fileHandleForWriting.close()
     }
 
+    /// Its process id, e.g. to read its state in `/proc`.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Whether it has not ended yet.
     public var isRunning: Bool { process.isRunning }
 

@@ -45,6 +45,6 @@ final class HotplugMonitor: Sendable {
     static func port(card index: Int) -> PortDescription {
         let card = SoundCards.card(index: index)
         return PortDescription(name: "hw:\(index)", description: card?.name ?? "card \(index)", card: index,
-                               type: card.map { PortDescription.guessType(name: "hw:\(index)", description: $0.longName) })
+                               type: card.map { PortDescription.guessType(name: "hw:\(index)", description: $0.longName) } ?? .unknown)
     }
 }

@@ -44,7 +44,7 @@ public struct PortDescription: Equatable, Hashable, Sendable {
         if ["pulse", "pipewire", "jack", "default", "sysdefault"].contains(where: { name.hasPrefix($0) }) || text.contains("sound server") {
             return .soundServer
         }
-        if ["null", "file", "testmic", "loopback", "lavrate"].contains(where: { name.hasPrefix($0) }) { return .virtual }
+        if ["null", "file"].contains(where: { name.hasPrefix($0) }) || text.contains("loopback") { return .virtual }
         if name.hasPrefix("hw:") || name.hasPrefix("plughw:") || name.hasPrefix("front:") { return .lineOut }
         return .unknown
     }

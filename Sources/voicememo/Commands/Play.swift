@@ -74,7 +74,9 @@ extension VoiceMemo {
                 fflush(nil)
             }
             let started = Date()
-            let group = PlayerGroup(players: players)
+            let notices = SessionNotices(recording: false, devices: [device], keys: interactive, onTerminal: interactive, printing: !json)
+            defer { withExtendedLifetime(notices) {} }
+            let group = PlayerGroup(players: players, pausesOnDeviceLoss: interactive)
             let completed = interactive
                 ? try await InteractivePlayback(group: group, showsMeter: !noMeter).run()
                 : try await group.playTogether()

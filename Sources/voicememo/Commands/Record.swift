@@ -45,6 +45,9 @@ extension VoiceMemo {
             defer { live.finish() }
             recorder.isMeteringEnabled = live.isShown
             let progress = RecordingProgress(recorder)
+            let notices = SessionNotices(
+                recording: true, devices: [capture.device], keys: false, onTerminal: Terminal.isInteractive, printing: !json)
+            defer { withExtendedLifetime(notices) {} }
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
