@@ -6,7 +6,7 @@ import Testing
 
 /// The session's device list, category and hotplug events, with a card directory of the test's own in
 /// which the tests make and remove `controlC<N>` as udev does in /dev/snd.
-@Suite(.timeLimit(.minutes(1))) struct AudioSessionTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionTests {
     let scratch: ScratchDirectory
     let session: AudioSession
 
@@ -25,9 +25,10 @@ import Testing
         try FileManager.default.removeItem(atPath: scratch.path("snd/controlC\(index)"))
     }
 
-    /// The next event of `events`, and the seconds it took to come.
-    func next(_ events: inout AsyncStream<AudioSession.Event>.Iterator) async -> (AudioSession.Event?, Double) {
+    /// Runs `change`, then waits for the next event of `events`; returns it and the seconds it took.
+    func next(_ events: inout AsyncStream<AudioSession.Event>.Iterator, after change: () throws -> Void = {}) async rethrows -> (AudioSession.Event?, Double) {
         let start = ContinuousClock.now
+        try change()
         let event = await events.next()
         return (event, (ContinuousClock.now - start) / .seconds(1))
     }
@@ -37,14 +38,12 @@ import Testing
         var events = session.events().makeAsyncIterator()
         // A card's other device files are no card coming or going.
         _ = FileManager.default.createFile(atPath: scratch.path("snd/pcmC7D0p"), contents: nil)
-        addCard(7)
-        let (appeared, appearing) = await next(&events)
+        let (appeared, appearing) = await next(&events) { addCard(7) }
         guard case .routeChanged(.newDeviceAvailable, let port?, _) = appeared else { Issue.record("\(String(describing: appeared))"); return }
         #expect(port.name == "hw:7" && port.card == 7 && port.description == "card 7")
         #expect(appearing < 0.1, "\(appearing) s")
 
-        try removeCard(7)
-        let (vanished, vanishing) = await next(&events)
+        let (vanished, vanishing) = try await next(&events) { try removeCard(7) }
         guard case .routeChanged(.oldDeviceUnavailable, let port?, _) = vanished else { Issue.record("\(String(describing: vanished))"); return }
         #expect(port.name == "hw:7" && port.card == 7)
         #expect(vanishing < 0.1, "\(vanishing) s")
@@ -60,20 +59,22 @@ import Testing
         }
         defer { NotificationCenter.default.removeObserver(observer) }
 
-        addCard(1)
-        addCard(2)
-        try removeCard(1)
-        session.setCategory(.playback)
-        session.setPreferredOutput("null")
-        try removeCard(2)
-
-        let expected = ["newDeviceAvailable hw:1", "newDeviceAvailable hw:2", "oldDeviceUnavailable hw:1", "categoryChange -",
-                        "override null", "oldDeviceUnavailable hw:2"]
         func summary(_ event: AudioSession.Event) -> String {
             guard case .routeChanged(let reason, let port, _) = event else { return event.name }
             return "\(reason.rawValue) \(port?.name ?? "-")"
         }
-        for stream in [first, second] {
+        // Changes from the card directory and from the program, interleaved: each step waits until the
+        // first stream has the event of the one before, so that "happened" has one order.
+        var firstEvents = first.makeAsyncIterator()
+        var expected: [String] = []
+        for (step, event) in [({ addCard(1) }, "newDeviceAvailable hw:1"), ({ addCard(2) }, "newDeviceAvailable hw:2"),
+                              ({ session.setCategory(.playback) }, "categoryChange -"), ({ try? removeCard(1) }, "oldDeviceUnavailable hw:1"),
+                              ({ session.setPreferredOutput("null") }, "override null"), ({ try? removeCard(2) }, "oldDeviceUnavailable hw:2")] {
+            step()
+            expected.append(event)
+            #expect(await firstEvents.next().map(summary) == event)
+        }
+        for stream in [second] {
             var seen: [String] = []
             for await event in stream {
                 seen.append(summary(event))

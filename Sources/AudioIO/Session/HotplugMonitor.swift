@@ -24,10 +24,18 @@ final class HotplugMonitor: Sendable {
         let watch = try DirectoryWatch(path: directory)
         self.watch = watch
         RealtimeThread.start(name: "audio-hotplug", realtime: false) {
+            // A card's names, learnt when it appeared: once it is gone, alsa-lib no longer knows them.
+            var known: [Int: PortDescription] = [:]
             while let changes = watch.nextChanges() {
                 for change in changes {
                     guard let index = Self.cardIndex(controlDevice: change.name) else { continue }
-                    report(Self.port(card: index), change.appeared)
+                    if change.appeared {
+                        let port = Self.port(card: index)
+                        known[index] = port
+                        report(port, true)
+                    } else {
+                        report(known.removeValue(forKey: index) ?? Self.port(card: index), false)
+                    }
                 }
             }
         }
@@ -41,9 +49,12 @@ final class HotplugMonitor: Sendable {
         return Int(name.dropFirst("controlC".count)).flatMap { $0 >= 0 ? $0 : nil }
     }
 
-    /// The card `index` as a port: alsa-lib's names when the card exists (it does not once gone).
+    /// The card `index` as a port: alsa-lib's names when the card exists.
     static func port(card index: Int) -> PortDescription {
-        let card = SoundCards.card(index: index)
+        // alsa-lib opens this very file to name a card; asking it only when the file is there keeps a
+        // report from waiting on alsa-lib's configuration lock for a card it cannot name.
+        let exists = FileManager.default.fileExists(atPath: "\(defaultDirectory)/controlC\(index)")
+        let card = exists ? SoundCards.card(index: index) : nil
         return PortDescription(name: "hw:\(index)", description: card?.name ?? "card \(index)", card: index,
                                type: card.map { PortDescription.guessType(name: "hw:\(index)", description: $0.longName) } ?? .unknown)
     }
