@@ -100,7 +100,7 @@ import Testing
         var events = session.events().makeAsyncIterator()
         session.setCategory(.playback, options: [.followDefaultDevice])
         #expect(session.currentRoute.inputs.isEmpty && session.currentRoute.outputs.map(\.name) == ["pulse"])
-        let (event, _) = await next(&events)
+        let (event, _) = await next(&events, after: {})
         guard case .routeChanged(.categoryChange, nil, let previous) = event else { Issue.record("\(String(describing: event))"); return }
         #expect(previous.inputs.map(\.name) == ["null"] && previous.outputs.map(\.name) == ["pulse"])
         // Without the option, players and recorders given no device use ALSA's default.

@@ -6,6 +6,14 @@ import Testing
 /// `voicememo record` on a PulseAudio sink's monitor, stopped with Ctrl-Z (SIGTSTP) and continued with
 /// `fg` (SIGCONT) while a tone plays into the sink: a clocked suite, run on its own.
 @Suite(.timeLimit(.minutes(1))) struct InterruptionTests {
+    /// The next line `recording` prints that is not a level line (which begin with the elapsed time).
+    func notice(_ recording: RunningTool) -> String? {
+        while let line = recording.nextLine() {
+            if !(line.first?.isNumber ?? false) { return line }
+        }
+        return nil
+    }
+
     @Test func ctrlZPausesTheRecordingAndFgResumesItWithoutTheStoppedTimeOrABurstAtTheSeam() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()
@@ -21,7 +29,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             let stopping = ContinuousClock.now
             recording.send(SIGTSTP)
-            #expect(recording.nextLine() == "stopped (Ctrl-Z) — recording paused; fg resumes it")
+            #expect(notice(recording) == "stopped (Ctrl-Z) — recording paused; fg resumes it")
             let deadline = ContinuousClock.now + .seconds(5)
             while DevicesTests.state(of: recording.processIdentifier) != "T", ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
@@ -30,7 +38,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(2000))
             let continuing = ContinuousClock.now
             recording.send(SIGCONT)
-            #expect(recording.nextLine() == "recording resumed")
+            #expect(notice(recording) == "recording resumed")
             try await Task.sleep(for: .milliseconds(1500))
             recording.send(SIGINT)
             let stopped = ContinuousClock.now

@@ -114,6 +114,9 @@ public final class AudioSession: Sendable {
                     ended: { [weak self] in self?.endInterruption(.processSuspended) })
             }
             guard state.monitor == nil else { return nil }
+            // Read now, on the activating thread: the first route reported must not wait for alsa-lib's
+            // configuration.
+            _ = Self.hints
             let directory = self.directory ?? HotplugMonitor.directory
             do {
                 state.monitor = try HotplugMonitor(directory: directory) { [weak self] port, appeared in
