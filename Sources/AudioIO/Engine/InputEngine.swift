@@ -48,6 +48,7 @@ final class InputEngine: @unchecked Sendable {
     private let idleSince = ManagedAtomic<Int>(Mixer.nanoseconds())
     private let failureCode = ManagedAtomic<Int32>(0)
     private let liveTaps = Mutex<[ObjectIdentifier: CaptureTap]>([:])
+    private let suspension = DeviceSuspension()
 
     private static let engines = Mutex<[String: InputEngine]>([:])
 
@@ -159,7 +160,12 @@ final class InputEngine: @unchecked Sendable {
             let got: Int
             do {
                 got = try device.read(into: input, frames: frames)
-            } catch where error.isXrun || error.isSuspended {
+            } catch where error.isSuspended {
+                // Waiting for the system to resume takes sleeping: the event thread does it. The session
+                // paused the recorders meanwhile, so the suspended time is no gap in their files.
+                if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+                continue
+            } catch where error.isXrun {
                 do { try device.recover(from: error) } catch { return fail(error) }
                 let lost = max(0, frame(at: deviceCurrentTime) - first)
                 cycle.deviceDidLose(frames: Int(lost))
@@ -231,6 +237,7 @@ final class InputEngine: @unchecked Sendable {
                     tap.release()
                 }
             }
+            suspension.resumeIfSuspended(device)
             if let failure {
                 AudioSession.shared.streamFailed(deviceName, output: false, error: failure.underlying)
                 let taps = liveTaps.withLock { Array($0.values) }

@@ -45,6 +45,7 @@ final class OutputEngine: @unchecked Sendable {
     /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`).
     private(set) var isUnclocked = false
     private let liveVoices = Mutex<[ObjectIdentifier: Voice]>([:])
+    private let suspension = DeviceSuspension()
 
     private static let engines = Mutex<[String: OutputEngine]>([:])
 
@@ -153,9 +154,12 @@ final class OutputEngine: @unchecked Sendable {
             while done < frames {
                 do {
                     done += try device.write(encoded + done * bytesPerFrame, frames: frames - done)
-                } catch where error.isXrun || error.isSuspended {
+                } catch where error.isXrun {
                     underruns.wrappingIncrement(ordering: .relaxed)
                     do { try device.recover(from: error) } catch { return fail(error) }
+                } catch where error.isSuspended {
+                    // Waiting for the system to resume takes sleeping: the event thread does it.
+                    if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
                 } catch {
                     return fail(error)
                 }
@@ -234,6 +238,7 @@ final class OutputEngine: @unchecked Sendable {
                     voice.release()
                 }
             }
+            suspension.resumeIfSuspended(device)
             let voices = liveVoices.withLock { Array($0.values) }
             if let failure {
                 AudioSession.shared.streamFailed(deviceName, output: true, error: failure.underlying)

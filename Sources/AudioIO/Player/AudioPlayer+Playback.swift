@@ -14,7 +14,7 @@ extension AudioPlayer {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason.
     @discardableResult
     public func play() -> Bool {
-        withState { state, events in start(&state, &events, at: nil) }
+        joinSession(withState { state, events in start(&state, &events, at: nil) })
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -26,7 +26,14 @@ extension AudioPlayer {
     /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func play(atTime time: TimeInterval) -> Bool {
-        withState { state, events in start(&state, &events, at: time) }
+        joinSession(withState { state, events in start(&state, &events, at: time) })
+    }
+
+    /// After a start, outside the player's lock: the session activates on the first (reading alsa-lib's
+    /// configuration) and applies its policy to the player from then on.
+    private func joinSession(_ started: Bool) -> Bool {
+        if started { AudioSession.shared.participantStarted(self) }
+        return started
     }
 
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
@@ -126,7 +133,6 @@ extension AudioPlayer {
             state.isInMix = true
         }
         state.isPlaying = true
-        AudioSession.shared.participantStarted(self)
         return true
     }
 
