@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `voicememo record` on a PulseAudio sink's monitor, stopped with Ctrl-Z (SIGTSTP) and continued with
-/// `fg` (SIGCONT) while a tone plays into the sink: a clocked suite, run on its own.
+/// `fg` (SIGCONT) while a tone plays into the sink: run on its own (`STOPPING_SUITES` in the Makefile).
 @Suite(.timeLimit(.minutes(1))) struct InterruptionTests {
     /// The next line `recording` prints that is not a level line (which begin with the elapsed time).
     func notice(_ recording: RunningTool) -> String? {
