@@ -55,11 +55,11 @@ public final class RunningTool {
         try standardInput.fileHandleForWriting.close()
     }
 
+    /// Its process id, e.g. to read its state in `/proc`.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Whether it has not ended yet.
     public var isRunning: Bool { process.isRunning }
-
-    /// Its process id, e.g. to read `/proc/PID/status` while it runs.
-    public var processIdentifier: Int32 { process.processIdentifier }
 
     /// The next line it prints on standard output, without the newline, waiting for it; `nil` when it
     /// ends first.

@@ -36,7 +36,8 @@ struct PCMConfiguration: Equatable, Sendable {
 /// `ALSAError`. Nothing outside `ALSA/` sees alsa-lib.
 ///
 /// **Thread safety**: configure it on one thread, then hand it to the audio thread, which alone calls
-/// ``write(_:frames:)`` / ``read(into:frames:)``, ``recover(from:)``, ``delay()`` and ``stop()``.
+/// ``write(_:frames:)`` / ``read(into:frames:)``, ``recover(from:)``, ``delay()`` and ``stop()`` (or, after
+/// a suspend, the event thread calls ``recover(from:)`` while the audio thread waits for it).
 final class PCMDevice {
     enum Direction { case playback, capture }
 

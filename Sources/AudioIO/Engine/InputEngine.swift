@@ -48,23 +48,41 @@ final class InputEngine: @unchecked Sendable {
     private let idleSince = ManagedAtomic<Int>(Mixer.nanoseconds())
     private let failureCode = ManagedAtomic<Int32>(0)
     private let liveTaps = Mutex<[ObjectIdentifier: CaptureTap]>([:])
+    private let suspension = DeviceSuspension()
 
     private static let engines = Mutex<[String: InputEngine]>([:])
 
     /// The engine of `deviceName`, opening the device with `channels` channels (or as near as it
     /// takes) if nothing captures from it yet.
     static func engine(for deviceName: String, channels: Int) throws(AudioDeviceError) -> InputEngine {
+        var opened = false
         let result: Result<InputEngine, AudioDeviceError> = engines.withLock { engines in
             if let engine = engines[deviceName] { return .success(engine) }
             do throws(ALSAError) {
                 let engine = try InputEngine(deviceName: deviceName, channels: channels)
                 engines[deviceName] = engine
+                opened = true
                 return .success(engine)
             } catch {
                 return .failure(AudioDeviceError(device: deviceName, operation: .open, underlying: error))
             }
         }
+        if opened { AudioSession.shared.streamOpened(deviceName, output: false) }
         return try result.get()
+    }
+
+    /// Waits, up to `timeout` seconds, until every engine with no tap capturing has stopped its device:
+    /// after an interruption paused the recorders, a capture thread must not be left in a read that the
+    /// process stopping would turn into an overrun, heard later as silence in a resumed recording.
+    static func waitUntilPausedEnginesStop(timeout: Double) {
+        let all = engines.withLock { Array($0.values) }
+        let deadline = Mixer.nanoseconds() + Int(timeout * 1e9)
+        for engine in all {
+            while !engine.isIdle.load(ordering: .acquiring), !engine.cycle.needsCapturing, engine.failure == nil,
+                  Mixer.nanoseconds() < deadline {
+                usleep(1000)
+            }
+        }
     }
 
     private init(deviceName: String, channels: Int) throws(ALSAError) {
@@ -142,7 +160,12 @@ final class InputEngine: @unchecked Sendable {
             let got: Int
             do {
                 got = try device.read(into: input, frames: frames)
-            } catch where error.isXrun || error.isSuspended {
+            } catch where error.isSuspended {
+                // Waiting for the system to resume takes sleeping: the event thread does it. The session
+                // paused the recorders meanwhile, so the suspended time is no gap in their files.
+                if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+                continue
+            } catch where error.isXrun {
                 do { try device.recover(from: error) } catch { return fail(error) }
                 let lost = max(0, frame(at: deviceCurrentTime) - first)
                 cycle.deviceDidLose(frames: Int(lost))
@@ -214,7 +237,9 @@ final class InputEngine: @unchecked Sendable {
                     tap.release()
                 }
             }
+            suspension.resumeIfSuspended(device)
             if let failure {
+                AudioSession.shared.streamFailed(deviceName, output: false, error: failure.underlying)
                 let taps = liveTaps.withLock { Array($0.values) }
                 for tap in taps { tap.owner?.tapDidLoseDevice(tap, error: failure.underlying) }
                 liveTaps.withLock { $0.removeAll() }

@@ -45,21 +45,25 @@ final class OutputEngine: @unchecked Sendable {
     /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`).
     private(set) var isUnclocked = false
     private let liveVoices = Mutex<[ObjectIdentifier: Voice]>([:])
+    private let suspension = DeviceSuspension()
 
     private static let engines = Mutex<[String: OutputEngine]>([:])
 
     /// The engine of `deviceName`, opening the device if no player uses it yet.
     static func engine(for deviceName: String) throws(AudioDeviceError) -> OutputEngine {
+        var opened = false
         let result: Result<OutputEngine, AudioDeviceError> = engines.withLock { engines in
             if let engine = engines[deviceName] { return .success(engine) }
             do throws(ALSAError) {
                 let engine = try OutputEngine(deviceName: deviceName)
                 engines[deviceName] = engine
+                opened = true
                 return .success(engine)
             } catch {
                 return .failure(AudioDeviceError(device: deviceName, operation: .open, underlying: error))
             }
         }
+        if opened { AudioSession.shared.streamOpened(deviceName, output: true) }
         return try result.get()
     }
 
@@ -150,9 +154,12 @@ final class OutputEngine: @unchecked Sendable {
             while done < frames {
                 do {
                     done += try device.write(encoded + done * bytesPerFrame, frames: frames - done)
-                } catch where error.isXrun || error.isSuspended {
+                } catch where error.isXrun {
                     underruns.wrappingIncrement(ordering: .relaxed)
                     do { try device.recover(from: error) } catch { return fail(error) }
+                } catch where error.isSuspended {
+                    // Waiting for the system to resume takes sleeping: the event thread does it.
+                    if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
                 } catch {
                     return fail(error)
                 }
@@ -231,8 +238,10 @@ final class OutputEngine: @unchecked Sendable {
                     voice.release()
                 }
             }
+            suspension.resumeIfSuspended(device)
             let voices = liveVoices.withLock { Array($0.values) }
             if let failure {
+                AudioSession.shared.streamFailed(deviceName, output: true, error: failure.underlying)
                 for voice in voices { voice.owner?.voiceDidLoseDevice(voice, error: failure.underlying) }
                 liveVoices.withLock { $0.removeAll() }
                 return

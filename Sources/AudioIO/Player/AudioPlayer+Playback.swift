@@ -14,7 +14,7 @@ extension AudioPlayer {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason.
     @discardableResult
     public func play() -> Bool {
-        withState { state, events in start(&state, &events, at: nil) }
+        joinSession(withState { state, events in start(&state, &events, at: nil) })
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -26,7 +26,14 @@ extension AudioPlayer {
     /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func play(atTime time: TimeInterval) -> Bool {
-        withState { state, events in start(&state, &events, at: time) }
+        joinSession(withState { state, events in start(&state, &events, at: time) })
+    }
+
+    /// After a start, outside the player's lock: the session activates on the first (reading alsa-lib's
+    /// configuration) and applies its policy to the player from then on.
+    private func joinSession(_ started: Bool) -> Bool {
+        if started { AudioSession.shared.participantStarted(self) }
+        return started
     }
 
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
@@ -77,7 +84,7 @@ extension AudioPlayer {
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
         do {
-            let engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            let engine = try OutputEngine.engine(for: state.deviceName ?? AudioSession.shared.outputForNewPlayers)
             let file = try AudioFile(forReading: source)
             let loops = self.loops
             let (voice, decoder) = try PlaybackPipeline.start(
@@ -143,6 +150,18 @@ extension AudioPlayer {
     }
 }
 
+extension AudioPlayer: AudioSessionParticipant {
+    func pauseForInterruption() -> Bool {
+        let wasPlaying = isPlaying
+        pause()
+        return wasPlaying
+    }
+
+    func resumeAfterInterruption() {
+        play()
+    }
+}
+
 extension AudioPlayer: VoiceOwner {
     /// A player's voice has one item, so this never happens.
     func voiceDidStartItem(_ voice: Voice) {}
@@ -170,6 +189,9 @@ extension AudioPlayer: VoiceOwner {
             state.isInMix = false
             state.release()
             state.engine = nil
+            // The session's policy: a vanished output pauses playback where it was, and nothing moves to
+            // another device; `play()` opens the device again when it is back.
+            if error.isDeviceGone { return }
             let failure = AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error)
             setStatus(.failed(.device(failure)), &state, &events)
             events.append(.finishedPlaying(successfully: false))

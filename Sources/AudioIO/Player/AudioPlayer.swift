@@ -158,7 +158,7 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Seconds on the output device's clock, which runs while the device exists; the time base of
     /// ``play(atTime:)``. Opens the device if no player has yet.
     public var deviceCurrentTime: TimeInterval {
-        let name = state.withLock { $0.deviceName ?? "default" }
+        let name = state.withLock { $0.deviceName } ?? AudioSession.shared.outputForNewPlayers
         return (try? OutputEngine.engine(for: name).deviceCurrentTime) ?? 0
     }
 }

@@ -15,7 +15,7 @@ extension AudioRecorder {
     /// - Returns: Whether recording started; on false, ``status`` holds the reason.
     @discardableResult
     public func record() -> Bool {
-        withState { state, events in start(&state, &events, at: nil, forDuration: nil) }
+        joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: nil) })
     }
 
     /// Starts recording when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -26,7 +26,7 @@ extension AudioRecorder {
     /// - Returns: Whether recording is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func record(atTime time: TimeInterval) -> Bool {
-        withState { state, events in start(&state, &events, at: time, forDuration: nil) }
+        joinSession(withState { state, events in start(&state, &events, at: time, forDuration: nil) })
     }
 
     /// Records `duration` seconds of audio (exactly: `duration` × the device rate frames, paused time not
@@ -35,7 +35,7 @@ extension AudioRecorder {
     /// - Returns: Whether recording started; on false, ``status`` holds the reason.
     @discardableResult
     public func record(forDuration duration: TimeInterval) -> Bool {
-        withState { state, events in start(&state, &events, at: nil, forDuration: duration) }
+        joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: duration) })
     }
 
     /// Records `duration` seconds of audio from device time `time` on; see ``record(atTime:)`` and
@@ -44,7 +44,7 @@ extension AudioRecorder {
     /// - Returns: Whether recording is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func record(atTime time: TimeInterval, forDuration duration: TimeInterval) -> Bool {
-        withState { state, events in start(&state, &events, at: time, forDuration: duration) }
+        joinSession(withState { state, events in start(&state, &events, at: time, forDuration: duration) })
     }
 
     /// Pauses, keeping the file open; ``record()`` resumes. Nothing of the paused time is in the file.
@@ -78,10 +78,17 @@ extension AudioRecorder {
         }
     }
 
+    /// After a start, outside the recorder's lock: the session activates on the first (reading
+    /// alsa-lib's configuration) and applies its policy to the recorder from then on.
+    private func joinSession(_ started: Bool) -> Bool {
+        if started { AudioSession.shared.participantStarted(self) }
+        return started
+    }
+
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.writer != nil { return true }
         do {
-            let name = state.deviceName ?? "default"
+            let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
             let engine = try InputEngine.engine(for: name, channels: max(2, settings.channelCount))
             guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
                 throw AudioDeviceError(
@@ -181,6 +188,21 @@ extension AudioRecorder {
         withState { state, events in
             if state.writer === writer { finish(&state, &events) }
         }
+    }
+}
+
+extension AudioRecorder: AudioSessionParticipant {
+    func pauseForInterruption() -> Bool {
+        withState { state, _ in
+            guard state.isRecording, let tap = state.tap else { return false }
+            tap.isPaused.store(true, ordering: .releasing)
+            state.isRecording = false
+            return true
+        }
+    }
+
+    func resumeAfterInterruption() {
+        record()
     }
 }
 

@@ -130,7 +130,7 @@ public final class AudioRecorder: @unchecked Sendable {
     /// Seconds on the input device's clock, which runs while the device exists; the time base of
     /// ``record(atTime:)``. Opens the device if nothing records from it yet.
     public var deviceCurrentTime: TimeInterval {
-        let name = state.withLock { $0.deviceName ?? "default" }
+        let name = state.withLock { $0.deviceName } ?? AudioSession.shared.inputForNewRecorders
         return (try? InputEngine.engine(for: name, channels: max(2, settings.channelCount)).deviceCurrentTime) ?? 0
     }
 

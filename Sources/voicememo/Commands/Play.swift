@@ -76,7 +76,10 @@ extension VoiceMemo {
                 fflush(nil)
             }
             let started = Date()
-            let group = PlayerGroup(players: players)
+            let notices = SessionNotices(
+                recording: false, devices: [device], keys: display?.takesKeys ?? false, display: display, printing: !json)
+            defer { withExtendedLifetime(notices) {} }
+            let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
             let completed: Bool
             if let display {
                 let title = memos.map(\.title.singleLine).joined(separator: " + ")

@@ -45,6 +45,8 @@ extension VoiceMemo {
             defer { live.finish() }
             recorder.isMeteringEnabled = live.isShown
             let progress = RecordingProgress(recorder)
+            let notices = SessionNotices(recording: true, devices: [capture.device], keys: false, display: live.display, printing: !json)
+            defer { withExtendedLifetime(notices) {} }
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)

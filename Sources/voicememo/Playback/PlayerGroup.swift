@@ -9,11 +9,15 @@ final class PlayerGroup: Sendable {
     static let startDelay: TimeInterval = 0.1
 
     let players: [AudioPlayer]
+    /// Whether players whose device went away stay paused for the user to resume (a terminal's space
+    /// key); otherwise playback ends with ``DeviceLost``.
+    let pausesOnDeviceLoss: Bool
     private let outcomes: AsyncStream<Outcome>
     private let continuation: AsyncStream<Outcome>.Continuation
 
-    init(players: [AudioPlayer]) {
+    init(players: [AudioPlayer], pausesOnDeviceLoss: Bool) {
         self.players = players
+        self.pausesOnDeviceLoss = pausesOnDeviceLoss
         (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
     }
 
@@ -25,8 +29,19 @@ final class PlayerGroup: Sendable {
     /// Starts every player, then waits until all have finished or the user quit (true), or SIGINT/SIGTERM
     /// stopped them (false).
     ///
-    /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails.
+    /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails; ``DeviceLost``
+    ///   when the device went away and the group does not pause for it.
     func playTogether() async throws -> Bool {
+        let devices = Set(players.map { $0.currentDevice ?? "default" })
+        let sessionEvents = AudioSession.shared.events()
+        let watcher = Task { [continuation, pausesOnDeviceLoss] in
+            for await event in sessionEvents where !pausesOnDeviceLoss {
+                if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, devices.contains(port.name) {
+                    continuation.yield(.deviceLost(port.name))
+                }
+            }
+        }
+        defer { watcher.cancel() }
         for player in players {
             let events = player.events()
             Task { [continuation] in
@@ -69,6 +84,10 @@ final class PlayerGroup: Sendable {
             case .interrupted:
                 players.forEach { $0.stop() }
                 return false
+            case .deviceLost(let device):
+                let position = players[0].currentTime
+                players.forEach { $0.stop() }
+                throw DeviceLost(device: device, position: position)
             }
         }
         return false
@@ -79,6 +98,7 @@ final class PlayerGroup: Sendable {
         case failed(AudioPlayer.Status)
         case quit
         case interrupted
+        case deviceLost(String)
     }
 }
 
@@ -89,5 +109,16 @@ struct AudioPlayerFailure: Error, CustomStringConvertible {
     var description: String {
         guard case .failed(let error) = status else { return "playback stopped" }
         return Describe.failure(error)
+    }
+}
+
+/// The device played on went away while nobody could resume playback by a key.
+struct DeviceLost: Error, CustomStringConvertible {
+    let device: String
+    let position: TimeInterval
+
+    var description: String {
+        "audio device '\(device)' went away; playback paused at \(Describe.duration(position)) — "
+            + "play again with --start \(String(format: "%.1f", position)) when it is back, or pick another with --device"
     }
 }

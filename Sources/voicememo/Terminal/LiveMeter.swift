@@ -48,6 +48,12 @@ final class LiveMeter {
         self.interval = interval
     }
 
+    /// The terminal display it draws on, if it draws on one.
+    var display: TerminalDisplay? {
+        if case .terminal(let display) = style { return display }
+        return nil
+    }
+
     /// Whether readings are shown at all.
     var isShown: Bool {
         if case .hidden = style { return false }

@@ -8,8 +8,8 @@ import Glibc
 /// Ctrl-C still sends SIGINT (the terminal keeps its signal keys): commands watch for it
 /// (``StopSignals``, ``PlayerGroup``) and finish the display.
 ///
-/// **Thread safety**: use it from one task.
-final class TerminalDisplay {
+/// **Thread safety**: one task draws and finishes; ``note(_:)`` may come from any other.
+final class TerminalDisplay: @unchecked Sendable {
     /// The terminal's settings before the display changed them, and whether a display is showing,
     /// for the exit handler. Only the main flow of a command makes and finishes displays.
     nonisolated(unsafe) private static var saved: termios?
@@ -19,6 +19,8 @@ final class TerminalDisplay {
     let takesKeys: Bool
     private var drawnLines = 0
     private var isFinished = false
+    /// Keeps a note and a redraw from interleaving their escape sequences.
+    private let lock = NSLock()
 
     /// Whether standard output is a terminal that can move its cursor: not a pipe or a file, and not
     /// `TERM=dumb` (an editor's shell buffer), where commands print plain lines instead.
@@ -55,10 +57,21 @@ final class TerminalDisplay {
     /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a
     /// frame. Each line must fit the width (``columns``): one that wraps would push the display down.
     func draw(_ lines: [String]) {
-        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
-        for line in lines { text += "\u{1B}[2K" + line + "\n" }
-        write(text)
-        drawnLines = lines.count
+        lock.withLock {
+            var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
+            for line in lines { text += "\u{1B}[2K" + line + "\n" }
+            write(text)
+            drawnLines = lines.count
+        }
+    }
+
+    /// Prints `line` where the live lines are, to stay above them: the next ``draw(_:)`` starts below it.
+    func note(_ line: String) {
+        lock.withLock {
+            let up = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
+            write(up + "\u{1B}[2K" + line + "\n\u{1B}[J")
+            drawnLines = 0
+        }
     }
 
     /// Leaves the last lines on the screen and puts the terminal back as it was. Calling it again does nothing.

@@ -1,0 +1,272 @@
+import Dispatch
+import Foundation
+import Synchronization
+import SystemPackage
+
+/// The process's one audio session, as `AVAudioSession` is on Apple systems: it says what the process does
+/// with audio (``category``), reports the devices in use (``currentRoute``) and available
+/// (``availableInputs``, ``availableOutputs``), and applies one policy to every player and recorder.
+///
+/// ```swift
+/// let session = AudioSession.shared
+/// try session.setCategory(.playback, options: [.resumeAfterInterruption])
+/// try session.setActive(true)
+/// for await event in session.events() {
+///     if case .routeChanged(.oldDeviceUnavailable, let port, _) = event { print("lost", port?.name ?? "") }
+/// }
+/// ```
+///
+/// Policy: an interruption (the process stopped with Ctrl-Z, the system suspending the device) pauses the
+/// players and recorders that were running and, with ``CategoryOptions/resumeAfterInterruption``,
+/// resumes them when it ends. When the device a player plays on goes away, the player pauses where it
+/// was; audio never moves to another device by itself. When the device a recorder records from goes
+/// away, the recording stops and its file is finished with everything captured. Paused time is never in
+/// a recording. A sound card appearing starts nothing.
+///
+/// Events come from a thread watching `/dev/snd` (or `$AUDIOIO_SND_DIR`) for cards, from the streams
+/// (a device failing), and from SIGTSTP / SIGCONT. Players and recorders activate the session when they
+/// start; call ``setActive(_:)`` to watch for devices before that.
+///
+/// **Thread safety**: every member may be used from any thread.
+public final class AudioSession: Sendable {
+    /// The session of this process.
+    public static let shared = AudioSession(directory: nil, handlesSignals: true)
+
+    /// Posted, with the ``Event`` under ``eventUserInfoKey``, for each interruption event.
+    public static let interruptionNotification = Notification.Name("AudioSessionInterruption")
+    /// Posted, with the ``Event`` under ``eventUserInfoKey``, for each route change.
+    public static let routeChangeNotification = Notification.Name("AudioSessionRouteChange")
+    /// Posted, with the ``Event`` under ``eventUserInfoKey``, when a device's stream failed for good.
+    public static let mediaServicesWereLostNotification = Notification.Name("AudioSessionMediaServicesWereLost")
+    /// Posted, with the ``Event`` under ``eventUserInfoKey``, when a lost device's stream was opened again.
+    public static let mediaServicesWereResetNotification = Notification.Name("AudioSessionMediaServicesWereReset")
+    /// The key of a notification's ``Event`` in its `userInfo`.
+    public static let eventUserInfoKey = "event"
+
+    struct State {
+        var category = Category.playAndRecord
+        var options: CategoryOptions = []
+        var isActive = false
+        var preferredInput: String?
+        var preferredOutput: String?
+        var openOutputs: [String] = []
+        var openInputs: [String] = []
+        var lostDevices: Set<String> = []
+        var monitor: HotplugMonitor?
+        var signals: SuspendSignals?
+        var participants: [ObjectIdentifier: WeakParticipant] = [:]
+        var interrupted: [any AudioSessionParticipant] = []
+        var isInterrupted = false
+        var subscribers = EventSubscribers<Event>()
+    }
+
+    let state = Mutex(State())
+    /// The directory watched for cards; `nil` for ``HotplugMonitor/directory``.
+    private let directory: String?
+    private let handlesSignals: Bool
+    /// Notifications go out on one queue, in the order of the events.
+    private let notifications = DispatchQueue(label: "AudioSession.notifications")
+
+    /// A session of its own, for tests: watching `directory` and, unless `handlesSignals`, leaving
+    /// SIGTSTP and SIGCONT to the shared one (a process stops once).
+    init(directory: String?, handlesSignals: Bool) {
+        self.directory = directory
+        self.handlesSignals = handlesSignals
+    }
+
+    /// What the process does with audio; ``CategoryOptions/resumeAfterInterruption`` and the rest.
+    public var category: Category { state.withLock { $0.category } }
+    /// How the session applies its policy.
+    public var categoryOptions: CategoryOptions { state.withLock { $0.options } }
+    /// Whether the session is active: it watches for devices and interruptions.
+    public var isActive: Bool { state.withLock { $0.isActive } }
+
+    /// Sets the category and options. A change while active is a route change with reason
+    /// ``RouteChangeReason/categoryChange``.
+    public func setCategory(_ category: Category, options: CategoryOptions = []) {
+        withState { state, events in
+            let previous = route(of: state)
+            let changed = state.category != category
+            state.category = category
+            state.options = options
+            if changed, state.isActive { events.append(.routeChanged(.categoryChange, port: nil, previousRoute: previous)) }
+        }
+    }
+
+    /// Activates the session (watching for sound cards coming and going, and for Ctrl-Z) or deactivates
+    /// it. Players and recorders activate it when they start; activating an active session retries
+    /// watching for cards if that failed before.
+    ///
+    /// - Throws: ``AudioSessionError`` when activating and the card directory (`/dev/snd`, or
+    ///   `$AUDIOIO_SND_DIR`) cannot be watched; the session is active all the same, without hotplug events.
+    public func setActive(_ active: Bool) throws(AudioSessionError) {
+        let failure: AudioSessionError? = withState { state, _ in
+            guard active else {
+                state.isActive = false
+                state.monitor = nil
+                state.signals = nil
+                return nil
+            }
+            state.isActive = true
+            if handlesSignals, state.signals == nil {
+                state.signals = SuspendSignals(
+                    began: { [weak self] in self?.beginInterruption(.processSuspended) },
+                    ended: { [weak self] in self?.endInterruption(.processSuspended) })
+            }
+            guard state.monitor == nil else { return nil }
+            // Read now, on the activating thread: the first route reported must not wait for alsa-lib's
+            // configuration.
+            _ = Self.hints
+            let directory = self.directory ?? HotplugMonitor.directory
+            do {
+                state.monitor = try HotplugMonitor(directory: directory) { [weak self] port, appeared in
+                    self?.cardDidChange(port, appeared: appeared)
+                }
+                return nil
+            } catch {
+                return AudioSessionError(directory: directory, underlying: error as? Errno ?? .noSuchFileOrDirectory)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The devices in use: the streams open in this process, or, for a side with none, the device a
+    /// new player or recorder would use. Inputs only in a category that records, outputs only in one
+    /// that plays.
+    public var currentRoute: RouteDescription { state.withLock { route(of: $0) } }
+
+    /// The capture devices alsa-lib knows: its configured PCMs (e.g. "default", "pulse", "null") and
+    /// every card's.
+    public var availableInputs: [PortDescription] { Self.ports(inputs: true) }
+
+    /// The playback devices alsa-lib knows: its configured PCMs and every card's.
+    public var availableOutputs: [PortDescription] { Self.ports(inputs: false) }
+
+    /// The input used by recorders given no device (with ``CategoryOptions/followDefaultDevice``);
+    /// `nil` for ALSA's `default`.
+    public var preferredInput: String? { state.withLock { $0.preferredInput } }
+
+    /// The output used by players given no device (with ``CategoryOptions/followDefaultDevice``);
+    /// `nil` for ALSA's `default`.
+    public var preferredOutput: String? { state.withLock { $0.preferredOutput } }
+
+    /// Sets ``preferredInput``: a route change with reason ``RouteChangeReason/override`` when it changes.
+    public func setPreferredInput(_ name: String?) {
+        withState { state, events in
+            guard state.preferredInput != name else { return }
+            let previous = route(of: state)
+            state.preferredInput = name
+            events.append(.routeChanged(.override, port: name.map(Self.port(named:)), previousRoute: previous))
+        }
+    }
+
+    /// Sets ``preferredOutput``: a route change with reason ``RouteChangeReason/override`` when it changes.
+    public func setPreferredOutput(_ name: String?) {
+        withState { state, events in
+            guard state.preferredOutput != name else { return }
+            let previous = route(of: state)
+            state.preferredOutput = name
+            events.append(.routeChanged(.override, port: name.map(Self.port(named:)), previousRoute: previous))
+        }
+    }
+
+    /// The session's events, in the order they happened, from now on until the stream is dropped. Each
+    /// call makes a new stream. The same events are posted to `NotificationCenter.default` as
+    /// ``interruptionNotification``, ``routeChangeNotification`` and the media-services notifications.
+    public func events() -> AsyncStream<Event> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1024)) { continuation in
+            let id = state.withLock { $0.subscribers.add(continuation) }
+            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+        }
+    }
+
+    /// The device players given none play on.
+    var outputForNewPlayers: String {
+        state.withLock { state in state.options.contains(.followDefaultDevice) ? state.preferredOutput ?? "default" : "default" }
+    }
+
+    /// The device recorders given none record from.
+    var inputForNewRecorders: String {
+        state.withLock { state in state.options.contains(.followDefaultDevice) ? state.preferredInput ?? "default" : "default" }
+    }
+
+    // MARK: Internals
+
+    func route(of state: State) -> RouteDescription {
+        let outputs = state.openOutputs.isEmpty
+            ? [state.options.contains(.followDefaultDevice) ? state.preferredOutput ?? "default" : "default"] : state.openOutputs
+        let inputs = state.openInputs.isEmpty
+            ? [state.options.contains(.followDefaultDevice) ? state.preferredInput ?? "default" : "default"] : state.openInputs
+        return RouteDescription(
+            inputs: state.category.records ? inputs.map(Self.port(named:)) : [],
+            outputs: state.category.plays ? outputs.map(Self.port(named:)) : [])
+    }
+
+    /// Runs `body` under the lock, then hands its events to the streams (under the lock, so in order) and
+    /// to the notification queue.
+    func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
+        state.withLock { state in
+            var events: [Event] = []
+            let result = body(&state, &events)
+            state.subscribers.yield(events)
+            for event in events {
+                notifications.async { [self] in
+                    NotificationCenter.default.post(name: event.notificationName, object: self, userInfo: [Self.eventUserInfoKey: event])
+                }
+            }
+            return result
+        }
+    }
+
+    /// A PCM name as a port: a card's names for `hw:N`-style names, alsa-lib's description for others.
+    static func port(named name: String) -> PortDescription {
+        if let index = cardIndex(pcm: name), let card = SoundCards.card(index: index) {
+            return PortDescription(name: name, description: card.name, card: index,
+                                   type: PortDescription.guessType(name: name, description: card.longName))
+        }
+        let hint = hints.first { $0.name == name }
+        return PortDescription(name: name, description: hint?.description ?? name, card: cardIndex(pcm: name))
+    }
+
+    /// The card a PCM name like "hw:1", "plughw:1,0" or "hw:CARD=1" names by index.
+    static func cardIndex(pcm name: String) -> Int? {
+        guard let colon = name.firstIndex(of: ":") else { return nil }
+        var argument = name[name.index(after: colon)...]
+        if argument.hasPrefix("CARD=") { argument = argument.dropFirst(5) }
+        return Int(argument.prefix { $0.isNumber })
+    }
+
+    /// alsa-lib's PCM hints, read once: its configuration does not change while a process runs.
+    private static let hints: [SoundCards.PCMHint] = (try? SoundCards.pcmHints()) ?? []
+
+    private static func ports(inputs: Bool) -> [PortDescription] {
+        let configured = hints.filter { inputs ? $0.isInput : $0.isOutput }
+            .map { PortDescription(name: $0.name, description: $0.description, card: cardIndex(pcm: $0.name)) }
+        let cards = SoundCards.cards()
+            .filter { card in !configured.contains { $0.card == card.index } }
+            .map { PortDescription(name: "hw:\($0.index)", description: $0.name, card: $0.index,
+                                   type: PortDescription.guessType(name: "hw:\($0.index)", description: $0.longName)) }
+        return configured + cards
+    }
+}
+
+/// The card directory cannot be watched.
+public struct AudioSessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The directory, `/dev/snd` or `$AUDIOIO_SND_DIR`.
+    public let directory: String
+    /// Why, e.g. `ENOENT` when there is no such directory (a machine without sound cards).
+    public let underlying: Errno
+
+    public var description: String { "cannot watch '\(directory)' for sound cards: \(underlying)" }
+}
+
+extension AudioSession.Event {
+    var notificationName: Notification.Name {
+        switch self {
+        case .interruptionBegan, .interruptionEnded: AudioSession.interruptionNotification
+        case .routeChanged: AudioSession.routeChangeNotification
+        case .mediaServicesWereLost: AudioSession.mediaServicesWereLostNotification
+        case .mediaServicesWereReset: AudioSession.mediaServicesWereResetNotification
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import AudioIO
+import Dispatch
+import Foundation
+
+extension VoiceMemo {
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List capture and playback devices; with --watch, report devices coming and going.",
+            discussion: """
+                Lists the ALSA PCMs alsa-lib knows (its configuration's and every sound card's) that can \
+                record and that can play. With --watch it then prints one line per event as it happens — a \
+                sound card appearing or vanishing in /dev/snd (or $AUDIOIO_SND_DIR), a stream's device \
+                going away, the process stopped with Ctrl-Z and continued — until Ctrl-C.
+                """)
+
+        @Flag(help: "Print JSON: one object for the list, and one object per line for each event.")
+        var json = false
+
+        @Flag(help: "Keep running and report each device event as it happens, until Ctrl-C.")
+        var watch = false
+
+        func run() async throws {
+            let session = AudioSession.shared
+            let (inputs, outputs) = (session.availableInputs, session.availableOutputs)
+            if json {
+                print(try MemoJSON.line(DeviceListJSON(inputs: inputs.map(SessionEventJSON.Port.init),
+                                                       outputs: outputs.map(SessionEventJSON.Port.init))))
+            } else {
+                print("Capture devices:\n" + Self.table(inputs).lines.joined(separator: "\n"))
+                print("\nPlayback devices:\n" + Self.table(outputs).lines.joined(separator: "\n"))
+            }
+            guard watch else { return }
+            try await Self.watch(session, json: json)
+        }
+
+        private static func table(_ ports: [PortDescription]) -> Table {
+            var table = Table(columns: [Table.Column(heading: "NAME"), Table.Column(heading: "TYPE"),
+                                        Table.Column(heading: "DESCRIPTION", maximumWidth: 60)])
+            table.rows = ports.map { [$0.name, $0.type.rawValue, $0.description] }
+            return table
+        }
+
+        /// Prints the session's events until SIGINT or SIGTERM.
+        private static func watch(_ session: AudioSession, json: Bool) async throws {
+            session.setCategory(.playAndRecord, options: [.resumeAfterInterruption])
+            let (events, continuation) = AsyncStream<AudioSession.Event?>.makeStream()
+            let forwarding = Task {
+                for await event in session.events() { continuation.yield(event) }
+            }
+            defer { forwarding.cancel() }
+            do {
+                try session.setActive(true)
+            } catch {
+                throw DeviceWatchFailure(error: error)
+            }
+            let signals = [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number)
+                source.setEventHandler { continuation.yield(nil) }
+                source.resume()
+                return source
+            }
+            defer { signals.forEach { $0.cancel() } }
+            if !json { print("\nWatching for device events; Ctrl-C stops.") }
+            fflush(nil)
+            for await event in events {
+                guard let event else { break }
+                print(json ? try MemoJSON.line(SessionEventJSON(event)) : "\(Describe.dateTime(Date()))  \(SessionEventText.line(event))")
+                fflush(nil)
+            }
+        }
+    }
+}
+
+/// What `devices --json` prints first.
+private struct DeviceListJSON: Encodable {
+    let inputs: [SessionEventJSON.Port]
+    let outputs: [SessionEventJSON.Port]
+}
+
+/// The card directory cannot be watched, with what to do about it.
+private struct DeviceWatchFailure: Error, CustomStringConvertible {
+    let error: AudioSessionError
+
+    var description: String {
+        "\(error); this machine may have no sound card (set AUDIOIO_SND_DIR to watch another directory)"
+    }
+}

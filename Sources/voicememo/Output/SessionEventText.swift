@@ -1,0 +1,129 @@
+import AudioIO
+import Foundation
+
+/// An ``AudioSession`` event in words, for `devices --watch` and the notices of `record` and `play`.
+enum SessionEventText {
+    /// One line, e.g. `route change: new device available: hw:1 (USB Audio CODEC)`.
+    static func line(_ event: AudioSession.Event) -> String {
+        switch event {
+        case .interruptionBegan(let reason): "interruption began: \(reason.words)"
+        case .interruptionEnded(let reason, let shouldResume):
+            "interruption ended: \(reason.words)" + (shouldResume ? ", audio may resume" : "")
+        case .routeChanged(let reason, let port, _):
+            "route change: \(reason.words)" + (port.map { ": \($0.name) (\($0.description))" } ?? "")
+        case .mediaServicesWereLost(let device): "media services lost: the stream on '\(device)' failed"
+        case .mediaServicesWereReset(let device): "media services reset: '\(device)' is open again"
+        }
+    }
+
+    /// What a recording or playback in progress says about `event`, or `nil` when it does not concern it.
+    /// `devices` are the devices it uses; `keys` whether the user can press space to resume.
+    static func notice(_ event: AudioSession.Event, recording: Bool, devices: [String], keys: Bool) -> String? {
+        let what = recording ? "recording" : "playback"
+        switch event {
+        case .interruptionBegan(.processSuspended): return "stopped (Ctrl-Z) — \(what) paused; fg resumes it"
+        case .interruptionBegan(.systemSuspended): return "the system suspended the device — \(what) paused"
+        case .interruptionEnded: return "\(what) resumed"
+        case .routeChanged(.oldDeviceUnavailable, let port?, _) where devices.contains(port.name):
+            let lost = port.type == .headphones ? "headphones unplugged" : "'\(port.name)' went away"
+            if recording { return "\(lost) — recording stopped; what was captured is kept" }
+            return "\(lost) — paused" + (keys ? ", press space to resume" : "")
+        case .routeChanged(.newDeviceAvailable, let port?, _):
+            return "new device: \(port.name) (\(port.description)); \(what) stays where it is"
+        default: return nil
+        }
+    }
+}
+
+/// Shows ``SessionEventText/notice(_:recording:devices:keys:)`` lines while a command records or plays:
+/// above the live display on a terminal, otherwise as plain lines.
+final class SessionNotices: Sendable {
+    private let listener: Task<Void, Never>
+
+    /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
+    /// starts showing its notices, on `display` when there is one.
+    init(recording: Bool, devices: [String], keys: Bool, display: TerminalDisplay?, printing: Bool) {
+        let session = AudioSession.shared
+        session.setCategory(recording ? .record : .playback, options: [.resumeAfterInterruption])
+        let events = session.events()
+        listener = Task {
+            for await event in events where printing {
+                guard let notice = SessionEventText.notice(event, recording: recording, devices: devices, keys: keys) else { continue }
+                if let display {
+                    display.note(notice)
+                } else {
+                    print(notice)
+                    fflush(nil)
+                }
+            }
+        }
+    }
+
+    deinit { listener.cancel() }
+}
+
+/// A session event as `devices --watch --json` prints it, one object per line.
+struct SessionEventJSON: Encodable {
+    struct Port: Encodable {
+        let name: String
+        let description: String
+        let card: Int?
+        let type: String
+
+        init(_ port: PortDescription) {
+            name = port.name
+            description = port.description
+            card = port.card
+            type = port.type.rawValue
+        }
+    }
+
+    struct Route: Encodable {
+        let inputs: [Port]
+        let outputs: [Port]
+    }
+
+    let event: String
+    var reason: String?
+    var shouldResume: Bool?
+    var device: Port?
+    var previousRoute: Route?
+    var time: Date
+
+    init(_ event: AudioSession.Event, at time: Date = Date()) {
+        self.event = event.name
+        self.time = time
+        switch event {
+        case .interruptionBegan(let reason): self.reason = reason.rawValue
+        case .interruptionEnded(let reason, let shouldResume):
+            self.reason = reason.rawValue
+            self.shouldResume = shouldResume
+        case .routeChanged(let reason, let port, let previous):
+            self.reason = reason.rawValue
+            device = port.map(Port.init)
+            previousRoute = Route(inputs: previous.inputs.map(Port.init), outputs: previous.outputs.map(Port.init))
+        case .mediaServicesWereLost(let name), .mediaServicesWereReset(let name):
+            device = Port(PortDescription(name: name, description: name))
+        }
+    }
+}
+
+extension AudioSession.InterruptionReason {
+    var words: String {
+        switch self {
+        case .processSuspended: "the process was stopped (Ctrl-Z)"
+        case .systemSuspended: "the system suspended the device"
+        }
+    }
+}
+
+extension AudioSession.RouteChangeReason {
+    var words: String {
+        switch self {
+        case .newDeviceAvailable: "new device available"
+        case .oldDeviceUnavailable: "old device unavailable"
+        case .categoryChange: "category changed"
+        case .override: "preferred device changed"
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `voicememo devices`: the list, and `--watch` reporting cards coming and going (in a card directory of
+/// the test's own, through AUDIOIO_SND_DIR) and the process stopped with Ctrl-Z and continued.
+@Suite(.timeLimit(.minutes(1))) struct DevicesTests {
+    /// The state letter of process `pid` in /proc (R, S, T for stopped, …).
+    static func state(of pid: Int32) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(end, offsetBy: 2)...].first
+    }
+
+    @Test func theListNamesCaptureAndPlaybackDevicesWithTheirDescriptions() throws {
+        let cli = try CLI()
+        let result = try cli.run(["devices", "--json"], with: try ALSATestDevices.environment())
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        let list = try cli.json(result)
+        for side in ["inputs", "outputs"] {
+            let ports = try #require(list[side] as? [[String: Any]])
+            let null = ports.first { $0["name"] as? String == "null" }
+            #expect(null?["type"] as? String == "virtual" && (null?["description"] as? String)?.hasPrefix("Discard all samples") == true)
+            #expect(ports.contains { $0["name"] as? String == "pulse" && $0["type"] as? String == "soundServer" })
+        }
+        let text = try cli.run(["devices"], with: try ALSATestDevices.environment()).standardOutput
+        #expect(text.hasPrefix("Capture devices:\nNAME") && text.contains("\nPlayback devices:\nNAME"))
+        #expect(text.contains("\npulse ") && text.contains("PulseAudio Sound Server"))
+    }
+
+    @Test func watchPrintsEachEventAsItHappensInOrder() async throws {
+        let cli = try CLI()
+        let cards = cli.scratch.file("snd")
+        try FileManager.default.createDirectory(at: cards, withIntermediateDirectories: true)
+        let watch = try cli.start(["devices", "--watch", "--json"], with: ["AUDIOIO_SND_DIR": cards.path])
+        defer { if watch.isRunning { watch.kill() } }
+        #expect(watch.nextLine()?.hasPrefix("{\"inputs\":") == true)
+
+        _ = FileManager.default.createFile(atPath: cards.appendingPathComponent("controlC4").path, contents: nil)
+        let added = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        #expect(added?["event"] as? String == "routeChange" && added?["reason"] as? String == "newDeviceAvailable")
+        #expect((added?["device"] as? [String: Any])?["name"] as? String == "hw:4")
+
+        // Ctrl-Z stops it (after the event), fg continues it.
+        watch.send(SIGTSTP)
+        let began = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        #expect(began?["event"] as? String == "interruptionBegan" && began?["reason"] as? String == "processSuspended")
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Self.state(of: watch.processIdentifier) != "T", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Self.state(of: watch.processIdentifier) == "T")
+        watch.send(SIGCONT)
+        let ended = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        #expect(ended?["event"] as? String == "interruptionEnded" && ended?["shouldResume"] as? Bool == true)
+
+        try FileManager.default.removeItem(at: cards.appendingPathComponent("controlC4"))
+        let removed = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        #expect(removed?["event"] as? String == "routeChange" && removed?["reason"] as? String == "oldDeviceUnavailable")
+        #expect((removed?["device"] as? [String: Any])?["card"] as? Int == 4)
+
+        watch.send(SIGINT)
+        let result = watch.finish()
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    @Test func watchingWithoutACardDirectoryFailsInOneLine() throws {
+        let cli = try CLI()
+        let missing = cli.scratch.path("nosuch")
+        let result = try cli.run(["devices", "--watch"], with: ["AUDIOIO_SND_DIR": missing])
+        #expect(result.status == 1)
+        #expect(result.standardError == "voicememo: cannot watch '\(missing)' for sound cards: No such file or directory; "
+            + "this machine may have no sound card (set AUDIOIO_SND_DIR to watch another directory)\n")
+    }
+}
