@@ -33,17 +33,13 @@ build: deps
 # Suites on the PulseAudio sink (a real clock): run after the others, which drive unclocked devices as fast as
 # the CPU goes and would starve the sound server of the time it keeps. They depend on a sound server's timing
 # on a shared machine, and are given a second run when the first fails (each test has a time limit).
-CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests
-# Suites that stop a child process with SIGTSTP: run alone, last. While a child of the test process is stopped,
-# other tests' Foundation `Process` children were seen never to be reaped (their tests hit their time limits).
-STOPPING_SUITES = InterruptionTests|DevicesTests
+CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests
 
 ## test: deps, build and every test (the clocked-device suites last and alone: they measure real time)
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip '$(CLOCKED_SUITES)|$(STOPPING_SUITES)'
+	$(SWIFT) test --skip '$(CLOCKED_SUITES)'
 	$(SWIFT) test --filter '$(CLOCKED_SUITES)' || $(SWIFT) test --filter '$(CLOCKED_SUITES)'
-	$(SWIFT) test --filter '$(STOPPING_SUITES)' || $(SWIFT) test --filter '$(STOPPING_SUITES)'
 
 ## torture: the torture suites (Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
 ## index files, 200 kills, 10,000 memos, an 8-hour recording. `make test` runs the same suites lightly.

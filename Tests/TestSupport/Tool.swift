@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a finished process left behind.
 public struct ToolResult: Sendable {
@@ -35,42 +36,92 @@ public enum Tool {
 }
 
 /// A tool running in the background: read what it prints as it goes, kill it, or wait for it to finish.
-public final class RunningTool {
-    private let process = Process()
-    private let output = Pipe()
-    private let error = Pipe()
+///
+/// Started with `posix_spawnp`, its signals at their defaults and no descriptor of the test process but
+/// its three pipes, and reaped by `waitpid` on its own pid: Foundation's `Process` was seen to leave
+/// children unreaped while another child of the test process was stopped (Ctrl-Z tests).
+public final class RunningTool: @unchecked Sendable {
+    /// Its process id, e.g. to read its state in `/proc`.
+    public let processIdentifier: Int32
+    private let output: Int32
+    private let error: Int32
     /// Standard output read by ``nextLine()`` beyond the lines it returned.
     private var unread = Data()
+    /// How it ended, once reaped.
+    private let ended = Mutex<Int32?>(nil)
 
     init(_ executable: String, _ arguments: [String], environment: [String: String]?, input: Data?) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        if let environment { process.environment = environment }
-        let standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = standardInput
-        try process.run()
-        if let input { standardInput.fileHandleForWriting.write(input) }
-        try standardInput.fileHandleForWriting.close()
+        var pipes: [(read: Int32, write: Int32)] = []
+        for _ in 0..<3 {
+            var ends: [Int32] = [0, 0]
+            // Close-on-exec for children started otherwise; ours close every other descriptor anyway.
+            guard pipe(&ends) == 0 else { throw SpawnFailure(description: "pipe: \(String(cString: strerror(errno)))") }
+            ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+            pipes.append((ends[0], ends[1]))
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        var none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipes[0].read, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipes[1].write, 1)
+        posix_spawn_file_actions_adddup2(&actions, pipes[2].write, 2)
+        try actions.closeDescriptors(from: 3)
+
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: Int32 = 0
+        let result = posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+        close(pipes[0].read)
+        close(pipes[1].write)
+        close(pipes[2].write)
+        guard result == 0 else {
+            [pipes[0].write, pipes[1].read, pipes[2].read].forEach { close($0) }
+            throw SpawnFailure(description: "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        processIdentifier = pid
+        output = pipes[1].read
+        error = pipes[2].read
+        if let input { _ = input.withUnsafeBytes { write(pipes[0].write, $0.baseAddress, $0.count) } }
+        close(pipes[0].write)
     }
 
-    /// Its process id, e.g. to read its state in `/proc`.
-    public var processIdentifier: Int32 { process.processIdentifier }
+    deinit {
+        close(output)
+        close(error)
+    }
 
     /// Whether it has not ended yet.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { reap(waiting: false) == nil }
 
-    /// The next line it prints on standard output, without the newline, waiting for it; `nil` when it
-    /// ends first.
-    public func nextLine() -> String? {
+    /// The next line it prints on standard output, without the newline, waiting for it up to `timeout`
+    /// seconds; `nil` when it ends first or the time is up.
+    public func nextLine(timeout: Double = 30) -> String? {
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while true {
             if let newline = unread.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: unread[..<newline], as: UTF8.self)
                 unread.removeSubrange(...newline)
                 return line
             }
-            let more = output.fileHandleForReading.availableData
+            let left = deadline - ContinuousClock.now
+            var ready = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            guard left > .zero, poll(&ready, 1, Int32(left / .milliseconds(1)) + 1) > 0 else {
+                if left <= .zero { return nil }
+                continue
+            }
+            let more = Self.readSome(output)
             if more.isEmpty { return nil }
             unread.append(more)
         }
@@ -78,28 +129,57 @@ public final class RunningTool {
 
     /// Sends it `signal`, e.g. `SIGINT` as Ctrl-C does, or `SIGTERM`; returns at once.
     public func send(_ signal: Int32) {
-        Foundation.kill(process.processIdentifier, signal)
+        if isRunning { Glibc.kill(processIdentifier, signal) }
     }
 
     /// Kills it with SIGKILL, as a crash or the out-of-memory killer would, and waits until it is gone.
     public func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        send(SIGKILL)
+        _ = reap(waiting: true)
     }
 
-    /// Waits for it to end, reading what it prints, and returns its status and output.
+    /// Waits for it to end, reading what it prints, and returns its status (its exit code, or the number
+    /// of the signal that ended it) and output.
     public func finish() -> ToolResult {
         // Read both pipes to the end before waiting, so a chatty tool cannot block on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var errorData = Data()
-        DispatchQueue.global().async(group: group) { [error] in errorData = error.fileHandleForReading.readDataToEndOfFile() }
-        let outputData = unread + output.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async(group: group) { [error] in errorData = Self.readAll(error) }
+        let outputData = unread + Self.readAll(output)
         group.wait()
-        process.waitUntilExit()
         return ToolResult(
-            status: process.terminationStatus,
+            status: reap(waiting: true) ?? -1,
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Its status once it has ended (waiting for that when `waiting`), reaping it the first time.
+    private func reap(waiting: Bool) -> Int32? {
+        ended.withLock { ended in
+            if let ended { return ended }
+            var status: Int32 = 0
+            var result: Int32
+            repeat { result = waitpid(processIdentifier, &status, waiting ? 0 : WNOHANG) } while result < 0 && errno == EINTR
+            guard result == processIdentifier else { return nil }
+            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
+            ended = status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
+            return ended
+        }
+    }
+
+    private static func readSome(_ descriptor: Int32) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count >= 0 { return Data(buffer[..<count]) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
+    private static func readAll(_ descriptor: Int32) -> Data {
+        var data = Data()
+        while case let more = readSome(descriptor), !more.isEmpty { data.append(more) }
+        return data
     }
 }
 

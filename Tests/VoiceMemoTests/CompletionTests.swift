@@ -33,9 +33,9 @@ import Testing
     }
 
     @Test func everyCommandAndTheSortOrdersAreOffered() throws {
-        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter"]))
+        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter", "devices", "play"]))
         #expect(try complete("re") == ["record", "rename"])
-        #expect(try complete("de") == ["delete"])
+        #expect(try complete("de") == ["delete", "devices"])
         #expect(try complete("list", "--sort", "") == ["date", "title", "duration"])
     }
 

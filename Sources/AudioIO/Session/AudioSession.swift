@@ -110,7 +110,12 @@ public final class AudioSession: Sendable {
             state.isActive = true
             if handlesSignals, state.signals == nil {
                 state.signals = SuspendSignals(
-                    began: { [weak self] in self?.beginInterruption(.processSuspended) },
+                    began: { [weak self] in
+                        guard let self else { return }
+                        beginInterruption(.processSuspended)
+                        // The process stops next: observers of the notification have their say first.
+                        notifications.sync {}
+                    },
                     ended: { [weak self] in self?.endInterruption(.processSuspended) })
             }
             guard state.monitor == nil else { return nil }
@@ -172,7 +177,9 @@ public final class AudioSession: Sendable {
 
     /// The session's events, in the order they happened, from now on until the stream is dropped. Each
     /// call makes a new stream. The same events are posted to `NotificationCenter.default` as
-    /// ``interruptionNotification``, ``routeChangeNotification`` and the media-services notifications.
+    /// ``interruptionNotification``, ``routeChangeNotification`` and the media-services notifications, in
+    /// order, on one serial queue; on Ctrl-Z, the process stops only once the observers of the
+    /// interruption's notification have returned (a stream's reader may not have run by then).
     public func events() -> AsyncStream<Event> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1024)) { continuation in
             let id = state.withLock { $0.subscribers.add(continuation) }

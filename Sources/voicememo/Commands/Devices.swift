@@ -44,11 +44,14 @@ extension VoiceMemo {
         /// Prints the session's events until SIGINT or SIGTERM.
         private static func watch(_ session: AudioSession, json: Bool) async throws {
             session.setCategory(.playAndRecord, options: [.resumeAfterInterruption])
-            let (events, continuation) = AsyncStream<AudioSession.Event?>.makeStream()
-            let forwarding = Task {
-                for await event in session.events() { continuation.yield(event) }
+            let (stopped, continuation) = AsyncStream<Void>.makeStream()
+            // Printed as posted: in order, and an interruption's line before Ctrl-Z stops the process.
+            let observers = SessionObservers { event in
+                let line = json ? (try? MemoJSON.line(SessionEventJSON(event))) ?? "" : "\(Describe.dateTime(Date()))  \(SessionEventText.line(event))"
+                print(line)
+                fflush(nil)
             }
-            defer { forwarding.cancel() }
+            defer { withExtendedLifetime(observers) {} }
             do {
                 try session.setActive(true)
             } catch {
@@ -57,18 +60,14 @@ extension VoiceMemo {
             let signals = [SIGINT, SIGTERM].map { number in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number)
-                source.setEventHandler { continuation.yield(nil) }
+                source.setEventHandler { continuation.finish() }
                 source.resume()
                 return source
             }
             defer { signals.forEach { $0.cancel() } }
             if !json { print("\nWatching for device events; Ctrl-C stops.") }
             fflush(nil)
-            for await event in events {
-                guard let event else { break }
-                print(json ? try MemoJSON.line(SessionEventJSON(event)) : "\(Describe.dateTime(Date()))  \(SessionEventText.line(event))")
-                fflush(nil)
-            }
+            for await _ in stopped {}
         }
     }
 }

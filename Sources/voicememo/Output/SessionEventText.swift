@@ -38,28 +38,47 @@ enum SessionEventText {
 /// Shows ``SessionEventText/notice(_:recording:devices:keys:)`` lines while a command records or plays:
 /// above the live display on a terminal, otherwise as plain lines.
 final class SessionNotices: Sendable {
-    private let listener: Task<Void, Never>
+    private let observers: SessionObservers?
 
     /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
     /// starts showing its notices, on `display` when there is one.
     init(recording: Bool, devices: [String], keys: Bool, display: TerminalDisplay?, printing: Bool) {
         let session = AudioSession.shared
         session.setCategory(recording ? .record : .playback, options: [.resumeAfterInterruption])
-        let events = session.events()
-        listener = Task {
-            for await event in events where printing {
-                guard let notice = SessionEventText.notice(event, recording: recording, devices: devices, keys: keys) else { continue }
-                if let display {
-                    display.note(notice)
-                } else {
-                    print(notice)
-                    fflush(nil)
-                }
+        guard printing else {
+            observers = nil
+            return
+        }
+        observers = SessionObservers { event in
+            guard let notice = SessionEventText.notice(event, recording: recording, devices: devices, keys: keys) else { return }
+            if let display {
+                display.note(notice)
+            } else {
+                print(notice)
+                fflush(nil)
+            }
+        }
+    }
+}
+
+/// Calls `handle` with every event of ``AudioSession/shared`` as its notification is posted: in order, and
+/// on Ctrl-Z before the process stops (which a stream's reader cannot count on), until released.
+final class SessionObservers: @unchecked Sendable {
+    private let tokens: [any NSObjectProtocol]
+
+    init(_ handle: @escaping @Sendable (AudioSession.Event) -> Void) {
+        let names = [
+            AudioSession.interruptionNotification, AudioSession.routeChangeNotification,
+            AudioSession.mediaServicesWereLostNotification, AudioSession.mediaServicesWereResetNotification,
+        ]
+        tokens = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: AudioSession.shared, queue: nil) { notification in
+                if let event = notification.userInfo?[AudioSession.eventUserInfoKey] as? AudioSession.Event { handle(event) }
             }
         }
     }
 
-    deinit { listener.cancel() }
+    deinit { tokens.forEach(NotificationCenter.default.removeObserver) }
 }
 
 /// A session event as `devices --watch --json` prints it, one object per line.
