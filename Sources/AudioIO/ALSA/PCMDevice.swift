@@ -124,6 +124,10 @@ final class PCMDevice {
         return written
     }
 
+    /// Reads or writes in a row that may move no audio (xruns, or nothing at all) before a stream counts
+    /// as failed: each one returns at once, so a stream stuck that way would keep its thread spinning.
+    static let emptyTransferLimit = 1000
+
     /// Reads up to `frames` interleaved frames into `buffer`; returns how many (blocks until some arrive).
     ///
     /// The corresponding C function is `snd_pcm_readi`.

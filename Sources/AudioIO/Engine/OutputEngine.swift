@@ -78,11 +78,13 @@ final class OutputEngine: @unchecked Sendable {
         }
         self.deviceName = deviceName
         // Waiting up to two periods for a late decoder costs nothing on a clocked device (the buffer holds
-        // more); an unclocked device waits longer (see `noteSpeed`).
+        // more); an unclocked one (ALSA's null and file PCMs, or one found to be so, see `noteSpeed`) waits
+        // up to 2 s, as no one listens: a gap there would only spoil what it writes.
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
+        isUnclocked = !device.isClocked
         mixer = Mixer(
             channelCount: configuration.channelCount, maximumFrames: configuration.periodFrames,
-            starvationWait: 2 * periodNanoseconds)
+            starvationWait: isUnclocked ? Self.unclockedStarvationWait : 2 * periodNanoseconds)
         RealtimeThread.start(name: "audio-out") { [self] in renderLoop() }
         RealtimeThread.start(name: "audio-events") { [self] in eventLoop() }
     }
@@ -151,11 +153,19 @@ final class OutputEngine: @unchecked Sendable {
             mixer.render(into: mix, frames: frames, firstFrame: first)
             SampleConversion.encode(UnsafeBufferPointer(mix), as: configuration.format, into: encoded)
             var done = 0
+            // Writes in a row that took nothing: a device that answers at once without taking audio (a
+            // sound server's stream in a broken state) would keep this thread spinning; it counts as failed.
+            var emptyWrites = 0
             while done < frames {
                 do {
-                    done += try device.write(encoded + done * bytesPerFrame, frames: frames - done)
+                    let written = try device.write(encoded + done * bytesPerFrame, frames: frames - done)
+                    done += written
+                    emptyWrites = written > 0 ? 0 : emptyWrites + 1
+                    if emptyWrites >= PCMDevice.emptyTransferLimit { return fail(ALSAError(code: -EIO, function: "snd_pcm_writei")) }
                 } catch where error.isXrun {
                     underruns.wrappingIncrement(ordering: .relaxed)
+                    emptyWrites += 1
+                    guard emptyWrites < PCMDevice.emptyTransferLimit else { return fail(error) }
                     do { try device.recover(from: error) } catch { return fail(error) }
                 } catch where error.isSuspended {
                     // Waiting for the system to resume takes sleeping: the event thread does it.
@@ -174,6 +184,9 @@ final class OutputEngine: @unchecked Sendable {
         }
     }
 
+    /// Nanoseconds an unclocked device's render thread waits for a late decoder per period.
+    static let unclockedStarvationWait = 2_000_000_000
+
     /// After 16 periods, a device that took them in under a quarter of their duration and holds none of them
     /// has no clock: from then on a starved voice is waited for (up to 2 s) instead of being heard as a gap,
     /// as no one listens. (A sound server may also take the first periods fast, but it holds them queued.)
@@ -182,7 +195,7 @@ final class OutputEngine: @unchecked Sendable {
         let realTime = frames * 1_000_000_000 / configuration.sampleRate
         if (Mixer.nanoseconds() - start) * 4 < realTime {
             isUnclocked = true
-            mixer.starvationWait.store(2_000_000_000, ordering: .relaxed)
+            mixer.starvationWait.store(Self.unclockedStarvationWait, ordering: .relaxed)
         }
     }
 

@@ -12,7 +12,8 @@ extension AudioPlayer {
     }
 
     /// Takes the levels of everything played since the previous call (after volume and pan) for
-    /// ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``; silence if nothing played.
+    /// ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``; silence if nothing played. Calls
+    /// more than about 5 s apart lose nothing either: what the first of them cannot take comes with the next.
     public func updateMeters() {
         state.withLock { state in
             let channels = state.voice?.channelCount ?? state.engine?.configuration.channelCount ?? 2
