@@ -39,18 +39,10 @@ public final class PseudoTerminal {
         initialModes = settings.c_lflag
         let name = String(cString: ttyname(terminal))
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        // A new session, so that opening the terminal below makes it the program's controlling terminal,
+        // with the program in its foreground.
+        var attributes = posix_spawnattr_t.defaultSignals(newSession: true)
         defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t()
-        var none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        // POSIX_SPAWN_SETSID (glibc's 0x80, not imported into Swift): a new session, so that opening the
-        // terminal below makes it the program's controlling terminal, with the program in its foreground.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | 0x80))
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -16,6 +16,24 @@ extension posix_spawn_file_actions_t {
     }
 }
 
+extension posix_spawnattr_t {
+    /// Attributes that start a child with every signal at its default action and none blocked, whatever
+    /// the test process ignores or blocks; in a session of its own when `newSession`. Destroy them after use.
+    static func defaultSignals(newSession: Bool = false) -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var all = sigset_t()
+        var none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        // POSIX_SPAWN_SETSID is glibc's 0x80, not imported into Swift.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (newSession ? 0x80 : 0)))
+        return attributes
+    }
+}
+
 /// A child process could not be started.
 public struct SpawnFailure: Error, CustomStringConvertible {
     public let description: String
