@@ -6,15 +6,6 @@ import Testing
 /// The session's policy when the device in use goes away: a PulseAudio server of the test's own whose
 /// null sink is unloaded while a player plays into it and a recorder records its monitor.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionRouteTests {
-    /// Polls `condition` every 20 ms until it holds (at most 10 s).
-    func until(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw RigTimeout(description: "waited 10 s in vain") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test func aVanishingSinkPausesThePlayerAndFinishesTheRecordingWithWhatWasCaptured() async throws {
         let server = try PulseAudioServer()
         defer { server.stop() }

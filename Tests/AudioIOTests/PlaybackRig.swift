@@ -85,3 +85,13 @@ extension PlaybackRig {
 struct RigTimeout: Error, CustomStringConvertible {
     let description: String
 }
+
+/// Polls `condition` every 20 ms until it holds; throws after 10 s. Rather than sleep for what a test waits
+/// for, which a busy machine may hold back for seconds.
+func until(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw RigTimeout(description: "waited 10 s in vain") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}

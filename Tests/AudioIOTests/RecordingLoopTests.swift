@@ -27,15 +27,6 @@ import Testing
         return player
     }
 
-    /// Polls `condition` every 20 ms until it holds (at most 10 s).
-    func until(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw RigTimeout(description: "waited 10 s in vain") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test func aRecordingOfTheMonitorContainsThePlayedSignalAndStopsAtItsDuration() async throws {
         try await PulseAudioServer.exclusive { server in
             let rig = try RecordingRig()

@@ -156,21 +156,16 @@ public final class AudioSession: Sendable {
     public var preferredOutput: String? { state.withLock { $0.preferredOutput } }
 
     /// Sets ``preferredInput``: a route change with reason ``RouteChangeReason/override`` when it changes.
-    public func setPreferredInput(_ name: String?) {
-        withState { state, events in
-            guard state.preferredInput != name else { return }
-            let previous = route(of: state)
-            state.preferredInput = name
-            events.append(.routeChanged(.override, port: name.map(Self.port(named:)), previousRoute: previous))
-        }
-    }
+    public func setPreferredInput(_ name: String?) { setPreferred(\.preferredInput, to: name) }
 
     /// Sets ``preferredOutput``: a route change with reason ``RouteChangeReason/override`` when it changes.
-    public func setPreferredOutput(_ name: String?) {
+    public func setPreferredOutput(_ name: String?) { setPreferred(\.preferredOutput, to: name) }
+
+    private func setPreferred(_ device: WritableKeyPath<State, String?>, to name: String?) {
         withState { state, events in
-            guard state.preferredOutput != name else { return }
+            guard state[keyPath: device] != name else { return }
             let previous = route(of: state)
-            state.preferredOutput = name
+            state[keyPath: device] = name
             events.append(.routeChanged(.override, port: name.map(Self.port(named:)), previousRoute: previous))
         }
     }
