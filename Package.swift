@@ -61,15 +61,18 @@ let package = Package(
 if Context.environment["VOICEMEMO_BENCHMARKS"] == "1" {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
-    package.targets.append(
-        .executableTarget(
-            name: "RenderCycle",
-            dependencies: [
-                "AudioIO",
-                .product(name: "Atomics", package: "swift-atomics"),
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/RenderCycle",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ))
+    // One executable per suite: the in-process benchmarks, each with its thresholds in Benchmarks/Thresholds.
+    for suite in ["RenderCycle", "CaptureCycle"] {
+        package.targets.append(
+            .executableTarget(
+                name: suite,
+                dependencies: [
+                    "AudioIO",
+                    .product(name: "Atomics", package: "swift-atomics"),
+                    .product(name: "Benchmark", package: "benchmark"),
+                ],
+                path: "Benchmarks/\(suite)",
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            ))
+    }
 }
