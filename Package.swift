@@ -62,7 +62,7 @@ if Context.environment["VOICEMEMO_BENCHMARKS"] == "1" {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
     // One executable per suite: the in-process benchmarks, each with its thresholds in Benchmarks/Thresholds.
-    for suite in ["RenderCycle", "CaptureCycle"] {
+    for suite in ["RenderCycle", "CaptureCycle", "StartLatency"] {
         package.targets.append(
             .executableTarget(
                 name: suite,
