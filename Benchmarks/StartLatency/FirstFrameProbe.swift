@@ -13,7 +13,10 @@ final class FirstFrameProbe: @unchecked Sendable {
     /// A one-second stereo tone, 48 kHz 16-bit, made by sox.
     let tone: URL
 
-    private let directory: URL
+    /// Where the FIFO and the tone live; removed when the process exits (the harness may not release the probe).
+    private static var directory: URL {
+        URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("voicememo-test-latency-\(getpid())")
+    }
     private let armed = ManagedAtomic<Bool>(false)
     /// Monotonic nanoseconds of the first bytes read since ``arm()``, 0 until then.
     private let firstBytesAt = ManagedAtomic<UInt64>(0)
@@ -21,9 +24,9 @@ final class FirstFrameProbe: @unchecked Sendable {
     private let lastBytesAt = ManagedAtomic<UInt64>(0)
 
     init() throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("voicememo-test-latency-\(getpid())")
+        let directory = Self.directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: FirstFrameProbe.directory) }
         let fifo = directory.appendingPathComponent("out.fifo").path
         guard mkfifo(fifo, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         device = "file:FILE=\(fifo),FORMAT=raw"
@@ -36,8 +39,6 @@ final class FirstFrameProbe: @unchecked Sendable {
         guard sox.terminationStatus == 0 else { throw POSIXError(.EIO) }
         Thread.detachNewThread { [self] in readForever(fifo) }
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     /// Waits until nothing has come out of the FIFO for 20 ms (what the previous play left has drained), then
     /// watches for the next bytes.
