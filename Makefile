@@ -5,11 +5,12 @@ SWIFT  ?= swift
 # The benchmark suite exists in Package.swift only with VOICEMEMO_BENCHMARKS=1. It builds in .build-bench and keeps
 # its Package.resolved there between runs, so that the main build's pins never name ordo-one/benchmark.
 BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
+BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
 BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev
 TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng
-BENCH_PACKAGES = soundstretch
+BENCH_PACKAGES = soundstretch time
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
 .PHONY: deps build test torture bench install demo clean
@@ -48,7 +49,9 @@ torture: deps
 	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture'
 
 ## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
-## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render cycle: 0)
+## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render and
+## capture cycle: 0); then Benchmarks/compare.sh, the whole-process comparisons with sox, opusenc, soundstretch,
+## aplay, arecord and python3, on a release build of voicememo (about 15 minutes)
 bench: deps
 	@mkdir -p .build-bench; \
 	if [ -f Package.resolved ]; then mv Package.resolved .build-bench/Package.resolved.main; fi; \
@@ -61,7 +64,9 @@ bench: deps
 	set -ex; \
 	$(BENCH) --allow-writing-to-package-directory benchmark baseline update bench --no-progress; \
 	$(BENCH) benchmark baseline read bench --no-progress; \
-	$(BENCH) benchmark thresholds check bench --path Benchmarks/Thresholds --no-progress
+	$(BENCH) benchmark thresholds check bench --path Benchmarks/Thresholds --no-progress; \
+	$(BENCH_BUILD) --product voicememo; \
+	bash Benchmarks/compare.sh "$$($(BENCH_BUILD) --show-bin-path)/voicememo"
 
 ## install: voicememo into $(PREFIX)/bin, presets into $(PREFIX)/share/voicememo/presets
 install: build

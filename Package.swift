@@ -55,21 +55,24 @@ let package = Package(
 
 // The benchmarks (`make bench`, Benchmarks/) exist only when VOICEMEMO_BENCHMARKS=1, so that `swift build` and
 // `swift test` neither resolve nor build ordo-one/benchmark and what it brings. They live in this package to
-// see AudioIO's `package` symbols (the mixer, its voices and rings). The trait list replaces the package's
-// default traits, which include RuntimeInterposer: on Linux with Swift 6.3 that one needs
-// ordo-one/swift-runtime-interposer, which is not among the packages available here.
+// see AudioIO's `package` symbols (the mixer, its voices and rings; the capture cycle and its taps). The trait
+// list replaces the package's default traits, which include RuntimeInterposer: on Linux with Swift 6.3 that one
+// needs ordo-one/swift-runtime-interposer, which is not among the packages available here.
 if Context.environment["VOICEMEMO_BENCHMARKS"] == "1" {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
-    package.targets.append(
-        .executableTarget(
-            name: "RenderCycle",
-            dependencies: [
-                "AudioIO",
-                .product(name: "Atomics", package: "swift-atomics"),
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/RenderCycle",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ))
+    // One executable per suite: the in-process benchmarks, each with its thresholds in Benchmarks/Thresholds.
+    for suite in ["RenderCycle", "CaptureCycle", "StartLatency"] {
+        package.targets.append(
+            .executableTarget(
+                name: suite,
+                dependencies: [
+                    "AudioIO",
+                    .product(name: "Atomics", package: "swift-atomics"),
+                    .product(name: "Benchmark", package: "benchmark"),
+                ],
+                path: "Benchmarks/\(suite)",
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            ))
+    }
 }

@@ -39,11 +39,15 @@ struct MemoIndex: Codable {
         guard let data = try? Data(contentsOf: url) else {
             return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
         }
+        // One pass in the usual case (10,000 memos take a third of `list`'s time to decode); the version
+        // alone is read only when the whole does not decode, to tell a newer schema from damage.
+        if let index = try? decoder.decode(MemoIndex.self, from: data) {
+            guard index.schemaVersion <= currentSchemaVersion else { return .newerSchema(index.schemaVersion) }
+            return .index(index)
+        }
         struct Version: Decodable { let schemaVersion: Int }
         guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
-        guard version.schemaVersion <= currentSchemaVersion else { return .newerSchema(version.schemaVersion) }
-        guard let index = try? decoder.decode(MemoIndex.self, from: data) else { return .unreadable }
-        return .index(index)
+        return version.schemaVersion > currentSchemaVersion ? .newerSchema(version.schemaVersion) : .unreadable
     }
 
     /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.

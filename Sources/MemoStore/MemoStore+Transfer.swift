@@ -36,7 +36,8 @@ extension MemoStore {
             sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
             state: .complete)
         do {
-            try update { index in
+            // Not adopted first: that would read the whole file again for levels the summary already has.
+            try update(entering: fileName) { index in
                 // Another process may have adopted the file already; this entry, with the levels, wins.
                 index.memos.removeAll { $0.id == id }
                 index.memos.append(memo)

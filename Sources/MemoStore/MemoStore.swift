@@ -64,18 +64,22 @@ public struct MemoStore: Sendable {
     }
 
     /// Runs `body` on the reconciled index under the store's lock and saves the index if `body` changed it.
-    func update<T>(_ body: (inout MemoIndex) throws(MemoStoreError) -> T) throws(MemoStoreError) -> T {
+    /// `entering` names an audio file that `body` itself enters: it is not adopted (and read through) first.
+    func update<T>(
+        entering fileName: String? = nil, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
+    ) throws(MemoStoreError) -> T {
         let lock = try FileLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
         defer { lock.unlock() }
-        var (index, changed) = try reconciledIndex()
+        var (index, changed) = try reconciledIndex(entering: fileName)
         let before = index.memos
         let result = try body(&index)
         if changed || index.memos != before { try index.save(to: indexURL) }
         return result
     }
 
-    /// The index as the directory stands: loaded, or rebuilt, plus adopted files, minus vanished ones.
-    private func reconciledIndex() throws(MemoStoreError) -> (MemoIndex, changed: Bool) {
+    /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
+    /// vanished ones.
+    private func reconciledIndex(entering: String?) throws(MemoStoreError) -> (MemoIndex, changed: Bool) {
         var index: MemoIndex
         var changed = false
         switch MemoIndex.load(from: indexURL) {
@@ -133,7 +137,7 @@ public struct MemoStore: Sendable {
             }
         }
         index.memos = kept
-        for name in onDisk.subtracting(kept.map(\.fileName)).sorted() {
+        for name in onDisk.subtracting(kept.map(\.fileName)).sorted() where name != entering {
             guard let memo = adoptedMemo(fileName: name) else { continue }
             index.memos.append(memo)
             changed = true

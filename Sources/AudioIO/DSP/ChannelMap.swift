@@ -3,7 +3,7 @@
 /// Equal counts pass through; mono is copied to every output channel; any count mixed to mono is the
 /// average of its channels (so a full-scale stereo signal stays full scale). Other pairs have no
 /// obvious meaning and are refused by ``init(from:to:)``.
-enum ChannelMap: Equatable {
+package enum ChannelMap: Equatable {
     case identity
     case duplicateMono(to: Int)
     case averageToMono(from: Int)

@@ -12,7 +12,7 @@ import Glibc
 /// ``overflowWait``, for the consumer to catch up, then drops what does not fit and records it as a gap.
 /// On a clocked device that only happens when an overrun is near anyway; on an unclocked one (ALSA's
 /// `null` and `file`) it is what keeps recordings sample-exact, since the device would outrun the writer.
-final class CaptureCycle: @unchecked Sendable {
+package final class CaptureCycle: @unchecked Sendable {
     /// How many taps can capture at once.
     static let maximumTaps = 16
 
@@ -30,7 +30,7 @@ final class CaptureCycle: @unchecked Sendable {
     private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
     private let samples: UnsafeMutableBufferPointer<Float>
 
-    init(format: PCMSampleFormat, channelCount: Int, maximumFrames: Int, overflowWait: Int) {
+    package init(format: PCMSampleFormat, channelCount: Int, maximumFrames: Int, overflowWait: Int) {
         self.format = format
         self.channelCount = channelCount
         self.maximumFrames = maximumFrames
@@ -44,7 +44,7 @@ final class CaptureCycle: @unchecked Sendable {
 
     /// Control thread: puts `tap` into the cycle, holding a reference to it until the capture thread
     /// reports it ``CaptureEvent/Kind/removed``. Returns false when every slot is taken.
-    func add(_ tap: CaptureTap) -> Bool {
+    package func add(_ tap: CaptureTap) -> Bool {
         let pointer = Unmanaged.passRetained(tap).toOpaque()
         for slot in slots where slot.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing).exchanged {
             return true
@@ -76,7 +76,7 @@ final class CaptureCycle: @unchecked Sendable {
 
     /// Capture thread: hands device frames `firstFrame ..< firstFrame + frames`, read into `input` in the
     /// device's ``format`` and ``channelCount``, to every tap.
-    func process(_ input: UnsafeRawPointer, frames: Int, firstFrame: Int64) {
+    package func process(_ input: UnsafeRawPointer, frames: Int, firstFrame: Int64) {
         let decoded = UnsafeMutableBufferPointer(rebasing: samples[..<(frames * channelCount)])
         SampleConversion.decode(input, as: format, into: decoded)
         forEachTap { tap, pointer in

@@ -17,34 +17,34 @@ struct CaptureGap {
 /// only user of the fields marked "capture thread only"; one consumer thread (the recorder's writer, or
 /// whoever calls ``takeLevels()``) drains each ring. Everything else is an atomic any thread may read or
 /// set.
-final class CaptureTap: @unchecked Sendable {
+package final class CaptureTap: @unchecked Sendable {
     /// ``startFrame`` value: not capturing.
     static let notScheduled = Int64.min
     /// ``startFrame`` value: start (or resume) with the next period.
-    static let immediately = Int64(-1)
+    package static let immediately = Int64(-1)
 
     /// Channels the tap receives, after ``channelMap``.
     let channelCount: Int
     /// From the device's channels to the tap's.
     let channelMap: ChannelMap
     /// The captured frames, interleaved; `nil` for a tap that only meters.
-    let audio: SPSCRing<Float>?
+    package let audio: SPSCRing<Float>?
     /// Where the capture thread had to drop input.
     let gaps = SPSCRing<CaptureGap>(minimumCapacity: 256)
     /// Level sums (``LevelAccumulator`` records) of what was captured, while metering is enabled.
-    let levels: SPSCRing<Double>
+    package let levels: SPSCRing<Double>
     /// Who is told about its events (on the engine's event thread).
     weak var owner: (any CaptureTapOwner)?
 
     // Set by the owner, read by the capture thread.
     /// The device frame at which to start: ``notScheduled``, ``immediately`` or a frame ≥ 0. A frame
     /// already captured when the tap reaches the capture thread means "with the next period".
-    let startFrame = ManagedAtomic<Int64>(notScheduled)
+    package let startFrame = ManagedAtomic<Int64>(notScheduled)
     /// The most frames to deliver in all (gaps included); then the tap finishes.
     let frameLimit = ManagedAtomic<Int64>(.max)
     let isPaused = ManagedAtomic<Bool>(false)
     let removalRequested = ManagedAtomic<Bool>(false)
-    let isMeteringEnabled = ManagedAtomic<Bool>(false)
+    package let isMeteringEnabled = ManagedAtomic<Bool>(false)
 
     // Set by the capture thread, read by anyone.
     let hasStarted = ManagedAtomic<Bool>(false)
@@ -55,7 +55,7 @@ final class CaptureTap: @unchecked Sendable {
     /// Frames delivered so far, gaps included: the length of the tap's stream.
     let deliveredFrames = ManagedAtomic<Int64>(0)
     /// Times input was lost: device overruns, and periods the consumer had no room for.
-    let overruns = ManagedAtomic<Int>(0)
+    package let overruns = ManagedAtomic<Int>(0)
 
     // Capture thread only.
     /// Device channels mapped to the tap's, one period at most.
@@ -69,7 +69,7 @@ final class CaptureTap: @unchecked Sendable {
 
     /// A tap of `channelCount` channels, mapped from the device's by `channelMap`, for periods of at most
     /// `periodFrames`, with an audio ring of `capacityFrames` frames (0: a tap that only meters).
-    init(channelCount: Int, channelMap: ChannelMap, periodFrames: Int, capacityFrames: Int) {
+    package init(channelCount: Int, channelMap: ChannelMap, periodFrames: Int, capacityFrames: Int) {
         self.channelCount = channelCount
         self.channelMap = channelMap
         audio = capacityFrames > 0 ? SPSCRing(minimumCapacity: capacityFrames * channelCount) : nil

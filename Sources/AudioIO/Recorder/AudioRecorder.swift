@@ -53,7 +53,7 @@ public final class AudioRecorder: @unchecked Sendable {
     }
 
     /// Seconds of audio the ring between the capture and the writer thread holds.
-    static let ringSeconds = 2.0
+    package static let ringSeconds = 2.0
 
     /// The file recorded into.
     public let url: URL

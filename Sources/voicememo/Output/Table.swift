@@ -28,7 +28,8 @@ struct Table {
                 if index > 0 { line += "  " }
                 line += columns[index].alignsRight ? padding + cell.text : cell.text + padding
             }
-            return String(line.reversed().drop { $0 == " " }.reversed())
+            while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
+            return line
         }
     }
 }

@@ -7,7 +7,9 @@
 extension String {
     /// The columns this text takes in a terminal.
     var terminalColumns: Int {
-        reduce(0) { $0 + $1.terminalColumns }
+        // Printable ASCII, what most titles and every other cell are, takes a column per byte.
+        if isPrintableASCII { return utf8.count }
+        return reduce(0) { $0 + $1.terminalColumns }
     }
 
     /// This text cut to at most `columns` columns, ending in "…" when it was cut.
@@ -27,7 +29,14 @@ extension String {
     /// This text on one line: control characters (newlines, tabs, escapes) become spaces, so that a title
     /// cannot break a table or move the cursor.
     var singleLine: String {
-        String(map { $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 })
+        if isPrintableASCII { return self }
+        return String(map { $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 })
+    }
+
+    /// Only the bytes 32…126: every character one column wide, none a control character. Checked byte by
+    /// byte, it spares `list` walking 10,000 rows grapheme by grapheme.
+    private var isPrintableASCII: Bool {
+        utf8.allSatisfy { (32..<127).contains($0) }
     }
 }
 

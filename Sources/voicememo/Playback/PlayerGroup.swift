@@ -26,8 +26,8 @@ final class PlayerGroup: Sendable {
         continuation.yield(.quit)
     }
 
-    /// Starts every player, then waits until all have finished or the user quit (true), or SIGINT/SIGTERM
-    /// stopped them (false).
+    /// Starts every player (one alone at once, several on one device time ``startDelay`` ahead), then waits
+    /// until all have finished or the user quit (true), or SIGINT/SIGTERM stopped them (false).
     ///
     /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails; ``DeviceLost``
     ///   when the device went away and the group does not pause for it.
@@ -65,9 +65,14 @@ final class PlayerGroup: Sendable {
             signal(SIGINT, SIG_DFL)
             signal(SIGTERM, SIG_DFL)
         }
-        let time = players[0].deviceCurrentTime + Self.startDelay
-        for player in players where !player.play(atTime: time) {
-            throw AudioPlayerFailure(status: player.status)
+        // One player has no one to start with: it starts at once, not after the delay a common start needs.
+        if players.count == 1 {
+            guard players[0].play() else { throw AudioPlayerFailure(status: players[0].status) }
+        } else {
+            let time = players[0].deviceCurrentTime + Self.startDelay
+            for player in players where !player.play(atTime: time) {
+                throw AudioPlayerFailure(status: player.status)
+            }
         }
         var finished = 0
         for await outcome in outcomes {

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# Whole-process comparisons: voicememo against the tools a user would use instead, each pair measured in this
+# one run on this machine, each figure the median of several repetitions. Prints one table:
+#   figure | voicememo | anchor | ratio | goal | met?
+# Usage: Benchmarks/compare.sh PATH/TO/voicememo   (a release build; `make bench` passes its own)
+# Environment: BENCH_REPS (repetitions, default 5), BENCH_KEEP=1 keeps the scratch directory.
+# Exit status: 0 when every comparison ran (goals missed or met), 1 when one could not run.
+set -euo pipefail
+
+voicememo=$(realpath "${1:?usage: compare.sh PATH/TO/voicememo}")
+reps=${BENCH_REPS:-5}
+for tool in sox soxi opusenc opusinfo soundstretch espeak-ng arecord aplay pulseaudio pactl parec python3 script; do
+    command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing; run make deps" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "compare.sh: /usr/bin/time is missing; apt-get install time" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/voicememo-test-bench-XXXXXX)
+pulse_pid=
+parec_pid=
+cleanup() {
+    [ -n "$parec_pid" ] && kill "$parec_pid" 2>/dev/null && wait "$parec_pid" 2>/dev/null
+    [ -n "$pulse_pid" ] && kill "$pulse_pid" 2>/dev/null && wait "$pulse_pid" 2>/dev/null
+    if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "compare.sh: kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The test devices of Tests/TestSupport/ALSATestDevices.swift, plus a microphone that never runs dry.
+export ALSA_CONFIG_PATH=$work/alsa.conf
+cat > "$ALSA_CONFIG_PATH" <<'EOF'
+</usr/share/alsa/alsa.conf>
+pcm.zeromic { type file slave.pcm null file "/dev/null" infile "/dev/zero" format raw }
+EOF
+
+rows=()
+# row FIGURE VOICEMEMO ANCHOR RATIO GOAL MET
+row() { rows+=("$(printf '%s|%s|%s|%s|%s|%s' "$@")"); printf '  %s: %s vs %s (%s, goal %s: %s)\n' "$@" >&2; }
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+calc() { python3 -c "print($1)"; }
+fmt() { printf "%.${2:-2}f" "$1"; }
+# met VALUE OP LIMIT → yes/no
+met() { if python3 -c "import sys; sys.exit(0 if $1 $2 $3 else 1)"; then echo yes; else echo no; fi; }
+
+# timed OUT CMD...: runs CMD once and appends "wall cpu maxrss_kb" to OUT (cpu = user + system seconds).
+timed() {
+    local out=$1; shift
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || {
+        echo "compare.sh: failed: $* ($(tail -n 3 "$work/stderr.txt" | tr '\n' ' '))" >&2; exit 1; }
+    awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$work/time.txt" >> "$out"
+}
+# column FILE N → median of column N
+column() { awk -v n="$2" '{ print $n }' "$1" | median; }
+
+# runs "NAME|SETUP|COMMAND"...: $reps rounds, each running every COMMAND once after its SETUP (a shell snippet,
+# unmeasured), in turn, so that what else loads the machine weighs on all of them alike; results in $work/NAME.
+runs() {
+    local spec name setup command
+    for spec in "$@"; do rm -f "$work/${spec%%|*}"; done
+    for _ in $(seq "$reps"); do
+        for spec in "$@"; do
+            IFS='|' read -r name setup command <<< "$spec"
+            eval "$setup"
+            eval "timed \"\$work/$name\" $command"
+        done
+    done
+}
+
+echo "compare.sh: making inputs in $work" >&2
+# 10 minutes of speech: espeak-ng, at 48 kHz mono 16-bit, looped.
+espeak-ng -w "$work/phrase.wav" "Remember to call the dentist on Monday morning. The quarterly report is due on \
+Friday, and the meeting with the design team moves to Thursday at three. Buy bread, milk and coffee on the way home."
+sox "$work/phrase.wav" -r 48000 -b 16 "$work/phrase48.wav"
+phrase_seconds=$(soxi -D "$work/phrase48.wav")
+sox "$work/phrase48.wav" "$work/speech.wav" repeat "$(calc "int(600 / $phrase_seconds) + 1")" trim 0 600
+# 10 minutes of stereo music-like material: two chords of tones, 48 kHz 16-bit.
+sox -n -r 48000 -b 16 -c 2 "$work/music.wav" synth 600 sine 220 sine 277 vol 0.4 remix 1 2
+audio_seconds=600
+
+# A store per run, fresh each time: what a first import does.
+store() { rm -rf "$work/store"; export VOICEMEMO_HOME=$work/store; }
+
+# --- Opus encoding of 10 minutes of speech at 32 kb/s ----------------------------------------------------------
+echo "compare.sh: Opus encoding" >&2
+runs 'opus-vm|store|"$voicememo" import "$work/speech.wav" --format opus --bitrate 32000 --channels 1' \
+     'opus-enc|:|opusenc --quiet --bitrate 32 "$work/speech.wav" "$work/anchor.opus"'
+vm=$(column "$work/opus-vm" 1); anchor=$(column "$work/opus-enc" 1)
+ratio=$(calc "$vm / $anchor")
+row "Opus encode, 10 min speech, 32 kb/s (wall s)" "$(fmt "$vm") s" "$(fmt "$anchor") s (opusenc)" "$(fmt "$ratio")×" "≤ 1.1×" "$(met "$ratio" '<=' 1.1)"
+
+# --- WAV → WAV and WAV → CAF conversion --------------------------------------------------------------------------
+# voicememo's file is synced to disk before it is renamed into place; sox's is followed by `sync FILE` so
+# that both runs end with the data on disk.
+echo "compare.sh: WAV and CAF conversion" >&2
+for format in wav caf; do
+    runs "conv-vm-$format|store|\"\$voicememo\" import \"\$work/music.wav\" --format $format" \
+         "conv-sox-$format|:|sh -c \"sox '$work/music.wav' '$work/anchor.$format' && sync '$work/anchor.$format'\""
+    vm=$(column "$work/conv-vm-$format" 1); anchor=$(column "$work/conv-sox-$format" 1)
+    ratio=$(calc "$vm / $anchor")
+    row "WAV → ${format^^}, 10 min stereo 16-bit (speed: audio s per wall s)" "$(fmt "$(calc "$audio_seconds / $vm")" 0)×" \
+        "$(fmt "$(calc "$audio_seconds / $anchor")" 0)× (sox + sync)" "$(fmt "$ratio")× the time" "< 1×" "$(met "$ratio" '<' 1)"
+done
+
+# --- Playback pipeline at rate 1.5 -------------------------------------------------------------------------------
+# voicememo: decode, time-stretch (SoundTouch), pan, volume, mix, to ALSA's null PCM, which takes frames as
+# fast as they come. With a terminal (script(1) gives it one) it meters and draws the meter too.
+echo "compare.sh: playback at rate 1.5" >&2
+store
+music_id=$("$voicememo" import "$work/music.wav" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+runs 'play-vm|:|"$voicememo" play "$music_id" --device null --rate 1.5 --pan 0.3 --volume 0.8 --no-meter' \
+     'play-vm-meter|:|script -qec "$voicememo play $music_id --device null --rate 1.5 --pan 0.3 --volume 0.8 </dev/null" /dev/null' \
+     'play-ss|:|soundstretch "$work/music.wav" "$work/stretched.wav" -tempo=50' \
+     'play-sox|:|sox "$work/music.wav" -n tempo 1.5'
+vm=$(column "$work/play-vm" 1); vm_meter=$(column "$work/play-vm-meter" 1)
+ss=$(column "$work/play-ss" 1); sx=$(column "$work/play-sox" 1)
+row "Play 10 min stereo at rate 1.5 to null (wall s)" "$(fmt "$vm") s" "$(fmt "$ss") s (soundstretch -tempo=50)" \
+    "$(fmt "$(calc "$vm / $ss")")×" "≤ 1.3×" "$(met "$vm / $ss" '<=' 1.3)"
+row "… with the live meter, in a terminal (wall s)" "$(fmt "$vm_meter") s" "$(fmt "$ss") s (soundstretch -tempo=50)" \
+    "$(fmt "$(calc "$vm_meter / $ss")")×" "≤ 1.3×" "$(met "$vm_meter / $ss" '<=' 1.3)"
+row "… against sox tempo 1.5 (wall s)" "$(fmt "$vm") s" "$(fmt "$sx") s (sox -n tempo 1.5)" \
+    "$(fmt "$(calc "$vm / $sx")")×" "(soundstretch: $(fmt "$(calc "$sx / $ss")")× faster than sox)" "-"
+
+# --- list with 10,000 memos ---------------------------------------------------------------------------------------
+# The index as MemoStore writes it, and 10,000 audio files (hard links to one short WAV) so that every entry
+# is kept when the index is reconciled with the directory.
+echo "compare.sh: list with 10,000 memos" >&2
+store; mkdir -m 700 "$work/store"
+sox -n -r 48000 -b 16 -c 1 "$work/short.wav" synth 1 sine 440 vol 0.5
+python3 - "$work/store" "$work/short.wav" <<'EOF'
+import json, os, random, sys, datetime
+store, short = sys.argv[1], sys.argv[2]
+random.seed(7)
+size = os.path.getsize(short)
+start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+memos = []
+for n in range(10000):
+    memo_id = "%012x" % random.getrandbits(48)
+    os.link(short, os.path.join(store, memo_id + ".wav"))
+    created = start + datetime.timedelta(minutes=37 * n)
+    memos.append({
+        "averageDBFS": [-9.03], "channels": 1, "createdAt": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "duration": 1.0, "file": memo_id + ".wav", "format": "wav", "id": memo_id, "peakDBFS": [-6.02],
+        "sampleRate": 48000.0, "sizeBytes": size, "state": "complete",
+        "title": "Memo %d: %s" % (n, random.choice(["standup", "dentist", "idea for the garden", "lecture notes"])),
+    })
+with open(os.path.join(store, "memos.json"), "w") as index:
+    json.dump({"memos": memos, "schemaVersion": 1}, index, indent=2, sort_keys=True)
+EOF
+chmod 600 "$work/store/memos.json"
+count=$("$voicememo" list --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+[ "$count" = 10000 ] || { echo "compare.sh: voicememo list showed $count memos, not 10000" >&2; exit 1; }
+cat > "$work/list.py" <<'EOF'
+# What `voicememo list` does, in Python: parse the index, newest first, one line per memo.
+import json, sys
+memos = json.load(open(sys.argv[1]))["memos"]
+memos.sort(key=lambda memo: memo["createdAt"], reverse=True)
+for memo in memos:
+    print("%s  %-40.40s  %s  %7.1f  %s  %d" % (memo["id"], memo["title"], memo["createdAt"], memo["duration"],
+                                                memo["format"], memo["sizeBytes"]))
+EOF
+runs 'list-vm|:|"$voicememo" list' 'list-json|:|"$voicememo" list --json' \
+     'list-py|:|python3 "$work/list.py" "$work/store/memos.json"'
+vm=$(column "$work/list-vm" 1); json=$(column "$work/list-json" 1); py=$(column "$work/list-py" 1)
+row "list, 10,000 memos, table (wall ms)" "$(fmt "$(calc "$vm * 1000")" 0) ms" "$(fmt "$(calc "$py * 1000")" 0) ms (python3 json)" \
+    "$(fmt "$(calc "$vm / $py")")×" "< 1× and < 100 ms" "$(met "$vm < $py and $vm" '<' 0.1)"
+row "list --json, 10,000 memos (wall ms)" "$(fmt "$(calc "$json * 1000")" 0) ms" "$(fmt "$(calc "$py * 1000")" 0) ms (python3 json)" \
+    "$(fmt "$(calc "$json / $py")")×" "< 1×" "$(met "$json" '<' "$py")"
+
+# --- Start latency: process start to the first frame handed to ALSA --------------------------------------------
+# The device is ALSA's file PCM writing into a FIFO: the time from spawning the process to the first bytes
+# arriving through the FIFO. aplay of the same file is the anchor.
+echo "compare.sh: start latency" >&2
+store; short_id=$("$voicememo" import "$work/short.wav" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+cat > "$work/latency.py" <<'EOF'
+# latency.py FIFO REPS CMD... (the string @FIFO@ in CMD becomes FIFO): median milliseconds from spawn to first byte.
+import os, statistics, subprocess, sys, time
+fifo, reps, command = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+command = [part.replace("@FIFO@", fifo) for part in command]
+samples = []
+for _ in range(reps):
+    if os.path.exists(fifo): os.unlink(fifo)
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(fifo, "rb", buffering=0) as pipe:
+        first = pipe.read(1)
+        samples.append((time.monotonic() - start) * 1000)
+        while pipe.read(65536): pass
+    if process.wait() != 0 or not first:
+        sys.exit("latency.py: %s failed: %s" % (" ".join(command), process.stderr.read().decode()))
+print("%.1f" % statistics.median(samples))
+EOF
+vm=$(python3 "$work/latency.py" "$work/out.fifo" "$reps" "$voicememo" play "$short_id" --device "file:FILE=@FIFO@,FORMAT=raw" --no-meter)
+anchor=$(python3 "$work/latency.py" "$work/out.fifo" "$reps" aplay -q -D "file:FILE=@FIFO@,FORMAT=raw" "$work/short.wav")
+row "voicememo play: process start → first frame (ms)" "$vm ms" "$anchor ms (aplay)" "$(fmt "$(calc "$vm / $anchor")")×" "< 50 ms" "$(met "$vm" '<' 50)"
+
+# --- Memory over a one-hour recording --------------------------------------------------------------------------
+# An hour of mono 16-bit WAV from a microphone that reads /dev/zero: the unclocked PCM lets it run faster than
+# real time. VmRSS and RssAnon (the part that is not mapped files:
+# heap, stacks) are sampled every 10 ms.
+echo "compare.sh: RSS over a one-hour recording" >&2
+store
+python3 - "$work/rss.txt" "$voicememo" record --device zeromic --duration 3600 --no-meter <<'EOF'
+import subprocess, sys, time
+out, command = sys.argv[1], sys.argv[2:]
+process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+start, samples = time.monotonic(), []
+while process.poll() is None:
+    try:
+        for line in open("/proc/%d/status" % process.pid):
+            if line.startswith("VmRSS:"): rss = int(line.split()[1])
+            if line.startswith("RssAnon:"): samples.append((time.monotonic() - start, rss, int(line.split()[1])))
+    except (FileNotFoundError, ProcessLookupError):
+        break
+    time.sleep(0.01)
+if process.wait() != 0: sys.exit("record failed: " + process.stderr.read().decode())
+with open(out, "w") as file:
+    for t, kb, anon in samples: file.write("%.3f %d %d\n" % (t, kb, anon))
+EOF
+recorded=$(soxi -D "$work"/store/*.wav)
+# Growth: the largest RSS of the run's second half less that of its first half.
+read -r seconds first_half second_half peak peak_anon < <(awk '{ t[NR] = $1; r[NR] = $2; if ($3 > an) an = $3 } END {
+    h = int(NR / 2); for (i = 1; i <= NR; i++) { if (i <= h && r[i] > a) a = r[i]; if (i > h && r[i] > b) b = r[i]; if (r[i] > m) m = r[i] }
+    print t[NR], a, b, m, an }' "$work/rss.txt")
+growth=$(calc "($second_half - $first_half) / 1024")
+row "record 1 h (${recorded%.*} s) in $(fmt "$seconds" 1) s: peak RSS (MB)" \
+    "$(fmt "$(calc "$peak / 1024")" 1) MB (anonymous $(fmt "$(calc "$peak_anon / 1024")" 1))" \
+    "2nd half − 1st half: $(fmt "$growth" 1) MB" "-" "< 30 MB, no growth" "$(met "$peak < 30 * 1024 and $growth" '<=' 0.5)"
+
+# --- Real-time CPU on a PulseAudio sink ----------------------------------------------------------------------------
+# A private server (as Tests/TestSupport/PulseAudioServer.swift starts it) with a 48 kHz null sink; parec keeps
+# its clock fine. 10 s of recording (from the sink's monitor) and of playback; CPU = user + system of the process.
+echo "compare.sh: real-time CPU on PulseAudio" >&2
+mkdir -m 700 "$work/pulse"
+pulse_env=(env XDG_RUNTIME_DIR="$work/pulse" HOME="$work/pulse" PULSE_SERVER="unix:$work/pulse/native")
+env XDG_RUNTIME_DIR="$work/pulse" HOME="$work/pulse" pulseaudio -n --daemonize=no --system=false --exit-idle-time=-1 \
+    --disallow-exit --use-pid-file=no --disable-shm=yes --realtime=yes --high-priority=yes --no-cpu-limit=yes \
+    --log-target=stderr --log-level=error --load="module-native-protocol-unix auth-anonymous=1 socket=$work/pulse/native" \
+    --load="module-null-sink sink_name=spk rate=48000" </dev/null >/dev/null 2>"$work/pulse.log" &
+pulse_pid=$!
+for _ in $(seq 500); do "${pulse_env[@]}" pactl info >/dev/null 2>&1 && break; sleep 0.02; done
+"${pulse_env[@]}" pactl info >/dev/null || { echo "compare.sh: pulseaudio did not start: $(cat "$work/pulse.log")" >&2; exit 1; }
+"${pulse_env[@]}" parec --latency-msec=10 --raw >/dev/null 2>&1 &
+parec_pid=$!
+sleep 0.5
+"${pulse_env[@]}" pactl suspend-sink spk 1; "${pulse_env[@]}" pactl suspend-sink spk 0
+seconds=10
+sox -n -r 48000 -b 16 -c 2 "$work/tone10.wav" synth "$seconds" sine 440 vol 0.5
+store; tone_id=$("$voicememo" import "$work/tone10.wav" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+rt_reps=$(( reps < 3 ? reps : 3 ))
+reps_saved=$reps; reps=$rt_reps
+runs 'rec-vm|:|"${pulse_env[@]}" script -qec "$voicememo record --device pulse --duration $seconds </dev/null" /dev/null' \
+     'rec-ar|:|"${pulse_env[@]}" arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d "$seconds" "$work/arecord.wav"' \
+     'play-rt-vm|:|"${pulse_env[@]}" script -qec "$voicememo play $tone_id --device pulse </dev/null" /dev/null' \
+     'play-rt-ap|:|"${pulse_env[@]}" aplay -q -D pulse "$work/tone10.wav"'
+reps=$reps_saved
+for pair in "rec-vm rec-ar record arecord" "play-rt-vm play-rt-ap play aplay"; do
+    set -- $pair
+    vm=$(column "$work/$1" 2); anchor=$(column "$work/$2" 2)
+    row "$3 10 s on PulseAudio, meter shown (CPU ms per s of audio)" "$(fmt "$(calc "$vm * 1000 / $seconds")" 1) ms" \
+        "$(fmt "$(calc "$anchor * 1000 / $seconds")" 1) ms ($4)" "$(fmt "$(calc "$vm / max($anchor, 0.001)")")×" "≤ 2×" \
+        "$(met "$vm" '<=' "2 * $anchor")"
+done
+
+# --- The table ----------------------------------------------------------------------------------------------------
+echo
+echo "Medians of $reps runs (real-time ones: $rt_reps), $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| figure | voicememo | anchor | ratio | goal | met |"
+echo "|---|---|---|---|---|---|"
+for line in "${rows[@]}"; do echo "| ${line//|/ | } |"; done
