@@ -75,10 +75,13 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
 
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
     static func id(fromFileName name: String) -> String? {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 12, parts[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
-              let format = AudioFileFormat(rawValue: String(parts[1])), format.isWritable
+        // Bytes, not characters: a store of thousands of memos asks this of every name in it.
+        let bytes = name.utf8
+        guard bytes.count > 13, let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
+              bytes.distance(from: bytes.startIndex, to: dot) == 12,
+              bytes[..<dot].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
+              let format = AudioFileFormat(rawValue: String(name[name.index(after: dot)...])), format.isWritable
         else { return nil }
-        return String(parts[0])
+        return String(name[..<dot])
     }
 }

@@ -96,14 +96,10 @@ public struct MemoStore: Sendable {
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
         }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        removeLeftovers(among: names, listed: Set(index.memos.map(\.id)))
+        let entries = DirectoryListing.entries(at: directory.path)
+        removeLeftovers(among: entries.map(\.name), listed: Set(index.memos.map(\.id)))
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
-        let onDisk = Set(names.filter { name in
-            Memo.id(fromFileName: name) != nil
-                && (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.type]
-                    as? FileAttributeType) == .typeRegular
-        })
+        let onDisk = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
         var kept: [Memo] = []
         for memo in index.memos {
             // An entry names its file by its own id, or it is forged: it must not lead outside the store.
