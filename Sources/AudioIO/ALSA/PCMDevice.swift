@@ -44,10 +44,20 @@ final class PCMDevice {
     let name: String
     let direction: Direction
     private let handle: OpaquePointer
+    /// Whether transfers wait by sleeping rather than in alsa-lib's poll, see ``init(name:direction:)``.
+    private let waitsBySleeping: Bool
+    /// How long such a wait sleeps: half a period, once configured.
+    private var sleep = timespec(tv_sec: 0, tv_nsec: 5_000_000)
 
-    /// Opens the PCM called `name` (e.g. "default", "hw:0", "null"), in blocking mode.
+    /// Opens the PCM called `name` (e.g. "default", "hw:0", "null").
     ///
-    /// The corresponding C function is `snd_pcm_open`.
+    /// A PCM that a plugin outside alsa-lib provides (a sound server's: PulseAudio, JACK, BlueALSA) is used
+    /// non-blocking, and a transfer that cannot move anything sleeps half a period before it tries again:
+    /// alsa-lib's wait spins on the PulseAudio plugin, whose descriptor stays readable while less than a
+    /// fragment is there (an audio thread at 50 % of a core, where a sleep costs a hundred wakeups a
+    /// second). Kernel devices and alsa-lib's own plugins are used blocking, woken by the device.
+    ///
+    /// The corresponding C functions are `snd_pcm_open`, `snd_pcm_type` and `snd_pcm_nonblock`.
     init(name: String, direction: Direction) throws(ALSAError) {
         ALSALibrary.silenceErrorMessages()
         var handle: OpaquePointer?
@@ -57,6 +67,8 @@ final class PCMDevice {
         self.name = name
         self.direction = direction
         self.handle = handle
+        waitsBySleeping = snd_pcm_type(handle) == SND_PCM_TYPE_IOPLUG
+        if waitsBySleeping { try check(snd_pcm_nonblock(handle, 1), "snd_pcm_nonblock") }
     }
 
     deinit { snd_pcm_close(handle) }
@@ -109,6 +121,8 @@ final class PCMDevice {
         try check(snd_pcm_sw_params_set_start_threshold(handle, software, threshold), "snd_pcm_sw_params_set_start_threshold")
         try check(snd_pcm_sw_params_set_avail_min(handle, software, period), "snd_pcm_sw_params_set_avail_min")
         try check(snd_pcm_sw_params(handle, software), "snd_pcm_sw_params")
+        let halfPeriod = Int(period) * 500_000_000 / Int(rate)
+        sleep = timespec(tv_sec: 0, tv_nsec: halfPeriod)
         return PCMConfiguration(
             sampleRate: Int(rate), channelCount: Int(channelCount), format: format,
             periodFrames: Int(period), bufferFrames: Int(buffer))
@@ -119,9 +133,15 @@ final class PCMDevice {
     ///
     /// The corresponding C function is `snd_pcm_writei`.
     func write(_ buffer: UnsafeRawPointer, frames: Int) throws(ALSAError) -> Int {
-        let written = snd_pcm_writei(handle, buffer, snd_pcm_uframes_t(frames))
-        if written < 0 { throw ALSAError(code: Int32(written), function: "snd_pcm_writei") }
-        return written
+        while true {
+            let written = snd_pcm_writei(handle, buffer, snd_pcm_uframes_t(frames))
+            if written == -Int(EAGAIN) && waitsBySleeping {
+                nanosleep(&sleep, nil)
+                continue
+            }
+            if written < 0 { throw ALSAError(code: Int32(written), function: "snd_pcm_writei") }
+            return written
+        }
     }
 
     /// Reads or writes in a row that may move no audio (xruns, or nothing at all) before a stream counts
@@ -132,7 +152,11 @@ final class PCMDevice {
     ///
     /// The corresponding C function is `snd_pcm_readi`.
     func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws(ALSAError) -> Int {
-        let read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
+        var read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
+        while read == -Int(EAGAIN) && waitsBySleeping {
+            nanosleep(&sleep, nil)
+            read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
+        }
         if read < 0 { throw ALSAError(code: Int32(read), function: "snd_pcm_readi") }
         return read
     }
@@ -164,7 +188,10 @@ final class PCMDevice {
     ///
     /// The corresponding C function is `snd_pcm_drain`.
     func drain() {
+        // A non-blocking drain returns at once, and the prepare after it would drop what is still queued.
+        if waitsBySleeping { snd_pcm_nonblock(handle, 0) }
         snd_pcm_drain(handle)
+        if waitsBySleeping { snd_pcm_nonblock(handle, 1) }
         snd_pcm_prepare(handle)
     }
 }

@@ -98,6 +98,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private func run() {
         let buffers = Buffers(channels: voice.channelCount)
         defer { buffers.deallocate() }
+        var backoff = PollingBackoff()
         while !stopRequested.load(ordering: .acquiring) {
             // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
             // waits half-way; the ring holds several.
@@ -106,9 +107,10 @@ package final class PlaybackDecoder: @unchecked Sendable {
             guard voice.audio.availableToWrite >= room,
                   voice.markers.availableToWrite > 16
             else {
-                usleep(500)
+                backoff.wait()
                 continue
             }
+            backoff.reset()
             do {
                 let file = source.file
                 let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
@@ -217,9 +219,10 @@ package final class PlaybackDecoder: @unchecked Sendable {
         let count = frames.count / voice.channelCount
         guard count > 0 else { return }
         var written = 0
+        var backoff = PollingBackoff()
         while written < frames.count, !stopRequested.load(ordering: .relaxed) {
             written += voice.audio.write(UnsafeBufferPointer(rebasing: frames[written...]))
-            if written < frames.count { usleep(500) }
+            if written < frames.count { backoff.wait() }
         }
         let secondsPerFrame = Double(rate) / deviceRate
         voice.markers.push(PlaybackMarker(
@@ -233,9 +236,10 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     private func pushEnd() {
         let end = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, item: source.item, isEnd: true)
+        var backoff = PollingBackoff()
         while !voice.markers.push(end) {
             if stopRequested.load(ordering: .relaxed) { return }
-            usleep(500)
+            backoff.wait()
         }
         voice.isPrimed.store(true, ordering: .releasing)
     }

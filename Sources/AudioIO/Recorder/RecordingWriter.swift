@@ -104,6 +104,7 @@ final class RecordingWriter: @unchecked Sendable {
     ) throws {
         let channels = tap.channelCount
         var position: Int64 = 0
+        var backoff = PollingBackoff()
         while true {
             // Read first: once the input has ended, everything it delivered is in the rings.
             let ended = inputEnded()
@@ -123,9 +124,10 @@ final class RecordingWriter: @unchecked Sendable {
             let available = min(audio.availableToRead / channels, untilGap, Self.chunkFrames)
             guard available > 0, available >= Self.minimumBlockFrames || ended || available == untilGap else {
                 if ended, available == 0, gap == nil { return }
-                usleep(1000)
+                backoff.wait()
                 continue
             }
+            backoff.reset()
             let block = UnsafeMutableBufferPointer(rebasing: chunk[..<(available * channels)])
             audio.read(into: block)
             try emit(UnsafeBufferPointer(block), resampled)
