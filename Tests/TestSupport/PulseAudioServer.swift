@@ -139,6 +139,8 @@ public final class PulseAudioServer: @unchecked Sendable {
         get throws {
             var environment = ProcessInfo.processInfo.environment.merging(try ALSATestDevices.environment()) { $1 }
             environment["PULSE_SERVER"] = "unix:\(socket)"
+            // `swift test` sets NO_COLOR for its own output; a program under test gets it only when a test says so.
+            environment["NO_COLOR"] = nil
             return environment
         }
     }
