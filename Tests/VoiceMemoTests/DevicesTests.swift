@@ -35,16 +35,21 @@ import Testing
         try FileManager.default.createDirectory(at: cards, withIntermediateDirectories: true)
         let watch = try cli.start(["devices", "--watch", "--json"], with: ["AUDIOIO_SND_DIR": cards.path])
         defer { if watch.isRunning { watch.kill() } }
+        /// The next event line, as JSON; a missing line fails the test with the step it was waited for.
+        func event(_ step: String) throws -> [String: Any]? {
+            let line = try #require(watch.nextLine(), "no line for \(step) (running: \(watch.isRunning))")
+            return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
         #expect(watch.nextLine()?.hasPrefix("{\"inputs\":") == true)
 
         _ = FileManager.default.createFile(atPath: cards.appendingPathComponent("controlC4").path, contents: nil)
-        let added = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        let added = try event("the card added")
         #expect(added?["event"] as? String == "routeChange" && added?["reason"] as? String == "newDeviceAvailable")
         #expect((added?["device"] as? [String: Any])?["name"] as? String == "hw:4")
 
         // Ctrl-Z stops it (after the event), fg continues it.
         watch.send(SIGTSTP)
-        let began = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        let began = try event("Ctrl-Z")
         #expect(began?["event"] as? String == "interruptionBegan" && began?["reason"] as? String == "processSuspended")
         let deadline = ContinuousClock.now + .seconds(5)
         while Self.state(of: watch.processIdentifier) != "T", ContinuousClock.now < deadline {
@@ -52,11 +57,11 @@ import Testing
         }
         #expect(Self.state(of: watch.processIdentifier) == "T")
         watch.send(SIGCONT)
-        let ended = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        let ended = try event("fg")
         #expect(ended?["event"] as? String == "interruptionEnded" && ended?["shouldResume"] as? Bool == true)
 
         try FileManager.default.removeItem(at: cards.appendingPathComponent("controlC4"))
-        let removed = try JSONSerialization.jsonObject(with: Data((watch.nextLine() ?? "").utf8)) as? [String: Any]
+        let removed = try event("the card removed")
         #expect(removed?["event"] as? String == "routeChange" && removed?["reason"] as? String == "oldDeviceUnavailable")
         #expect((removed?["device"] as? [String: Any])?["card"] as? Int == 4)
 
