@@ -58,17 +58,29 @@ struct LevelAccumulator {
         peaks.withUnsafeMutableBufferPointer { peaks in
             squareSums.withUnsafeMutableBufferPointer { sums in
                 for channel in 0..<channels {
-                    var peak = peaks[channel]
-                    var sum = 0.0
+                    // Four running sums and peaks, so that each addition need not wait for the one before
+                    // (a converter meters every sample of a file); summed in a fixed order at the end.
+                    var peak = (peaks[channel], Float(0), Float(0), Float(0))
+                    var sum = (0.0, 0.0, 0.0, 0.0)
                     var index = channel
-                    for _ in 0..<frames {
+                    for _ in 0..<(frames / 4) {
+                        let a = samples[index], b = samples[index + channels]
+                        let c = samples[index + 2 * channels], d = samples[index + 3 * channels]
+                        peak = (max(peak.0, abs(a)), max(peak.1, abs(b)), max(peak.2, abs(c)), max(peak.3, abs(d)))
+                        sum.0 += Double(a) * Double(a)
+                        sum.1 += Double(b) * Double(b)
+                        sum.2 += Double(c) * Double(c)
+                        sum.3 += Double(d) * Double(d)
+                        index += 4 * channels
+                    }
+                    for _ in 0..<(frames % 4) {
                         let sample = samples[index]
-                        peak = max(peak, abs(sample))
-                        sum += Double(sample) * Double(sample)
+                        peak.0 = max(peak.0, abs(sample))
+                        sum.0 += Double(sample) * Double(sample)
                         index += channels
                     }
-                    peaks[channel] = peak
-                    sums[channel] += sum
+                    peaks[channel] = max(max(peak.0, peak.1), max(peak.2, peak.3))
+                    sums[channel] += (sum.0 + sum.1) + (sum.2 + sum.3)
                 }
             }
         }
