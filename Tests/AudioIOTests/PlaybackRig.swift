@@ -1,6 +1,7 @@
 import AudioIO
 import Foundation
 import TestSupport
+import Testing
 
 /// A player on ALSA's `file` PCM (built into alsa-lib's configuration, with the `null` PCM behind it):
 /// everything played lands in a raw file, 32-bit little-endian stereo at 48 kHz, the format the engine
@@ -93,5 +94,23 @@ func until(_ condition: () -> Bool) async throws {
     while !condition() {
         guard ContinuousClock.now < deadline else { throw RigTimeout(description: "waited 10 s in vain") }
         try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+/// The rig's device and its reading of it, checked with alsa-utils' aplay instead of the library.
+@Suite struct PlaybackRigTests {
+    @Test func theFileDeviceHoldsExactlyWhatIsPlayedToIt() async throws {
+        let rig = try PlaybackRig()
+        let tone = rig.scratch.file("tone.wav")
+        try Sox.synth(to: tone.path, rate: 48000, channels: 2, seconds: 0.2, "sine 440 sine 660")
+        // In the device's own format (signed 32-bit stereo at 48 kHz), so that alsa-lib converts nothing.
+        let raw = rig.scratch.path("tone.raw")
+        try Tool.output("sox", [tone.path, "-t", "raw", "-e", "signed-integer", "-b", "32", "-L", raw])
+        try Tool.output("aplay", ["-q", "-D", rig.device, "-t", "raw", "-f", "S32_LE", "-r", "48000", "-c", "2", raw])
+        let expected = try rig.expectedSamples(of: tone)
+        let device = try await rig.deviceSamples(atLeast: expected.left.count)
+        #expect(firstDifference(Array(device.left.prefix(expected.left.count)), expected.left) == nil)
+        #expect(firstDifference(Array(device.right.prefix(expected.right.count)), expected.right) == nil)
+        #expect(PlaybackRig.split([1, -1, 2, -2]) == ([1, 2], [-1, -2]))
     }
 }

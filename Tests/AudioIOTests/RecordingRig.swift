@@ -1,6 +1,7 @@
 import AudioIO
 import Foundation
 import TestSupport
+import Testing
 
 /// Recorders on the test microphone (`testmic`: an unclocked `file` PCM playing a raw file, DESIGN §7)
 /// or on a PulseAudio null sink's monitor (a real clock), with the files they write in a scratch
@@ -46,5 +47,18 @@ struct RecordingRig {
             if case .finishedRecording = event { break }
         }
         return events
+    }
+}
+
+/// The rig's microphone and recording loop, checked on a short recording of a known signal.
+@Suite(.timeLimit(.minutes(1))) struct RecordingRigTests {
+    @Test func aRecordingOfTheRigsMicrophoneEndsAndHoldsItsSamples() async throws {
+        let rig = try RecordingRig()
+        let (device, samples) = try rig.microphone(seconds: 0.5, "sine 440")
+        let recorder = try rig.recorder("rig.wav", AudioSettings(format: .wav, channelCount: 1), device: device)
+        let events = try await rig.record(recorder) { $0.record(forDuration: 0.25) }
+        #expect(events.last == .finishedRecording(successfully: true))
+        let recorded = try Sox.samples(of: recorder.url.path)
+        #expect(recorded.count == 12000 && firstDifference(recorded, Array(samples.prefix(12000))) == nil)
     }
 }

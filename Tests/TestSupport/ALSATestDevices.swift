@@ -85,3 +85,22 @@ public enum ALSATestDevices {
 
         """
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The test microphone itself, checked with alsa-utils' arecord, so that a broken rig is told apart from a
+/// broken library.
+@Suite struct ALSATestDevicesTests {
+    @Test func theTestMicrophoneCapturesItsInfileExactly() throws {
+        let scratch = try ScratchDirectory()
+        let tone = scratch.path("tone.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        let microphone = try ALSATestDevices.microphone(playing: tone)
+        let captured = scratch.path("captured.raw")
+        try Tool.output("arecord", ["-q", "-D", microphone, "-f", "S32_LE", "-r", "48000", "-c", "2", "-s", "24000",
+                                    "--period-size=480", "--buffer-size=1920", "-t", "raw", captured])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: captured)) == Data(contentsOf: URL(fileURLWithPath: tone + ".raw")))
+    }
+}
+#endif

@@ -147,3 +147,20 @@ extension SpawnFailure {
         description = "\(call) failed: \(String(cString: strerror(code)))"
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// A program on the pseudo-terminal has it as its terminal: it reads what is typed and its output is read back.
+@Suite struct PseudoTerminalTests {
+    @Test func aProgramReadsWhatIsTypedAndIsReadBack() throws {
+        let shell = try PseudoTerminal(
+            "sh", ["-c", "test -t 0 && test -t 1 && echo ready; read line; echo got:$line"],
+            environment: ProcessInfo.processInfo.environment)
+        #expect(shell.read(until: { $0.contains("ready") }, timeout: 10))
+        shell.type("hello\n")
+        #expect(shell.read(until: { $0.contains("got:hello") }, timeout: 10), "\(shell.screen)")
+        #expect(shell.waitForExit(timeout: 10) == 0)
+    }
+}
+#endif

@@ -271,3 +271,24 @@ public final class PulseAudioServer: @unchecked Sendable {
 public struct PulseAudioFailure: Error, CustomStringConvertible {
     public let description: String
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The server itself, checked with pactl: it answers, and its sink goes and comes back as tests need.
+@Suite struct PulseAudioServerTests {
+    @Test func thePulseAudioServerAnswersAndItsSinkCanBeUnloaded() throws {
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        let environment = try server.environment
+        let listing = try Tool.run("pactl", ["list", "short", "sinks"], environment: environment)
+        #expect(listing.standardOutput.contains(PulseAudioServer.sinkName))
+        try server.unloadSink()
+        #expect(try !Tool.run("pactl", ["list", "short", "sinks"], environment: environment).standardOutput
+            .contains(PulseAudioServer.sinkName))
+        try server.loadSink()
+        #expect(try Tool.run("pactl", ["list", "short", "sinks"], environment: environment).standardOutput
+            .contains(PulseAudioServer.sinkName))
+    }
+}
+#endif

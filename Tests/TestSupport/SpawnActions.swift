@@ -38,3 +38,24 @@ extension posix_spawnattr_t {
 public struct SpawnFailure: Error, CustomStringConvertible {
     public let description: String
 }
+
+#if canImport(Testing)
+import Testing
+
+/// A child started with these actions and attributes holds its three standard descriptors and nothing
+/// else of the test process, and has its signals at their defaults.
+@Suite struct SpawnActionsTests {
+    @Test func aChildInheritsOnlyItsStandardDescriptorsAndDefaultSignals() throws {
+        // A descriptor of this process that is not close-on-exec.
+        let leaked = open("/dev/null", O_RDONLY)
+        defer { close(leaked) }
+        #expect(leaked > 2)
+        let shell = try Tool.run("sh", ["-c", "ls /proc/$$/fd; grep SigIgn /proc/$$/status"])
+        let lines = shell.standardOutput.split(separator: "\n")
+        #expect(lines.dropLast() == ["0", "1", "2"], "\(shell.standardOutput)")
+        // Signals 1 to 31 (glibc keeps 32 and 33 for itself).
+        let ignored = lines.last.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+        #expect(ignored.map { $0 & 0x7FFF_FFFF } == 0, "\(shell.standardOutput)")
+    }
+}
+#endif

@@ -187,3 +187,24 @@ public struct ToolFailure: Error, CustomStringConvertible {
 
     public var description: String { "`\(command)` exited \(result.status): \(result.standardError)" }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// What the tools report is what they did: status, both outputs, lines as they come, a kill.
+@Suite struct ToolTests {
+    @Test func aToolsStatusAndOutputsAreKeptApart() throws {
+        let result = try Tool.run("sh", ["-c", "echo out; echo err >&2; exit 3"])
+        #expect(result.status == 3 && result.standardOutput == "out\n" && result.standardError == "err\n")
+        #expect(try Tool.run("cat", [], input: Data("given".utf8)).standardOutput == "given")
+    }
+
+    @Test func linesArriveAsPrintedAndAKillEndsTheTool() throws {
+        let tool = try Tool.start("sh", ["-c", "echo first; sleep 30"])
+        #expect(tool.nextLine() == "first")
+        #expect(tool.nextLine(timeout: 0.2) == nil && tool.isRunning)
+        tool.kill()
+        #expect(!tool.isRunning && tool.finish().status == SIGKILL)
+    }
+}
+#endif

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// The built `voicememo` binary, run as a person runs it, against a private store.
 struct CLI {
@@ -73,4 +74,18 @@ struct CLI {
 
     /// The index as it is on disk, byte for byte.
     var index: Data? { try? Data(contentsOf: home.appendingPathComponent("memos.json")) }
+}
+
+/// The binary the tests run, and the private store they run it against.
+@Suite struct CLITests {
+    @Test func theBinaryRunsAgainstThisTestsStoreOnly() throws {
+        let cli = try CLI()
+        let version = try cli.run("--version")
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("voicememo "))
+        #expect(cli.environment["VOICEMEMO_HOME"] == cli.home.path && cli.environment["NO_COLOR"] == nil)
+        let id = try cli.importTone(title: "Rig")
+        #expect(try cli.lines("list").dropFirst().first?.hasPrefix(id) == true)
+        #expect(FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("\(id).wav").path))
+        #expect(cli.index != nil)
+    }
 }

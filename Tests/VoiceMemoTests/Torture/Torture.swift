@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// How hard the torture suites push: lightly in `make test`, for minutes in `make torture`
 /// (`VOICEMEMO_TORTURE=1`). The same cases run either way; only their counts and lengths grow.
@@ -53,5 +54,21 @@ enum Mutation: CaseIterable {
             bytes += (0..<Int.random(in: 1...4096, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         }
         return bytes
+    }
+}
+
+/// The damage is real and replayable, and `make test` runs the quick scale.
+@Suite struct TortureRigTests {
+    @Test func everyMutationChangesTheBytesTheSameWayForTheSameSeed() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        for mutation in Mutation.allCases {
+            var first = SeededGenerator(seed: 1), again = SeededGenerator(seed: 1)
+            let damaged = mutation.apply(to: bytes, using: &first)
+            #expect(damaged != bytes, "\(mutation)")
+            #expect(mutation.apply(to: bytes, using: &again) == damaged, "\(mutation)")
+        }
+        var random = SeededGenerator(seed: 2)
+        #expect(Mutation.truncate.apply(to: bytes, using: &random).count < bytes.count)
+        #expect(Torture.scale(quick: 1, long: 2) == (Torture.isLong ? 2 : 1))
     }
 }
