@@ -156,7 +156,7 @@ import Testing
     @Test func aProgramReadsWhatIsTypedAndIsReadBack() throws {
         let shell = try PseudoTerminal(
             "sh", ["-c", "test -t 0 && test -t 1 && echo ready; read line; echo got:$line"],
-            environment: ProcessInfo.processInfo.environment)
+            environment: Tool.environment)
         #expect(shell.read(until: { $0.contains("ready") }, timeout: 10))
         shell.type("hello\n")
         #expect(shell.read(until: { $0.contains("got:hello") }, timeout: 10), "\(shell.screen)")

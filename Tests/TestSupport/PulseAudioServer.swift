@@ -137,10 +137,8 @@ public final class PulseAudioServer: @unchecked Sendable {
     /// (and `default`, which alsa-lib routes to PulseAudio when a server answers), and the test devices.
     public var environment: [String: String] {
         get throws {
-            var environment = ProcessInfo.processInfo.environment.merging(try ALSATestDevices.environment()) { $1 }
+            var environment = Tool.environment.merging(try ALSATestDevices.environment()) { $1 }
             environment["PULSE_SERVER"] = "unix:\(socket)"
-            // `swift test` sets NO_COLOR for its own output; a program under test gets it only when a test says so.
-            environment["NO_COLOR"] = nil
             return environment
         }
     }

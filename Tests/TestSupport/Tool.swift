@@ -11,6 +11,14 @@ public struct ToolResult: Sendable {
 /// Runs the command-line tools the tests check our files with (sox, soxi, opusinfo, opusdec) and our own
 /// binary, the way a person would, and captures what they print.
 public enum Tool {
+    /// The environment a program under test starts with: this process's, without the `NO_COLOR` that
+    /// `swift test` sets for its own output (a test that wants it sets it).
+    public static var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = nil
+        return environment
+    }
+
     /// Runs `executable` (a name on `PATH` or a path) with `arguments`; never throws for a non-zero exit.
     @discardableResult
     public static func run(
@@ -69,7 +77,7 @@ public final class RunningTool: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, pipes[2].write, 2)
         try actions.closeDescriptors(from: 3)
 
-        let environment = environment ?? ProcessInfo.processInfo.environment
+        let environment = environment ?? Tool.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

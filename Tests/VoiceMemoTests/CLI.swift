@@ -18,11 +18,9 @@ struct CLI {
         return tests.deletingLastPathComponent().appendingPathComponent("voicememo").path
     }()
 
-    /// This process's environment with `VOICEMEMO_HOME` set to this test's store, and without the
-    /// `NO_COLOR` that `swift test` sets for its own output (a test that wants it sets it).
+    /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store.
     var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = nil
+        var environment = Tool.environment
         environment["VOICEMEMO_HOME"] = home.path
         return environment
     }
