@@ -34,20 +34,34 @@ struct MemoIndex: Codable {
         case index(MemoIndex)
     }
 
-    /// Reads the index at `url`.
+    /// Reads the index at `url`: from its binary cache when that was made from this very file (see
+    /// ``MemoIndexCache``), else from the JSON, which then becomes the cache.
     static func load(from url: URL) -> Loaded {
+        let cache = cachePath(beside: url)
+        let identity = MemoIndexCache.Identity(path: url.path)
+        if let identity, let index = MemoIndexCache.read(at: cache, for: identity) {
+            return index.schemaVersion <= currentSchemaVersion ? .index(index) : .newerSchema(index.schemaVersion)
+        }
         guard let data = try? Data(contentsOf: url) else {
             return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
         }
-        // One pass in the usual case (10,000 memos take a third of `list`'s time to decode); the version
-        // alone is read only when the whole does not decode, to tell a newer schema from damage.
+        // One pass in the usual case; the version alone is read only when the whole does not decode, to
+        // tell a newer schema from damage.
         if let index = try? decoder.decode(MemoIndex.self, from: data) {
             guard index.schemaVersion <= currentSchemaVersion else { return .newerSchema(index.schemaVersion) }
+            // Cached only if the file did not change while it was read (an editor may be writing it).
+            if let identity, MemoIndexCache.Identity(path: url.path) == identity {
+                MemoIndexCache.write(index, at: cache, for: identity)
+            }
             return .index(index)
         }
         struct Version: Decodable { let schemaVersion: Int }
         guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
         return version.schemaVersion > currentSchemaVersion ? .newerSchema(version.schemaVersion) : .unreadable
+    }
+
+    private static func cachePath(beside url: URL) -> String {
+        url.deletingLastPathComponent().appendingPathComponent(MemoIndexCache.fileName).path
     }
 
     /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.
@@ -59,12 +73,15 @@ struct MemoIndex: Codable {
             let descriptor = try FileDescriptor.open(
                 temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                 permissions: [.ownerReadWrite])
-            try descriptor.closeAfter {
+            let identity = try descriptor.closeAfter {
                 try descriptor.writeAll(data)
                 try DurableFile.sync(descriptor)
+                return MemoIndexCache.Identity(descriptor: descriptor)
             }
             try DurableFile.replace(url.path, with: temporary.path)
             try DurableFile.syncDirectory(containing: url.path)
+            // The rename keeps the file's identity, so the cache made now matches the index in place.
+            if let identity { MemoIndexCache.write(self, at: Self.cachePath(beside: url), for: identity) }
         } catch {
             DurableFile.removeQuietly(temporary.path)
             throw .indexWriteFailed(path: url.path, reason: "\(error)")

@@ -14,18 +14,24 @@ public enum MemoOrder: String, CaseIterable, Sendable {
 extension Sequence<Memo> {
     /// The memos in `order`. Memos that tie are newest first, then by id, so the order is always the same.
     public func sorted(by order: MemoOrder) -> [Memo] {
-        sorted { first, second in
-            switch order {
-            case .title:
-                let comparison = first.title.localizedStandardCompare(second.title)
-                if comparison != .orderedSame { return comparison == .orderedAscending }
-            case .duration:
-                if first.duration != second.duration { return first.duration > second.duration }
-            case .date:
-                break
-            }
-            if first.createdAt != second.createdAt { return first.createdAt > second.createdAt }
-            return first.id < second.id
+        // Positions are sorted, not memos: moving 10,000 memos of a dozen fields each is most of the work.
+        let memos = Array(self)
+        return memos.indices.sorted { order.places(memos[$0], before: memos[$1]) }.map { memos[$0] }
+    }
+}
+
+extension MemoOrder {
+    fileprivate func places(_ first: Memo, before second: Memo) -> Bool {
+        switch self {
+        case .title:
+            let comparison = first.title.localizedStandardCompare(second.title)
+            if comparison != .orderedSame { return comparison == .orderedAscending }
+        case .duration:
+            if first.duration != second.duration { return first.duration > second.duration }
+        case .date:
+            break
         }
+        if first.createdAt != second.createdAt { return first.createdAt > second.createdAt }
+        return first.id < second.id
     }
 }

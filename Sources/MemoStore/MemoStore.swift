@@ -8,7 +8,9 @@ import Foundation
 /// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
 /// own metadata (an unreadable one is kept aside as `memos.json.broken-<time>`, never deleted), audio
 /// files it does not list are adopted, entries whose file is gone are dropped, and a recording whose
-/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:)``).
+/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:)``). Beside the index
+/// lies `.memos.cache`, a binary copy of it that is read instead of the JSON when it was made from the very
+/// same `memos.json` (see `MemoIndexCache`).
 ///
 /// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
 ///
@@ -159,14 +161,14 @@ public struct MemoStore: Sendable {
             fileName: fileName, state: state)
     }
 
-    /// Removes what killed processes left half-written: index drafts and the recording locks of memos
-    /// never listed (both made only under the store's lock, which the caller holds), and converted files
+    /// Removes what killed processes left half-written: drafts of the index and its cache, the recording locks of memos
+    /// never listed (all made only under the store's lock, which the caller holds), and converted files
     /// no writer holds locked any more. A converted file of a few seconds is spared, in case its writer
     /// has just created it and not yet locked it.
     private func removeLeftovers(among names: [String], listed: Set<String>) {
         for name in names where name.hasPrefix(".") {
             let path = directory.appendingPathComponent(name).path
-            if name.hasPrefix(".memos.json.") && name.hasSuffix(".tmp") {
+            if name.hasPrefix(".memos.") && name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))),
                       case .acquired(let lock) = FileLock.attempt(path: path) {

@@ -78,7 +78,7 @@ import Testing
         let attributes = FileManager.default.attributesOfItem
         #expect(try attributes(cli.home.path)[.posixPermissions] as? Int == 0o700)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
-        #expect(Set(names.filter { !$0.hasSuffix(".caf") }) == [".lock", "memos.json"])
+        #expect(Set(names.filter { !$0.hasSuffix(".caf") }) == [".lock", "memos.json", ".memos.cache"])
         for name in names {
             #expect(try attributes(cli.home.appendingPathComponent(name).path)[.posixPermissions] as? Int == 0o600, "\(name)")
         }

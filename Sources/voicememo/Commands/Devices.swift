@@ -27,8 +27,8 @@ extension VoiceMemo {
                 print(try MemoJSON.line(DeviceListJSON(inputs: inputs.map(SessionEventJSON.Port.init),
                                                        outputs: outputs.map(SessionEventJSON.Port.init))))
             } else {
-                print("Capture devices:\n" + Self.table(inputs).lines.joined(separator: "\n"))
-                print("\nPlayback devices:\n" + Self.table(outputs).lines.joined(separator: "\n"))
+                print("Capture devices:\n" + Self.table(inputs).text)
+                print("\nPlayback devices:\n" + Self.table(outputs).text)
             }
             guard watch else { return }
             try await Self.watch(session, json: json)

@@ -29,7 +29,7 @@ extension VoiceMemo {
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
-                print(Self.table(memos).lines.joined(separator: "\n"))
+                print(Self.table(memos).text)
             }
         }
 

@@ -12,24 +12,28 @@ struct Table {
     let columns: [Column]
     var rows: [[String]] = []
 
-    /// The heading line and one line per row; each cell on one line, cut to its column's maximum width.
-    var lines: [String] {
+    /// The heading line and one line per row, joined by newlines; each cell on one line, cut to its column's
+    /// maximum width.
+    var text: String {
         let cells = ([columns.map(\.heading)] + rows).map { row in
-            zip(row, columns).map { cell, column in
-                let text = cell.singleLine.truncated(toColumns: column.maximumWidth)
-                return (text: text, width: text.terminalColumns)
-            }
+            zip(row, columns).map { cell, column in cell.singleLine.fitted(toColumns: column.maximumWidth) }
         }
-        let widths = columns.indices.map { index in cells.map { $0[index].width }.max() ?? 0 }
-        return cells.map { row in
-            var line = ""
+        let widths = columns.indices.map { index in cells.map { $0[index].columns }.max() ?? 0 }
+        // One string grown in place: `list` writes 10,000 rows of seven cells.
+        var text = ""
+        text.reserveCapacity(cells.count * (widths.reduce(0, +) + 2 * columns.count + 1))
+        for (number, row) in cells.enumerated() {
+            if number > 0 { text += "\n" }
+            let lineStart = text.utf8.count
             for (index, cell) in row.enumerated() {
-                let padding = String(repeating: " ", count: widths[index] - cell.width)
-                if index > 0 { line += "  " }
-                line += columns[index].alignsRight ? padding + cell.text : cell.text + padding
+                let padding = String(repeating: " ", count: widths[index] - cell.columns)
+                if index > 0 { text += "  " }
+                if columns[index].alignsRight { text += padding }
+                text += cell.text
+                if !columns[index].alignsRight { text += padding }
             }
-            while line.utf8.last == UInt8(ascii: " ") { line.removeLast() }
-            return line
+            while text.utf8.count > lineStart, text.utf8.last == UInt8(ascii: " ") { text.removeLast() }
         }
+        return text
     }
 }

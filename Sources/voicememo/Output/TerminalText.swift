@@ -13,8 +13,16 @@ extension String {
     }
 
     /// This text cut to at most `columns` columns, ending in "…" when it was cut.
-    func truncated(toColumns columns: Int) -> String {
-        guard terminalColumns > columns else { return self }
+    func truncated(toColumns columns: Int) -> String { fitted(toColumns: columns).text }
+
+    /// This text cut to at most `columns` columns, ending in "…" when it was cut, and the columns it takes.
+    func fitted(toColumns columns: Int) -> (text: String, columns: Int) {
+        if isPrintableASCII {
+            let count = utf8.count
+            return count <= columns ? (self, count) : (String(prefix(max(columns - 1, 0))) + "…", columns)
+        }
+        let width = terminalColumns
+        guard width > columns else { return (self, width) }
         var kept = ""
         var used = 0
         for character in self {
@@ -23,7 +31,7 @@ extension String {
             kept.append(character)
             used += width
         }
-        return kept + "…"
+        return (kept + "…", used + 1)
     }
 
     /// This text on one line: control characters (newlines, tabs, escapes) become spaces, so that a title
@@ -36,7 +44,8 @@ extension String {
     /// Only the bytes 32…126: every character one column wide, none a control character. Checked byte by
     /// byte, it spares `list` walking 10,000 rows grapheme by grapheme.
     private var isPrintableASCII: Bool {
-        utf8.allSatisfy { (32..<127).contains($0) }
+        var text = self
+        return text.withUTF8 { bytes in bytes.allSatisfy { (32..<127).contains($0) } }
     }
 }
 

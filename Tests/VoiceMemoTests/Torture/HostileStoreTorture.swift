@@ -38,6 +38,19 @@ import Testing
         #expect(names.contains { $0.hasPrefix("memos.json.broken-") })
     }
 
+    @Test func aDamagedIndexCacheIsNeverBelieved() throws {
+        let cli = try CLI()
+        for number in 0..<3 { _ = try cli.importTone(title: "Memo \(number)", format: ["wav", "caf", "opus"][number]) }
+        let truth = try cli.run("list", "--json").standardOutput
+        let cache = cli.home.appendingPathComponent(".memos.cache")
+        let healthy = Array(try Data(contentsOf: cache))
+        var random = SeededGenerator(seed: 0xCAC4E)
+        for number in 0..<Torture.scale(quick: 40, long: 1000) {
+            try Data(Mutation.allCases.randomElement(using: &random)!.apply(to: healthy, using: &random)).write(to: cache)
+            #expect(try cli.run("list", "--json").standardOutput == truth, "case \(number)")
+        }
+    }
+
     @Test(arguments: ["complete", "recording"])
     func aForgedIndexEntryCannotReachOutsideTheStore(state: String) throws {
         let cli = try CLI()
@@ -134,7 +147,10 @@ import Testing
         let id = try cli.importTone(title: "Kept")
         let source = cli.scratch.path("new.wav")
         try Sox.synth(to: source, rate: 48000, channels: 1, seconds: 0.2, "sine 440")
-        // As an ordinary user who owns the store but may not write in it (root writes anywhere).
+        // As an ordinary user who owns the store but may not write in it (root writes anywhere), and with
+        // no cache of the index to be made.
+        let cache = cli.home.appendingPathComponent(".memos.cache").path
+        try FileManager.default.removeItem(atPath: cache)
         try Tool.output("chown", ["-R", "nobody", cli.home.path])
         try Tool.output("chmod", ["755", cli.scratch.url.path])
         try Tool.output("chmod", ["a+r", source])
@@ -148,6 +164,7 @@ import Testing
         }
         let after = try cli.run("list", "--json", as: "nobody")
         #expect(after.status == 0 && after.standardOutput.contains(id) && after.standardOutput.contains("Kept"))
+        #expect(!FileManager.default.fileExists(atPath: cache))
     }
 
     @Test func aStoreAtAPathWithSpacesAndAccentsWorksThroughout() throws {

@@ -60,14 +60,14 @@ import Testing
             complete = Set(memos.keys)
         }
         // Once what the killed processes left is older than a live writer's grace, the next command
-        // removes it: only memos, the index, its lock and what was kept aside remain.
+        // removes it: only memos, the index, its cache, its lock and what was kept aside remain.
         for name in try FileManager.default.contentsOfDirectory(atPath: cli.home.path) where name.hasSuffix(".partial") {
             try FileManager.default.setAttributes([.modificationDate: Date() - 60], ofItemAtPath: cli.home.appendingPathComponent(name).path)
         }
         complete = Set(try listed(cli).keys)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
         let strays = names.filter { name in
-            !(name == ".lock" || name == "memos.json" || name.hasPrefix("memos.json.broken-") || complete.contains { name.hasPrefix($0 + ".") })
+            !([".lock", "memos.json", ".memos.cache"].contains(name) || name.hasPrefix("memos.json.broken-") || complete.contains { name.hasPrefix($0 + ".") })
         }
         #expect(strays.isEmpty, "\(strays)")
     }

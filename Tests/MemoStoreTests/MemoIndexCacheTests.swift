@@ -1,0 +1,86 @@
+import AudioIO
+import Foundation
+import Glibc
+import MemoStore
+import TestSupport
+import Testing
+
+/// `.memos.cache`, the binary copy of `memos.json` that makes `list` fast: it reads exactly as the index does,
+/// and it is believed only for the very index file it was made from.
+extension MemoStoreTests {
+    var index: String { store.directory.appendingPathComponent("memos.json").path }
+    var cache: String { store.directory.appendingPathComponent(".memos.cache").path }
+
+    /// A store of memos with every kind of field: stereo and mono, three formats, a recording under way,
+    /// titles with accents, an emoji, a newline, a path and a thousand characters.
+    func variedStore() throws -> RecordingTicket {
+        _ = try store.importAudio(from: tone("Réunion 🎙.wav", rate: 44100, channels: 2, seconds: 0.5))
+        _ = try store.importAudio(from: tone("b.wav", seconds: 0.25), title: "line one\nline two", settings: AudioSettings(format: .opus))
+        let caf = try store.importAudio(from: tone("c.wav", rate: 22050, seconds: 0.3), settings: AudioSettings(format: .caf))
+        _ = try store.rename(caf, to: String(repeating: "../", count: 333) + "x")
+        return try store.beginRecording(title: "Live", settings: AudioSettings())
+    }
+
+    @Test func theCacheReadsExactlyAsTheIndexDoes() throws {
+        let recording = try variedStore()
+        #expect(FileManager.default.fileExists(atPath: cache))
+        #expect(try permissions(cache) == 0o600)
+        let fromCache = try store.memos()
+        try FileManager.default.removeItem(atPath: cache)
+        let fromIndex = try store.memos()
+        #expect(fromIndex.count == 4 && fromCache == fromIndex)
+        // Reading the index made the cache again.
+        #expect(FileManager.default.fileExists(atPath: cache))
+        #expect(try store.memos() == fromIndex)
+        withExtendedLifetime(recording) {}
+    }
+
+    @Test func theCacheIsBelievedOnlyForTheIndexFileItWasMadeFrom() throws {
+        _ = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        let before = try status(of: index)
+        // The same file, changed in place to the same size, and its time put back: the cache is believed.
+        try overwriteInPlace(index, replacing: "\"Kept\"", with: "\"Kex2\"")
+        try setModificationTime(of: index, to: before.st_mtim)
+        #expect(try store.memos().map(\.title) == ["Kept"])
+        // Changed in place as an editor would leave it, with a new time: the index is read.
+        try overwriteInPlace(index, replacing: "\"Kex2\"", with: "\"Kex3\"")
+        #expect(try store.memos().map(\.title) == ["Kex3"])
+    }
+
+    @Test func aDamagedOrForeignCacheIsNeverBelieved() throws {
+        let recording = try variedStore()
+        let truth = try store.memos()
+        let healthy = try Data(contentsOf: URL(fileURLWithPath: cache))
+        let other = try MemoStore(directory: scratch.file("other"))
+        _ = try other.importAudio(from: tone("o.wav"), title: "Someone else's")
+        let foreign = try Data(contentsOf: other.directory.appendingPathComponent(".memos.cache"))
+        var flipped = healthy
+        flipped[flipped.count / 2] ^= 0x20
+        for damaged in [Data(), healthy.prefix(100), healthy.dropLast(), healthy + [0], flipped, foreign] {
+            try damaged.write(to: URL(fileURLWithPath: cache))
+            #expect(try store.memos() == truth)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) == healthy)
+        }
+        withExtendedLifetime(recording) {}
+    }
+
+    private func status(of path: String) throws -> stat {
+        var status = stat()
+        try #require(stat(path, &status) == 0)
+        return status
+    }
+
+    private func overwriteInPlace(_ path: String, replacing old: String, with new: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let changed = text.replacingOccurrences(of: old, with: new)
+        #expect(changed != text && changed.utf8.count == text.utf8.count)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data(changed.utf8))
+        try handle.close()
+    }
+
+    private func setModificationTime(of path: String, to time: timespec) throws {
+        let times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), time]  // UTIME_OMIT: the access time stays
+        try #require(utimensat(AT_FDCWD, path, times, 0) == 0)
+    }
+}
