@@ -99,43 +99,54 @@ public struct MemoStore: Sendable {
             throw .newerSchema(path: indexURL.path, version: version)
         }
         let entries = DirectoryListing.entries(at: directory.path)
-        removeLeftovers(among: entries.map(\.name), listed: Set(index.memos.map(\.id)))
+        removeLeftovers(among: entries.map(\.name), listed: index.memos)
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
-        let onDisk = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
-        var kept: [Memo] = []
-        for memo in index.memos {
+        // Each listed memo takes its file off this set; what remains is adopted.
+        var unlisted = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
+        // Entries are changed where they stand, and dropped in one pass at the end, so that a store of thousands
+        // of memos is not copied memo by memo.
+        var dropped: [Int] = []
+        for position in index.memos.indices {
+            let memo = index.memos[position]
+            let fileIsThere = unlisted.remove(memo.fileName) != nil
             // An entry names its file by its own id, or it is forged: it must not lead outside the store.
-            guard Memo.id(fromFileName: memo.fileName) == memo.id else {
-                changed = true
+            // (A file in `unlisted` has a well-formed name already; its id must be the memo's.)
+            let isNamedByItsID = fileIsThere
+                ? memo.id.utf8.count == 12 && memo.fileName.utf8.starts(with: memo.id.utf8)
+                : Memo.id(fromFileName: memo.fileName) == memo.id
+            guard isNamedByItsID else {
+                if fileIsThere { unlisted.insert(memo.fileName) }
+                dropped.append(position)
                 continue
             }
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
-                if recordingStatus(of: memo.id) == .live {
-                    kept.append(memo)
-                    continue
-                }
+                if recordingStatus(of: memo.id) == .live { continue }
                 // Its process died: keep what reached the disk, or drop the entry when no audio did. A file
                 // with no frames in it has nothing to lose and goes too (an Opus file killed before its
                 // first audio page is all headers, which libsndfile calls malformed); a larger unreadable
                 // one stays, unlisted, as every unreadable file does.
+                changed = true
                 do {
                     let facts = try AudioFileFacts(url: fileURL(of: memo))
-                    kept.append(facts.memo(
+                    index.memos[position] = facts.memo(
                         id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
-                        state: .recovered))
+                        state: .recovered)
                 } catch let error as AudioFileError where Self.holdsNoAudio(error, fileURL(of: memo)) {
                     DurableFile.removeQuietly(fileURL(of: memo).path)
-                } catch {}
-                changed = true
-            } else if onDisk.contains(memo.fileName) {
-                kept.append(memo)
-            } else {
-                changed = true
+                    dropped.append(position)
+                } catch {
+                    dropped.append(position)
+                }
+            } else if !fileIsThere {
+                dropped.append(position)
             }
         }
-        index.memos = kept
-        for name in onDisk.subtracting(kept.map(\.fileName)).sorted() where name != entering {
+        if !dropped.isEmpty {
+            changed = true
+            index.memos.removeSubranges(RangeSet(dropped, within: index.memos))
+        }
+        for name in unlisted.sorted() where name != entering {
             guard let memo = adoptedMemo(fileName: name) else { continue }
             index.memos.append(memo)
             changed = true
@@ -165,8 +176,11 @@ public struct MemoStore: Sendable {
     /// never listed (all made only under the store's lock, which the caller holds), and converted files
     /// no writer holds locked any more. A converted file of a few seconds is spared, in case its writer
     /// has just created it and not yet locked it.
-    private func removeLeftovers(among names: [String], listed: Set<String>) {
-        for name in names where name.hasPrefix(".") {
+    private func removeLeftovers(among names: [String], listed memos: [Memo]) {
+        let hidden = names.filter { $0.hasPrefix(".") }
+        // Most stores hold nothing but the index's own hidden files: the ids are gathered only when needed.
+        let listed = hidden.contains { $0.hasSuffix(".recording") } ? Set(memos.map(\.id)) : []
+        for name in hidden {
             let path = directory.appendingPathComponent(name).path
             if name.hasPrefix(".memos.") && name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)

@@ -13,17 +13,18 @@ enum Describe {
 
     /// Bytes in B, KB, MB or GB (powers of 1000, as `ls --si`).
     static func size(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(bytes)
         var unit = 0
-        while value >= 1000, unit < units.count - 1 {
+        while value >= 1000, unit < sizeUnits.count - 1 {
             value /= 1000
             unit += 1
         }
         guard unit > 0 else { return "\(bytes) B" }
         let tenths = Int((value * 10).rounded())
-        return (value < 10 ? "\(tenths / 10).\(tenths % 10)" : "\(Int(value.rounded()))") + " " + units[unit]
+        return (value < 10 ? "\(tenths / 10).\(tenths % 10)" : "\(Int(value.rounded()))") + " " + sizeUnits[unit]
     }
+
+    private static let sizeUnits = ["B", "KB", "MB", "GB", "TB"]
 
     /// Local date and time to the minute, e.g. `2026-11-22 21:59`: what a list needs to tell memos apart.
     static func date(_ date: Date) -> String {
