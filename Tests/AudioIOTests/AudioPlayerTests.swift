@@ -113,6 +113,19 @@ import Testing
         #expect(abs(frequency - 1000) / 1000 < 0.02, "\(frequency) Hz")
     }
 
+    @Test func withTheRateEnabledButLeftAt1EverySampleReachesTheDeviceUntouched() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
+        let (left, right) = try rig.expectedSamples(of: file)
+        let player = try rig.player(file)
+        player.enableRate = true
+        #expect(try await rig.playToEnd([player]) == [true])
+        let device = try await rig.deviceSamples(atLeast: left.count)
+        #expect(firstDifference(device.left, left) == nil)
+        #expect(firstDifference(device.right, right) == nil)
+    }
+
     @Test func twoPlayersStartedForOneDeviceTimeStartOnTheSameFrame() async throws {
         let rig = try PlaybackRig()
         let signal = rig.scratch.file("signal.wav")

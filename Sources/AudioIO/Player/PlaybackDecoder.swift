@@ -46,6 +46,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private let stopRequested = ManagedAtomic<Bool>(false)
     private var outputTime: Double
     private var completedPasses = 0
+    /// Whether frames go through the stretcher: from the first rate other than 1 on. Until then they pass it
+    /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
+    private var isStretching = false
 
     /// Prepares to decode `file` from `startTime` seconds into `voice`; `next` says what follows each file,
     /// given how many passes have completed.
@@ -186,6 +189,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private func stretchAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) {
         guard let stretcher else { return push(frames, rate: 1) }
         let rate = Float(bitPattern: rateBits.load(ordering: .relaxed))
+        isStretching = isStretching || rate != 1
+        guard isStretching else { return push(frames, rate: 1) }
         if stretcher.tempo != rate { stretcher.tempo = rate }
         stretcher.put(frames)
         drain(stretcher, buffers, rate: rate)
@@ -208,7 +213,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// After the last pass: pushes out what the resampler and the stretcher still hold.
     private func finish(_ buffers: Buffers) throws {
         try flushResampler(buffers)
-        if let stretcher {
+        if let stretcher, isStretching {
             stretcher.flush()
             drain(stretcher, buffers, rate: stretcher.tempo)
         }

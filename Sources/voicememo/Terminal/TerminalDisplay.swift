@@ -44,9 +44,7 @@ final class TerminalDisplay: @unchecked Sendable {
     }
 
     /// Whether colors may be used: the `NO_COLOR` convention (https://no-color.org) says not when it is set.
-    static var allowsColor: Bool {
-        (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-    }
+    static let allowsColor = (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
     /// The terminal's width in columns (80 when it does not say).
     var columns: Int {
