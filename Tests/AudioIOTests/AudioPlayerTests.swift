@@ -169,7 +169,7 @@ import Testing
         // Paused from the engine's event thread a second in: the device is unclocked and plays the file in a
         // moment, faster than a test task polling it may be scheduled on a busy machine.
         let pause = player.addBoundaryTimeObserver(forTimes: [1]) { [player] _ in player.pause() }
-        player.play()
+        try #require(player.play(), "\(player.status)")
         try await until { !player.isPlaying }
         player.removeTimeObserver(pause)
         // A period already being mixed finishes; after that the position holds.
