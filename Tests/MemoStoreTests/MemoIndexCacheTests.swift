@@ -61,6 +61,17 @@ extension MemoStoreTests {
             #expect(try store.memos() == truth)
             #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) == healthy)
         }
+        // A FIFO in its place does not hang the store; a link in its place is replaced, not written through.
+        try FileManager.default.removeItem(atPath: cache)
+        #expect(mkfifo(cache, 0o600) == 0)
+        #expect(try store.memos() == truth)
+        let outside = scratch.file("outside")
+        try foreign.write(to: outside)
+        try FileManager.default.removeItem(atPath: cache)
+        try FileManager.default.createSymbolicLink(atPath: cache, withDestinationPath: outside.path)
+        #expect(try store.memos() == truth)
+        #expect(try Data(contentsOf: outside) == foreign)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) == healthy)
         withExtendedLifetime(recording) {}
     }
 
