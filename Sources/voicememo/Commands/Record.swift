@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import Foundation
+import Glibc
 import MemoStore
 import Synchronization
 
@@ -66,7 +67,7 @@ extension VoiceMemo {
                 let levels = AudioLevels(
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
-                let size = (try? FileManager.default.attributesOfItem(atPath: ticket.fileURL.path)[.size] as? Int64) ?? 0
+                let size = Self.size(ofFileAt: ticket.fileURL.path)
                 let elapsed = recorder.currentTime
                 let status = MeterLine.status("● REC  \(ticket.memo.title.singleLine)", elapsed: elapsed, bytes: size)
                 try live.show(levels, elapsed: elapsed, bytes: size, status: status)
@@ -90,6 +91,13 @@ extension VoiceMemo {
         }
 
         /// Why the recording failed, as the error to report.
+        /// Bytes in the file at `path` so far (0 before it exists): `stat`, twenty times a second, where
+        /// FileManager's attributes would also look up the owner's name each time.
+        private static func size(ofFileAt path: String) -> Int64 {
+            var status = stat()
+            return stat(path, &status) == 0 ? Int64(status.st_size) : 0
+        }
+
         private static func failure(of recorder: AudioRecorder, _ progress: RecordingProgress) -> any Error {
             switch recorder.status {
             case .failed(.device(let error)): DeviceFailure(error: error)
