@@ -15,25 +15,32 @@ struct Table {
     /// The heading line and one line per row, joined by newlines; each cell on one line, cut to its column's
     /// maximum width.
     var text: String {
-        let cells = ([columns.map(\.heading)] + rows).map { row in
-            zip(row, columns).map { cell, column in cell.singleLine.fitted(toColumns: column.maximumWidth) }
-        }
-        let widths = columns.indices.map { index in cells.map { $0[index].columns }.max() ?? 0 }
-        // One string grown in place: `list` writes 10,000 rows of seven cells.
-        var text = ""
-        text.reserveCapacity(cells.count * (widths.reduce(0, +) + 2 * columns.count + 1))
-        for (number, row) in cells.enumerated() {
-            if number > 0 { text += "\n" }
-            let lineStart = text.utf8.count
-            for (index, cell) in row.enumerated() {
-                let padding = String(repeating: " ", count: widths[index] - cell.columns)
-                if index > 0 { text += "  " }
-                if columns[index].alignsRight { text += padding }
-                text += cell.text
-                if !columns[index].alignsRight { text += padding }
+        // Cells in one flat array and lines in one byte buffer: `list` lays out 10,000 rows of seven cells.
+        var cells: [(text: String, columns: Int)] = []
+        cells.reserveCapacity((rows.count + 1) * columns.count)
+        var widths = [Int](repeating: 0, count: columns.count)
+        for row in [columns.map(\.heading)] + rows {
+            for (index, column) in columns.enumerated() {
+                let cell = index < row.count ? row[index].singleLine.fitted(toColumns: column.maximumWidth) : (text: "", columns: 0)
+                widths[index] = max(widths[index], cell.columns)
+                cells.append(cell)
             }
-            while text.utf8.count > lineStart, text.utf8.last == UInt8(ascii: " ") { text.removeLast() }
         }
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((rows.count + 1) * (widths.reduce(0, +) + 2 * columns.count + 1))
+        for (number, cell) in cells.enumerated() {
+            let index = number % columns.count
+            if index == 0, number > 0 {
+                while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
+                bytes.append(UInt8(ascii: "\n"))
+            }
+            if index > 0 { bytes.append(contentsOf: "  ".utf8) }
+            let padding = repeatElement(UInt8(ascii: " "), count: widths[index] - cell.columns)
+            if columns[index].alignsRight { bytes.append(contentsOf: padding) }
+            bytes.append(contentsOf: cell.text.utf8)
+            if !columns[index].alignsRight { bytes.append(contentsOf: padding) }
+        }
+        while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
