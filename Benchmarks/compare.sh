@@ -3,12 +3,16 @@
 # one run on this machine, each figure the median of several repetitions. Prints one table:
 #   figure | voicememo | anchor | ratio | goal | met?
 # Usage: Benchmarks/compare.sh PATH/TO/voicememo   (a release build; `make bench` passes its own)
-# Environment: BENCH_REPS (repetitions, default 5), BENCH_KEEP=1 keeps the scratch directory.
+# Environment: BENCH_REPS (repetitions, default 5), BENCH_KEEP=1 keeps the scratch directory, BENCH_ONLY the
+# sections to run (default all: opus conversion playback list latency memory pulse).
 # Exit status: 0 when every comparison ran (goals missed or met), 1 when one could not run.
 set -euo pipefail
 
 voicememo=$(realpath "${1:?usage: compare.sh PATH/TO/voicememo}")
 reps=${BENCH_REPS:-5}
+rt_reps=$(( reps < 3 ? reps : 3 ))
+only=" ${BENCH_ONLY:-opus conversion playback list latency memory pulse} "
+want() { [[ $only == *" $1 "* ]]; }
 for tool in sox soxi opusenc opusinfo soundstretch espeak-ng arecord aplay pulseaudio pactl parec python3 script; do
     command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing; run make deps" >&2; exit 1; }
 done
@@ -67,6 +71,8 @@ runs() {
 }
 
 echo "compare.sh: making inputs in $work" >&2
+audio_seconds=600
+if want opus || want conversion || want playback; then
 # 10 minutes of speech: espeak-ng, at 48 kHz mono 16-bit, looped.
 espeak-ng -w "$work/phrase.wav" "Remember to call the dentist on Monday morning. The quarterly report is due on \
 Friday, and the meeting with the design team moves to Thursday at three. Buy bread, milk and coffee on the way home."
@@ -75,11 +81,14 @@ phrase_seconds=$(soxi -D "$work/phrase48.wav")
 sox "$work/phrase48.wav" "$work/speech.wav" repeat "$(calc "int(600 / $phrase_seconds) + 1")" trim 0 600
 # 10 minutes of stereo music-like material: two chords of tones, 48 kHz 16-bit.
 sox -n -r 48000 -b 16 -c 2 "$work/music.wav" synth 600 sine 220 sine 277 vol 0.4 remix 1 2
-audio_seconds=600
+fi
+# One second of tone, for the list's store and the start latency.
+sox -n -r 48000 -b 16 -c 1 "$work/short.wav" synth 1 sine 440 vol 0.5
 
 # A store per run, fresh each time: what a first import does.
 store() { rm -rf "$work/store"; export VOICEMEMO_HOME=$work/store; }
 
+if want opus; then
 # --- Opus encoding of 10 minutes of speech at 32 kb/s ----------------------------------------------------------
 echo "compare.sh: Opus encoding" >&2
 runs 'opus-vm|store|"$voicememo" import "$work/speech.wav" --format opus --bitrate 32000 --channels 1' \
@@ -87,7 +96,9 @@ runs 'opus-vm|store|"$voicememo" import "$work/speech.wav" --format opus --bitra
 vm=$(column "$work/opus-vm" 1); anchor=$(column "$work/opus-enc" 1)
 ratio=$(calc "$vm / $anchor")
 row "Opus encode, 10 min speech, 32 kb/s (wall s)" "$(fmt "$vm") s" "$(fmt "$anchor") s (opusenc)" "$(fmt "$ratio")×" "≤ 1.1×" "$(met "$ratio" '<=' 1.1)"
+fi
 
+if want conversion; then
 # --- WAV → WAV and WAV → CAF conversion --------------------------------------------------------------------------
 # voicememo's file is synced to disk before it is renamed into place; sox's is followed by `sync FILE` so
 # that both runs end with the data on disk.
@@ -100,7 +111,9 @@ for format in wav caf; do
     row "WAV → ${format^^}, 10 min stereo 16-bit (speed: audio s per wall s)" "$(fmt "$(calc "$audio_seconds / $vm")" 0)×" \
         "$(fmt "$(calc "$audio_seconds / $anchor")" 0)× (sox + sync)" "$(fmt "$ratio")× the time" "< 1×" "$(met "$ratio" '<' 1)"
 done
+fi
 
+if want playback; then
 # --- Playback pipeline at rate 1.5 -------------------------------------------------------------------------------
 # voicememo: decode, time-stretch (SoundTouch), pan, volume, mix, to ALSA's null PCM, which takes frames as
 # fast as they come. With a terminal (script(1) gives it one) it meters and draws the meter too.
@@ -119,13 +132,14 @@ row "… with the live meter, in a terminal (wall s)" "$(fmt "$vm_meter") s" "$(
     "$(fmt "$(calc "$vm_meter / $ss")")×" "≤ 1.3×" "$(met "$vm_meter / $ss" '<=' 1.3)"
 row "… against sox tempo 1.5 (wall s)" "$(fmt "$vm") s" "$(fmt "$sx") s (sox -n tempo 1.5)" \
     "$(fmt "$(calc "$vm / $sx")")×" "(soundstretch: $(fmt "$(calc "$sx / $ss")")× faster than sox)" "-"
+fi
 
+if want list; then
 # --- list with 10,000 memos ---------------------------------------------------------------------------------------
 # The index as MemoStore writes it, and 10,000 audio files (hard links to one short WAV) so that every entry
 # is kept when the index is reconciled with the directory.
 echo "compare.sh: list with 10,000 memos" >&2
 store; mkdir -m 700 "$work/store"
-sox -n -r 48000 -b 16 -c 1 "$work/short.wav" synth 1 sine 440 vol 0.5
 python3 - "$work/store" "$work/short.wav" <<'EOF'
 import json, os, random, sys, datetime
 store, short = sys.argv[1], sys.argv[2]
@@ -171,7 +185,9 @@ row "list, 10,000 memos, first after the index changed (wall ms)" "$(fmt "$(calc
     "$(fmt "$(calc "$py * 1000")" 0) ms (python3 json)" "$(fmt "$(calc "$cold / $py")")×" "–" "–"
 row "list --json, 10,000 memos (wall ms)" "$(fmt "$(calc "$json * 1000")" 0) ms" "$(fmt "$(calc "$py * 1000")" 0) ms (python3 json)" \
     "$(fmt "$(calc "$json / $py")")×" "< 1×" "$(met "$json" '<' "$py")"
+fi
 
+if want latency; then
 # --- Start latency: process start to the first frame handed to ALSA --------------------------------------------
 # The device is ALSA's file PCM writing into a FIFO: the time from spawning the process to the first bytes
 # arriving through the FIFO. aplay of the same file is the anchor.
@@ -199,7 +215,9 @@ EOF
 vm=$(python3 "$work/latency.py" "$work/out.fifo" "$reps" "$voicememo" play "$short_id" --device "file:FILE=@FIFO@,FORMAT=raw" --no-meter)
 anchor=$(python3 "$work/latency.py" "$work/out.fifo" "$reps" aplay -q -D "file:FILE=@FIFO@,FORMAT=raw" "$work/short.wav")
 row "voicememo play: process start → first frame (ms)" "$vm ms" "$anchor ms (aplay)" "$(fmt "$(calc "$vm / $anchor")")×" "< 50 ms" "$(met "$vm" '<' 50)"
+fi
 
+if want memory; then
 # --- Memory over a one-hour recording --------------------------------------------------------------------------
 # An hour of mono 16-bit WAV from a microphone that reads /dev/zero: the unclocked PCM lets it run faster than
 # real time. VmRSS and RssAnon (the part that is not mapped files:
@@ -232,7 +250,9 @@ growth=$(calc "($second_half - $first_half) / 1024")
 row "record 1 h (${recorded%.*} s) in $(fmt "$seconds" 1) s: peak RSS (MB)" \
     "$(fmt "$(calc "$peak / 1024")" 1) MB (anonymous $(fmt "$(calc "$peak_anon / 1024")" 1))" \
     "2nd half − 1st half: $(fmt "$growth" 1) MB" "-" "< 30 MB, no growth" "$(met "$peak < 30 * 1024 and $growth" '<=' 0.5)"
+fi
 
+if want pulse; then
 # --- Real-time CPU on a PulseAudio sink ----------------------------------------------------------------------------
 # A private server (as Tests/TestSupport/PulseAudioServer.swift starts it) with a 48 kHz null sink; parec keeps
 # its clock fine. 10 s of recording (from the sink's monitor) and of playback; CPU = user + system of the process.
@@ -253,7 +273,6 @@ sleep 0.5
 seconds=10
 sox -n -r 48000 -b 16 -c 2 "$work/tone10.wav" synth "$seconds" sine 440 vol 0.5
 store; tone_id=$("$voicememo" import "$work/tone10.wav" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
-rt_reps=$(( reps < 3 ? reps : 3 ))
 reps_saved=$reps; reps=$rt_reps
 runs 'rec-vm|:|"${pulse_env[@]}" script -qec "$voicememo record --device pulse --duration $seconds </dev/null" /dev/null' \
      'rec-ar|:|"${pulse_env[@]}" arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d "$seconds" "$work/arecord.wav"' \
@@ -267,6 +286,7 @@ for pair in "rec-vm rec-ar record arecord" "play-rt-vm play-rt-ap play aplay"; d
         "$(fmt "$(calc "$anchor * 1000 / $seconds")" 1) ms ($4)" "$(fmt "$(calc "$vm / max($anchor, 0.001)")")×" "≤ 2×" \
         "$(met "$vm" '<=' "2 * $anchor")"
 done
+fi
 
 # --- The table ----------------------------------------------------------------------------------------------------
 echo
