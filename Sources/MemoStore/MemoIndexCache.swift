@@ -166,7 +166,8 @@ enum MemoIndexCache {
             guard bytes.count - offset - 4 >= length else { return nil }
             defer { offset += 4 + length }
             let text = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)])
-            return String(validating: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+            // Decoding, not validating: the checksum has shown these are the bytes of a String already.
+            return String(decoding: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
 
         mutating func levels() -> [Double]? {
