@@ -11,7 +11,11 @@ set -euo pipefail
 voicememo=$(realpath "${1:?usage: compare.sh PATH/TO/voicememo}")
 reps=${BENCH_REPS:-5}
 rt_reps=$(( reps < 3 ? reps : 3 ))
-only=" ${BENCH_ONLY:-opus conversion playback list latency memory pulse} "
+sections="opus conversion playback list latency memory pulse"
+only=" ${BENCH_ONLY:-$sections} "
+for section in $only; do
+    [[ " $sections " == *" $section "* ]] || { echo "compare.sh: no section '$section' (sections: $sections)" >&2; exit 1; }
+done
 want() { [[ $only == *" $1 "* ]]; }
 for tool in sox soxi opusenc opusinfo soundstretch espeak-ng arecord aplay pulseaudio pactl parec python3 script; do
     command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing; run make deps" >&2; exit 1; }

@@ -62,6 +62,20 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         case peakDBFS, averageDBFS, state
     }
 
+    /// Whether every number is one a real memo can have. The index may have been edited by hand or damaged,
+    /// and its numbers go on to be formatted, converted to integers and compared.
+    var isPlausible: Bool {
+        // Years 1 to 9999, what ISO 8601 dates in the index can say.
+        let seconds = createdAt.timeIntervalSince1970
+        return (-62_135_596_800.0...253_402_300_799.0).contains(seconds)
+            && (0.0...1e9).contains(duration)
+            && (1.0...1e6).contains(sampleRate)
+            && (1...255).contains(channels)
+            && sizeBytes >= 0
+            && peakDBFS.count == channels && averageDBFS.count == channels
+            && (peakDBFS + averageDBFS).allSatisfy(\.isFinite)
+    }
+
     /// A new random id that none of `memos` has.
     static func newID(unlike memos: [Memo]) -> String {
         let taken = Set(memos.map(\.id))

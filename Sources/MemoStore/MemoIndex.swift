@@ -39,8 +39,9 @@ struct MemoIndex: Codable {
     static func load(from url: URL) -> Loaded {
         let cache = cachePath(beside: url)
         let identity = MemoIndexCache.Identity(path: url.path)
-        if let identity, let index = MemoIndexCache.read(at: cache, for: identity) {
-            return index.schemaVersion <= currentSchemaVersion ? .index(index) : .newerSchema(index.schemaVersion)
+        if let identity, let index = MemoIndexCache.read(at: cache, for: identity),
+           index.schemaVersion == currentSchemaVersion {
+            return .index(index)
         }
         guard let data = try? Data(contentsOf: url) else {
             return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
@@ -49,6 +50,7 @@ struct MemoIndex: Codable {
         // tell a newer schema from damage.
         if let index = try? decoder.decode(MemoIndex.self, from: data) {
             guard index.schemaVersion <= currentSchemaVersion else { return .newerSchema(index.schemaVersion) }
+            guard index.schemaVersion >= 1 else { return .unreadable }
             // Cached only if the file did not change while it was read (an editor may be writing it).
             if let identity, MemoIndexCache.Identity(path: url.path) == identity {
                 MemoIndexCache.write(index, at: cache, for: identity)
@@ -73,15 +75,18 @@ struct MemoIndex: Codable {
             let descriptor = try FileDescriptor.open(
                 temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                 permissions: [.ownerReadWrite])
-            let identity = try descriptor.closeAfter {
+            try descriptor.closeAfter {
                 try descriptor.writeAll(data)
                 try DurableFile.sync(descriptor)
-                return MemoIndexCache.Identity(descriptor: descriptor)
             }
+            // The old cache goes first: should the new one not be written, none is left to name an inode that a
+            // later index might reuse.
+            let cache = Self.cachePath(beside: url)
+            DurableFile.removeQuietly(cache)
             try DurableFile.replace(url.path, with: temporary.path)
             try DurableFile.syncDirectory(containing: url.path)
-            // The rename keeps the file's identity, so the cache made now matches the index in place.
-            if let identity { MemoIndexCache.write(self, at: Self.cachePath(beside: url), for: identity) }
+            // Taken after the rename, which sets the change time.
+            if let identity = MemoIndexCache.Identity(path: url.path) { MemoIndexCache.write(self, at: cache, for: identity) }
         } catch {
             DurableFile.removeQuietly(temporary.path)
             throw .indexWriteFailed(path: url.path, reason: "\(error)")

@@ -7,9 +7,11 @@ import SystemPackage
 ///
 /// `voicememo list` on a store of 10,000 memos would otherwise spend most of its time in JSONDecoder (about
 /// 200 ms for the 4 MB index). The copy is trusted only for the very `memos.json` it was made from (its
-/// device, inode, size and modification time are recorded in it) and only when its checksum holds, so an
-/// index edited by hand, replaced or damaged, and a damaged copy, are never believed: the JSON is read
-/// instead and the copy made again. It is never the truth; deleting it loses nothing.
+/// device, inode, size, and modification and change times, recorded in it; the change time is one no program
+/// can set back) and only when its checksum holds, so an index edited by hand, replaced or damaged, and a
+/// damaged copy, are never believed: the JSON is read instead and the copy made again. The checksum catches
+/// damage, not forgery: what the copy says is checked as the JSON's entries are (``Memo/isPlausible``), and
+/// whoever can write the copy can write the index too. It is never the truth; deleting it loses nothing.
 ///
 /// The layout, in the machine's byte order (a copy moved to another machine does not match and is remade):
 /// the magic, the identity of `memos.json`, the schema version, the number of memos, an FNV-1a checksum of
@@ -28,18 +30,13 @@ enum MemoIndexCache {
         var size: UInt64
         var modifiedSeconds: UInt64
         var modifiedNanoseconds: UInt64
+        var changedSeconds: UInt64
+        var changedNanoseconds: UInt64
 
         /// The identity of the file at `path` as it is now, or nil when it cannot be looked at.
         init?(path: String) {
             var status = stat()
             guard stat(path, &status) == 0 else { return nil }
-            self.init(status)
-        }
-
-        /// The identity of the open file `descriptor`.
-        init?(descriptor: FileDescriptor) {
-            var status = stat()
-            guard fstat(descriptor.rawValue, &status) == 0 else { return nil }
             self.init(status)
         }
 
@@ -49,9 +46,13 @@ enum MemoIndexCache {
             size = UInt64(status.st_size)
             modifiedSeconds = UInt64(bitPattern: Int64(status.st_mtim.tv_sec))
             modifiedNanoseconds = UInt64(status.st_mtim.tv_nsec)
+            changedSeconds = UInt64(bitPattern: Int64(status.st_ctim.tv_sec))
+            changedNanoseconds = UInt64(status.st_ctim.tv_nsec)
         }
 
-        fileprivate var words: [UInt64] { [device, inode, size, modifiedSeconds, modifiedNanoseconds] }
+        fileprivate var words: [UInt64] {
+            [device, inode, size, modifiedSeconds, modifiedNanoseconds, changedSeconds, changedNanoseconds]
+        }
     }
 
     /// The index cached at `path`, if it was made from the `memos.json` that has `identity` and is intact.
@@ -61,7 +62,7 @@ enum MemoIndexCache {
             var reader = Reader(bytes: bytes)
             guard reader.word() == magic,
                   identity.words.allSatisfy({ reader.word() == $0 }),
-                  let schemaVersion = reader.word().flatMap({ Int(exactly: $0) }),
+                  let schemaVersion = reader.word().map({ Int(Int64(bitPattern: $0)) }),
                   let count = reader.word().flatMap({ Int(exactly: $0) }),
                   let checksum = reader.word(),
                   checksum == Self.checksum(of: UnsafeRawBufferPointer(rebasing: bytes[reader.offset...]))
@@ -83,7 +84,8 @@ enum MemoIndexCache {
         var body = Writer()
         for memo in index.memos { body.append(memo) }
         var header = Writer()
-        for word in [magic] + identity.words + [UInt64(index.schemaVersion), UInt64(index.memos.count)] {
+        let counts = [UInt64(bitPattern: Int64(index.schemaVersion)), UInt64(index.memos.count)]
+        for word in [magic] + identity.words + counts {
             header.append(word)
         }
         header.append(body.bytes.withUnsafeBytes { checksum(of: $0) })
@@ -166,7 +168,8 @@ enum MemoIndexCache {
             guard bytes.count - offset - 4 >= length else { return nil }
             defer { offset += 4 + length }
             let text = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)])
-            // Decoding, not validating: the checksum has shown these are the bytes of a String already.
+            // Decoding, which mends what is not UTF-8, rather than validating: cheaper, and the checksum has
+            // already shown these bytes are what was written, the bytes of a String.
             return String(decoding: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
 

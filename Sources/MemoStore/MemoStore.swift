@@ -114,7 +114,8 @@ public struct MemoStore: Sendable {
             let isNamedByItsID = fileIsThere
                 ? memo.id.utf8.count == 12 && memo.fileName.utf8.starts(with: memo.id.utf8)
                 : Memo.id(fromFileName: memo.fileName) == memo.id
-            guard isNamedByItsID else {
+            // An entry with numbers no memo has is dropped too; its file is adopted again from its own facts.
+            guard isNamedByItsID, memo.isPlausible else {
                 if fileIsThere { unlisted.insert(memo.fileName) }
                 dropped.append(position)
                 continue

@@ -50,6 +50,40 @@ import Testing
         }
     }
 
+    /// With the rate enabled a player starts at 1, its samples passing the time-stretcher by; the rate then goes
+    /// to 2 at 0.5 s, and in the second case back to 1 at 2 s. The decoder runs up to 0.25 s of output ahead
+    /// of what is heard, so 4 s of audio take 0.75 s at 1 and 3.25 s at 2: 2.4 s; or 1.75 s at 2 and the last
+    /// 1.5 s at 1 again: 3.1 s. The player finishes, having played what the stretcher still held.
+    @Test(arguments: [([2.0], 2.2...2.9), ([2.0, 1.0], 2.8...3.6)] as [([Float], ClosedRange<Double>)])
+    func theRateLeaving1MidPlayPlaysTheRestFasterAndFinishes(rates: [Float], seconds expected: ClosedRange<Double>) async throws {
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 4, on: server)
+            player.enableRate = true
+            let changesMade = Mutex(0)
+            let changes = player.addBoundaryTimeObserver(forTimes: Array([0.5, 2].prefix(rates.count))) { [player] _ in
+                let change = changesMade.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                player.rate = rates[min(change, rates.count - 1)]
+            }
+            let events = player.events()
+            player.play()
+            var started = ContinuousClock.now
+            for await event in events {
+                if event == .started { started = .now }
+                if case .finishedPlaying(let successfully) = event {
+                    #expect(successfully)
+                    break
+                }
+            }
+            player.removeTimeObserver(changes)
+            let seconds = (ContinuousClock.now - started) / .seconds(1)
+            #expect(changesMade.withLock { $0 } == rates.count)
+            #expect(expected.contains(seconds), "played 4 s of audio in \(seconds) s")
+        }
+    }
+
     @Test func pauseHoldsThePositionAndResumeGoesOnFromIt() async throws {
         try await PulseAudioServer.exclusive { server in
             let player = try player(seconds: 4, on: server)

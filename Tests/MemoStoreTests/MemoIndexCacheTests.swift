@@ -1,7 +1,7 @@
 import AudioIO
 import Foundation
 import Glibc
-import MemoStore
+@testable import MemoStore
 import TestSupport
 import Testing
 
@@ -36,15 +36,59 @@ extension MemoStoreTests {
     }
 
     @Test func theCacheIsBelievedOnlyForTheIndexFileItWasMadeFrom() throws {
-        _ = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        // A cache made for the index as it stands is what the store reads, whatever it says.
+        var told = truth
+        told.title = "From the cache"
+        MemoIndexCache.write(MemoIndex(memos: [told]), at: cache, for: try #require(MemoIndexCache.Identity(path: index)))
+        #expect(try store.memos().map(\.title) == ["From the cache"])
+        // The index changed in place to the same size, its modification time put back: its change time, which no
+        // program sets, still tells, and the index is read.
         let before = try status(of: index)
-        // The same file, changed in place to the same size, and its time put back: the cache is believed.
         try overwriteInPlace(index, replacing: "\"Kept\"", with: "\"Kex2\"")
         try setModificationTime(of: index, to: before.st_mtim)
-        #expect(try store.memos().map(\.title) == ["Kept"])
-        // Changed in place as an editor would leave it, with a new time: the index is read.
-        try overwriteInPlace(index, replacing: "\"Kex2\"", with: "\"Kex3\"")
-        #expect(try store.memos().map(\.title) == ["Kex3"])
+        #expect(try store.memos().map(\.title) == ["Kex2"])
+    }
+
+    @Test func numbersNoMemoHasAreNeverBelievedFromTheCache() throws {
+        let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        let forgeries: [(inout Memo) -> Void] = [
+            { $0.createdAt = Date(timeIntervalSince1970: .nan) }, { $0.createdAt = .distantFuture + 1e12 },
+            { $0.duration = .infinity }, { $0.duration = -1 }, { $0.sampleRate = 0 }, { $0.channels = -1 },
+            { $0.sizeBytes = -5 }, { $0.peakDBFS = [.nan] }, { $0.averageDBFS = [] },
+        ]
+        for forge in forgeries {
+            var forged = truth
+            forge(&forged)
+            MemoIndexCache.write(MemoIndex(memos: [forged]), at: cache, for: try #require(MemoIndexCache.Identity(path: index)))
+            // The entry is dropped and its file adopted again from its own metadata and samples.
+            let memos = try store.memos()
+            #expect(memos.map(\.id) == [truth.id] && memos.map(\.title) == ["Kept"])
+            #expect(memos.map(\.duration) == [truth.duration] && memos.map(\.createdAt) == [truth.createdAt])
+        }
+    }
+
+    @Test(arguments: [("duration", 1e300), ("duration", -1), ("sampleRate", 0), ("channels", -1), ("sizeBytes", -5)])
+    func anIndexEntryWithNumbersNoMemoHasIsReadAgainFromItsFile(field: String, value: Double) throws {
+        let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        try editIndex { $0["memos"] = [(($0["memos"] as? [[String: Any]])?.first ?? [:]).merging([field: value]) { $1 }] }
+        let memos = try store.memos()
+        #expect(memos.map(\.id) == [truth.id] && memos.map(\.title) == ["Kept"] && memos.map(\.duration) == [truth.duration])
+    }
+
+    @Test(arguments: [-1, 0])
+    func anIndexWithASchemaVersionBelow1IsKeptAsideAndRebuilt(version: Int) throws {
+        let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        try editIndex { $0["schemaVersion"] = version }
+        #expect(try store.memos().map(\.id) == [truth.id])
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(names.contains { $0.hasPrefix("memos.json.broken-") })
+    }
+
+    @Test func anIndexListingOneFileTwiceListsItOnce() throws {
+        let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        try editIndex { $0["memos"] = ($0["memos"] as? [Any] ?? []) + ($0["memos"] as? [Any] ?? []) }
+        #expect(try store.memos() == [truth])
     }
 
     @Test func aDamagedOrForeignCacheIsNeverBelieved() throws {
@@ -73,6 +117,13 @@ extension MemoStoreTests {
         #expect(try Data(contentsOf: outside) == foreign)
         #expect(try Data(contentsOf: URL(fileURLWithPath: cache)) == healthy)
         withExtendedLifetime(recording) {}
+    }
+
+    /// Rewrites `memos.json` as `change` leaves its JSON object.
+    private func editIndex(_ change: (inout [String: Any]) -> Void) throws {
+        var object = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: index))) as? [String: Any])
+        change(&object)
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: index))
     }
 
     private func status(of path: String) throws -> stat {

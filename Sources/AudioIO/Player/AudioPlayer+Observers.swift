@@ -52,7 +52,8 @@ extension AudioPlayer {
         let due: [(@Sendable (TimeInterval) -> Void, TimeInterval)] = state.withLock { state in
             guard state.voice === voice, state.isPlaying, voice.hasStarted.load(ordering: .acquiring) else { return [] }
             let now = voice.position
-            let last = state.lastTickPosition
+            // The first tick of a voice looks back to where it started, so that a time crossed before it counts.
+            let last = state.lastTickPosition ?? state.time
             state.lastTickPosition = now
             var due: [(@Sendable (TimeInterval) -> Void, TimeInterval)] = []
             for (id, entry) in state.observers {
@@ -64,7 +65,6 @@ extension AudioPlayer {
                         due.append((entry.callback, now))
                     }
                 case .boundary(let times):
-                    guard let last else { continue }
                     let crossed = now >= last
                         ? times.filter { last < $0 && $0 <= now }
                         : times.filter { $0 > last || $0 <= now }

@@ -90,7 +90,6 @@ extension VoiceMemo {
             if !progress.succeeded { throw Self.failure(of: recorder, progress) }
         }
 
-        /// Why the recording failed, as the error to report.
         /// Bytes in the file at `path` so far (0 before it exists): `stat`, twenty times a second, where
         /// FileManager's attributes would also look up the owner's name each time.
         private static func size(ofFileAt path: String) -> Int64 {
@@ -98,6 +97,7 @@ extension VoiceMemo {
             return stat(path, &status) == 0 ? Int64(status.st_size) : 0
         }
 
+        /// Why the recording failed, as the error to report.
         private static func failure(of recorder: AudioRecorder, _ progress: RecordingProgress) -> any Error {
             switch recorder.status {
             case .failed(.device(let error)): DeviceFailure(error: error)

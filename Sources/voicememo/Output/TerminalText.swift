@@ -17,9 +17,10 @@ extension String {
 
     /// This text cut to at most `columns` columns, ending in "…" when it was cut, and the columns it takes.
     func fitted(toColumns columns: Int) -> (text: String, columns: Int) {
+        guard columns > 0 else { return ("", 0) }
         if isPrintableASCII {
             let count = utf8.count
-            return count <= columns ? (self, count) : (String(prefix(max(columns - 1, 0))) + "…", columns)
+            return count <= columns ? (self, count) : (String(prefix(columns - 1)) + "…", columns)
         }
         let width = terminalColumns
         guard width > columns else { return (self, width) }
