@@ -126,6 +126,19 @@ import Testing
         #expect(firstDifference(device.right, right) == nil)
     }
 
+    @Test func aBoundaryTimeJustAfterTheStartFiresOnce() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 2, "sine 440")
+        let player = try rig.player(file)
+        // The unclocked device mixes far past 1 ms before the engine's first tick.
+        let fired = Mutex<[TimeInterval]>([])
+        let observer = player.addBoundaryTimeObserver(forTimes: [0.001]) { time in fired.withLock { $0.append(time) } }
+        #expect(try await rig.playToEnd([player]) == [true])
+        player.removeTimeObserver(observer)
+        #expect(fired.withLock { $0.count } == 1)
+    }
+
     @Test func twoPlayersStartedForOneDeviceTimeStartOnTheSameFrame() async throws {
         let rig = try PlaybackRig()
         let signal = rig.scratch.file("signal.wav")
