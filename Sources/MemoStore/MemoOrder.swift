@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The orders memos are listed in.
 public enum MemoOrder: String, CaseIterable, Sendable {
@@ -14,11 +14,12 @@ public enum MemoOrder: String, CaseIterable, Sendable {
 extension Sequence<Memo> {
     /// The memos in `order`. Memos that tie are newest first, then by id, so the order is always the same.
     public func sorted(by order: MemoOrder) -> [Memo] {
-        sorted { first, second in
+        // Each title's order worked out once, not in every comparison.
+        let titles = order == .title ? Dictionary(map { ($0.title, TitleOrder($0.title)) }) { first, _ in first } : [:]
+        return sorted { first, second in
             switch order {
             case .title:
-                let comparison = first.title.localizedStandardCompare(second.title)
-                if comparison != .orderedSame { return comparison == .orderedAscending }
+                if first.title != second.title { return titles[first.title]! < titles[second.title]! }
             case .duration:
                 if first.duration != second.duration { return first.duration > second.duration }
             case .date:
