@@ -39,8 +39,8 @@ enum SessionEventText {
 /// Shows ``SessionEventText/notice(_:recording:devices:keys:)`` lines while a command records or plays:
 /// above the live display on a terminal, otherwise as plain lines.
 final class SessionNotices: Sendable {
-    /// Called as the session's events happen: in order, and on Ctrl-Z before the process stops (which a
-    /// stream's reader cannot count on).
+    /// The observer that shows the notices: called as the session's events happen, in order, and on Ctrl-Z
+    /// before the process stops (which a stream's reader cannot count on).
     private let observation: AudioSession.ObservationToken?
 
     /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
