@@ -3,7 +3,7 @@ import SystemPackage
 
 /// Starts the library's threads, all with pthreads: the audio threads `SCHED_FIFO` when the process may (an
 /// rtkit grant, `CAP_SYS_NICE`, an `rtprio` limit), otherwise ordinary, silently, as every desktop audio
-/// library does; the decoder, writer, event and hotplug threads ordinary.
+/// library does; the playback decoders, the recording writers and the hotplug watch as ordinary threads.
 enum RealtimeThread {
     /// The `SCHED_FIFO` priority asked for: above ordinary work, below the kernel's own threads.
     static let priority: Int32 = 50
