@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 
 /// What the index records of an audio file, read from the file itself (one pass for the levels).
 struct AudioFileFacts {
@@ -24,7 +24,7 @@ struct AudioFileFacts {
         duration = file.duration
         metadata = file.metadata
         levels = try file.measureLevels()
-        byteCount = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
+        byteCount = FileManager.default.sizeOfItem(atPath: url.path) ?? 0
     }
 
     /// The index entry these facts make for a memo whose identity and state come from elsewhere.

@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 
 /// One voice memo: an audio file in the store and what the index knows of it.
 public struct Memo: Codable, Equatable, Sendable, Identifiable {

@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// `memos.json`: the list of memos, with a schema version so that later versions can migrate it.

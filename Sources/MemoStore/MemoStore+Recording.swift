@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 
 extension MemoStore {
     /// Lists a new memo in state ``Memo/State/recording`` for a recording about to start in this process.

@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 
 extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.

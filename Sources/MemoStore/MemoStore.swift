@@ -1,5 +1,6 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
+import SystemPackage
 
 /// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
 ///
@@ -29,9 +30,9 @@ public struct MemoStore: Sendable {
     ///   directory.
     public init(directory: URL) throws(MemoStoreError) {
         let path = directory.path
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw .directoryUnusable(path: path, reason: "it is not a directory") }
+            guard isDirectory else { throw .directoryUnusable(path: path, reason: "it is not a directory") }
         } else {
             do {
                 try FileManager.default.createDirectory(
@@ -205,7 +206,7 @@ public struct MemoStore: Sendable {
         switch error.reason {
         case .empty, .noAudio: return true
         case .malformed:
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? .max
+            let size = FileManager.default.sizeOfItem(atPath: url.path) ?? .max
             return size <= 4096
         default: return false
         }
@@ -214,7 +215,10 @@ public struct MemoStore: Sendable {
     /// Seconds a converted file may go unlocked before it counts as left behind.
     static let partialFileGrace = 10.0
 
+    /// Why a `FileManager` call failed, in the C library's words (e.g. "Permission denied"), as the lock's
+    /// errors say it.
     static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+        guard let posix = (error as? CocoaError)?.underlying as? POSIXError else { return "\(error)" }
+        return Errno(rawValue: posix.code.rawValue).description
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why the memo store could not do what was asked; its `description` says what to do.
 public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible {

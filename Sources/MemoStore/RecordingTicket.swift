@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A recording in progress in this process: the memo listed for it, in state ``Memo/State/recording``,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
-import Foundation
+import FoundationEssentials
+import Glibc
 
 @main
 struct VoiceMemo: AsyncParsableCommand {
@@ -30,7 +31,7 @@ struct VoiceMemo: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            Foundation.exit(report(error))
+            Glibc.exit(report(error))
         }
     }
 
@@ -42,11 +43,11 @@ struct VoiceMemo: AsyncParsableCommand {
             return 0
         }
         if code == .validationFailure {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            writeAll(fullMessage(for: error) + "\n", to: STDERR_FILENO)
             return 2
         }
         if error is ExitCode { return code.rawValue }
-        FileHandle.standardError.write(Data("voicememo: \(String(describing: error).singleLine)\n".utf8))
+        writeAll("voicememo: \(String(describing: error).singleLine)\n", to: STDERR_FILENO)
         return isUsageError(error) ? 2 : 1
     }
 

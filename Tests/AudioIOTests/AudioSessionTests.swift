@@ -33,14 +33,14 @@ import Testing
 
     @Test func aCardAppearingAndVanishingIsARouteChangeWithin100Milliseconds() async throws {
         try session.setActive(true)
-        // Timed where the notification arrives, on a dispatch queue: an async test's own wake-up can wait
+        // Timed where an observer is called, on the session's queue: an async test's own wake-up can wait
         // for a thread of the concurrency pool that other suites keep busy.
         let arrivals = Mutex<[(event: AudioSession.Event, at: ContinuousClock.Instant)]>([])
-        let observer = NotificationCenter.default.addObserver(forName: AudioSession.routeChangeNotification, object: session, queue: nil) { note in
+        let observation = session.addObserver { event in
             let now = ContinuousClock.now
-            if let event = note.userInfo?[AudioSession.eventUserInfoKey] as? AudioSession.Event { arrivals.withLock { $0.append((event, now)) } }
+            arrivals.withLock { $0.append((event, now)) }
         }
-        defer { NotificationCenter.default.removeObserver(observer) }
+        defer { observation.cancel() }
         /// Runs `change` and returns the next route change and the seconds from the change to its arrival.
         func timed(_ change: () throws -> Void) async throws -> (AudioSession.Event?, Double) {
             let count = arrivals.withLock { $0.count }
@@ -67,15 +67,16 @@ import Testing
         #expect(vanishing < 0.1, "\(vanishing) s")
     }
 
-    @Test func eventsReachEveryStreamAndTheNotificationCenterInTheOrderTheyHappened() async throws {
+    @Test func eventsReachEveryStreamAndEveryObserverInTheOrderTheyHappened() async throws {
         try session.setActive(true)
         let first = session.events()
         let second = session.events()
-        let notified = Mutex<[AudioSession.Event]>([])
-        let observer = NotificationCenter.default.addObserver(forName: nil, object: session, queue: nil) { note in
-            if let event = note.userInfo?[AudioSession.eventUserInfoKey] as? AudioSession.Event { notified.withLock { $0.append(event) } }
+        // Two observers, each noting which of them was called: they take turns, the earlier one first.
+        let notified = Mutex<[(observer: Int, event: AudioSession.Event)]>([])
+        let observations = [1, 2].map { observer in
+            session.addObserver { event in notified.withLock { $0.append((observer, event)) } }
         }
-        defer { NotificationCenter.default.removeObserver(observer) }
+        defer { observations.forEach { $0.cancel() } }
 
         func summary(_ event: AudioSession.Event) -> String {
             guard case .routeChanged(let reason, let port, _) = event else { return event.name }
@@ -100,12 +101,39 @@ import Testing
             }
             #expect(seen == expected)
         }
-        // Notifications go out on a queue of their own, after the streams have them.
+        // Observers are called on a queue of their own, after the streams have the events.
         let deadline = ContinuousClock.now + .seconds(5)
-        while notified.withLock({ $0.count }) < expected.count, ContinuousClock.now < deadline {
+        while notified.withLock({ $0.count }) < 2 * expected.count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(notified.withLock { $0.map(summary) } == expected)
+        let calls = notified.withLock { $0.map { "\($0.observer) \(summary($0.event))" } }
+        #expect(calls == expected.flatMap { ["1 \($0)", "2 \($0)"] })
+    }
+
+    @Test func anObserverIsCalledUntilItsTokenIsCancelledOrReleased() async throws {
+        let calls = Mutex<[String]>([])
+        /// Waits until `count` calls were made (or 5 s passed), then returns them all.
+        func waitForCalls(_ count: Int) async throws -> [String] {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while calls.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return calls.withLock { $0 }
+        }
+        let cancelled = session.addObserver { event in calls.withLock { $0.append("cancelled: \(event.name)") } }
+        var released = [session.addObserver { event in calls.withLock { $0.append("released: \(event.name)") } }]
+        let kept = session.addObserver { event in calls.withLock { $0.append("kept: \(event.name)") } }
+        defer { kept.cancel() }
+
+        session.setPreferredOutput("null")
+        #expect(try await waitForCalls(3) == ["cancelled: routeChange", "released: routeChange", "kept: routeChange"])
+        cancelled.cancel()
+        cancelled.cancel()
+        released.removeAll()
+        session.setPreferredOutput("pulse")
+        session.setPreferredOutput("null")
+        // The kept observer's calls are the last ones the three events make.
+        #expect(try await waitForCalls(5) == ["cancelled: routeChange", "released: routeChange", "kept: routeChange", "kept: routeChange", "kept: routeChange"])
     }
 
     @Test func theRouteFollowsTheCategoryAndThePreviousRouteIsReported() async throws {

@@ -24,6 +24,13 @@ import Testing
         #expect(memos.sorted(by: .title).map(\.title) == ["apple", "Émile", "Memo 2", "Memo 10", "zebra"])
     }
 
+    @Test func byTitleNumbersOfAnyLengthCountByValueAndCaseOnlyBreaksTies() {
+        let titles = ["Take 123456789012345678901234567890", "take 9", "Take 010", "Take 10", "Take 2b", "Take 2a", "take 2"]
+        let memos = titles.enumerated().map { memo($1, minute: Double($0), seconds: 1) }
+        #expect(memos.sorted(by: .title).map(\.title)
+            == ["take 2", "Take 2a", "Take 2b", "take 9", "Take 010", "Take 10", "Take 123456789012345678901234567890"])
+    }
+
     @Test func byDurationTheLongestComesFirstAndTiesAreNewestFirst() {
         #expect(memos.sorted(by: .duration).map(\.title) == ["Émile", "apple", "zebra", "Memo 2", "Memo 10"])
     }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Peak and average (RMS) level of each channel, in dBFS.
 ///

@@ -1,8 +1,9 @@
-import Foundation
 import Glibc
+import SystemPackage
 
-/// Starts the audio threads: `SCHED_FIFO` when the process may (an rtkit grant, `CAP_SYS_NICE`, an
-/// `rtprio` limit), otherwise an ordinary thread, silently, as every desktop audio library does.
+/// Starts the library's threads, all with pthreads: the audio threads `SCHED_FIFO` when the process may (an
+/// rtkit grant, `CAP_SYS_NICE`, an `rtprio` limit), otherwise ordinary, silently, as every desktop audio
+/// library does; the playback decoders, the recording writers and the hotplug watch as ordinary threads.
 enum RealtimeThread {
     /// The `SCHED_FIFO` priority asked for: above ordinary work, below the kernel's own threads.
     static let priority: Int32 = 50
@@ -24,7 +25,10 @@ enum RealtimeThread {
         let context = Unmanaged.passRetained(Box(body, name, realtime)).toOpaque()
         let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
             let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            Thread.current.name = String(box.name.prefix(15))
+            // What pthread_setname_np does, which the Glibc module leaves out (a GNU extension).
+            if let comm = try? FileDescriptor.open("/proc/thread-self/comm", .writeOnly) {
+                _ = try? comm.closeAfter { try comm.writeAll(box.name.utf8.prefix(15)) }
+            }
             if box.realtime {
                 var parameters = sched_param(sched_priority: RealtimeThread.priority)
                 _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)

@@ -1,5 +1,5 @@
 import CSndFile
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// An audio file opened for reading: WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF and the other

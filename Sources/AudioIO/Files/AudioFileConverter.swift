@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// What a conversion wrote.
@@ -70,7 +70,7 @@ public enum AudioFileConverter {
             try output.close()
             try DurableFile.replace(destination.path, with: temporary.path)
             try? DurableFile.syncDirectory(containing: destination.path)
-            let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int64) ?? 0
+            let size = FileManager.default.sizeOfItem(atPath: destination.path) ?? 0
             return AudioFileSummary(
                 frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
                 levels: meter.levels, byteCount: size)

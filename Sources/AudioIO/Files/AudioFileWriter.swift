@@ -1,5 +1,6 @@
 import CSndFile
-import Foundation
+import FoundationEssentials
+import Glibc
 import SystemPackage
 
 /// Writes a WAV, CAF or Ogg/Opus file from interleaved 32-bit float frames, as ``AudioSettings`` say.

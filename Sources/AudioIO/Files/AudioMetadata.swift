@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Descriptive facts stored inside an audio file, in the container's own fields
 /// (WAV `LIST/INFO`, CAF `info`, Opus comment header).

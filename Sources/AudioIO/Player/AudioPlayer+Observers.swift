@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A handle for removing a time observer with ``AudioPlayer/removeTimeObserver(_:)``.
 public struct TimeObserver: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AudioPlayer {
     /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once.

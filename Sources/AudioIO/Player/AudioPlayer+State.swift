@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AudioPlayer {
     /// Everything mutable about a player, guarded by its mutex.

@@ -1,5 +1,5 @@
 import Atomics
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Plays an audio file or in-memory audio on an ALSA device, with the semantics of `AVAudioPlayer`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Plays a list of audio files back to back without a gap, with the semantics of `AVQueuePlayer`.

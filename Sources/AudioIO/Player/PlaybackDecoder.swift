@@ -1,5 +1,5 @@
 import Atomics
-import Foundation
+import FoundationEssentials
 
 /// What a decoder plays after the end of a file.
 enum NextSource {
@@ -90,7 +90,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     /// Starts the decoder thread.
     func start() {
-        Thread.detachNewThread { [self] in run() }
+        RealtimeThread.start(name: "audio-decoder", realtime: false) { [self] in run() }
     }
 
     /// Asks the thread to stop; it exits within a step and touches the voice no more.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Builds what a player needs to sound: a voice on `engine` and the decoder thread that fills it, primed
 /// so that the first periods never wait.

@@ -1,5 +1,5 @@
 import Atomics
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Measures the level of an ALSA capture device without recording: the input side of a level meter.

@@ -1,5 +1,6 @@
 import Atomics
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension AudioRecorder {
     /// Creates the file (replacing one at ``url``) and opens the device, so that ``record()`` starts at once.

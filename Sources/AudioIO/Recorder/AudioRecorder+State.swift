@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AudioRecorder {
     /// Everything mutable about a recorder, guarded by its mutex.

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
@@ -58,7 +59,7 @@ final class RecordingWriter: @unchecked Sendable {
 
     /// Starts the writer thread.
     func start() {
-        Thread.detachNewThread { [self] in run() }
+        RealtimeThread.start(name: "audio-writer", realtime: false) { [self] in run() }
     }
 
     /// Waits until the input has ended and the file is finished and closed, or writing failed.
@@ -86,7 +87,7 @@ final class RecordingWriter: @unchecked Sendable {
             failure = error as? AudioFileError
                 ?? AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int64) ?? 0
+        let size = FileManager.default.sizeOfItem(atPath: file.url.path) ?? 0
         // After a failed write the file may hold part of the block that failed: its own header counts.
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
         let summary = AudioFileSummary(

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A player or recorder, as the session's policy sees it.
 protocol AudioSessionParticipant: AnyObject, Sendable {

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Synchronization
 import SystemPackage
 
@@ -24,24 +23,14 @@ import SystemPackage
 /// a recording. A sound card appearing starts nothing.
 ///
 /// Events come from a thread watching `/dev/snd` (or `$AUDIOIO_SND_DIR`) for cards, from the streams
-/// (a device failing), and from SIGTSTP / SIGCONT. Players and recorders activate the session when they
-/// start; call ``setActive(_:)`` to watch for devices before that.
+/// (a device failing), and from SIGTSTP / SIGCONT; they reach ``events()`` streams and, on one queue,
+/// ``addObserver(_:)`` handlers. Players and recorders activate the session when they start; call
+/// ``setActive(_:)`` to watch for devices before that.
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioSession: Sendable {
     /// The session of this process.
     public static let shared = AudioSession(directory: nil, handlesSignals: true)
-
-    /// Posted, with the ``Event`` under ``eventUserInfoKey``, for each interruption event.
-    public static let interruptionNotification = Notification.Name("AudioSessionInterruption")
-    /// Posted, with the ``Event`` under ``eventUserInfoKey``, for each route change.
-    public static let routeChangeNotification = Notification.Name("AudioSessionRouteChange")
-    /// Posted, with the ``Event`` under ``eventUserInfoKey``, when a device's stream failed for good.
-    public static let mediaServicesWereLostNotification = Notification.Name("AudioSessionMediaServicesWereLost")
-    /// Posted, with the ``Event`` under ``eventUserInfoKey``, when a lost device's stream was opened again.
-    public static let mediaServicesWereResetNotification = Notification.Name("AudioSessionMediaServicesWereReset")
-    /// The key of a notification's ``Event`` in its `userInfo`.
-    public static let eventUserInfoKey = "event"
 
     struct State {
         var category = Category.playAndRecord
@@ -64,7 +53,9 @@ public final class AudioSession: Sendable {
     /// The directory watched for cards; `nil` for ``HotplugMonitor/directory``.
     private let directory: String?
     private let handlesSignals: Bool
-    /// Notifications go out on one queue, in the order of the events.
+    /// The handlers of ``addObserver(_:)``.
+    let observers = Observers()
+    /// Observers are called on one queue, in the order of the events.
     private let notifications = DispatchQueue(label: "AudioSession.notifications")
 
     /// A session of its own, for tests: watching `directory` and, unless `handlesSignals`, leaving
@@ -113,7 +104,7 @@ public final class AudioSession: Sendable {
                     began: { [weak self] in
                         guard let self else { return }
                         beginInterruption(.processSuspended)
-                        // The process stops next: observers of the notification have their say first.
+                        // The process stops next: the observers have their say first.
                         notifications.sync {}
                     },
                     ended: { [weak self] in self?.endInterruption(.processSuspended) })
@@ -171,10 +162,9 @@ public final class AudioSession: Sendable {
     }
 
     /// The session's events, in the order they happened, from now on until the stream is dropped. Each
-    /// call makes a new stream. The same events are posted to `NotificationCenter.default` as
-    /// ``interruptionNotification``, ``routeChangeNotification`` and the media-services notifications, in
-    /// order, on one serial queue; on Ctrl-Z, the process stops only once the observers of the
-    /// interruption's notification have returned (a stream's reader may not have run by then).
+    /// call makes a new stream. The same events go to the handlers of ``addObserver(_:)``, in order, on one
+    /// serial queue; on Ctrl-Z, the process stops only once those have returned from the interruption's
+    /// event (a stream's reader may not have run by then).
     public func events() -> AsyncStream<Event> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1024)) { continuation in
             let id = state.withLock { $0.subscribers.add(continuation) }
@@ -205,16 +195,14 @@ public final class AudioSession: Sendable {
     }
 
     /// Runs `body` under the lock, then hands its events to the streams (under the lock, so in order) and
-    /// to the notification queue.
+    /// to the observers, on the notification queue.
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
         state.withLock { state in
             var events: [Event] = []
             let result = body(&state, &events)
             state.subscribers.yield(events)
             for event in events {
-                notifications.async { [self] in
-                    NotificationCenter.default.post(name: event.notificationName, object: self, userInfo: [Self.eventUserInfoKey: event])
-                }
+                notifications.async { [observers] in observers.deliver(event) }
             }
             return result
         }
@@ -260,15 +248,4 @@ public struct AudioSessionError: Error, Equatable, Sendable, CustomStringConvert
     public let underlying: Errno
 
     public var description: String { "cannot watch '\(directory)' for sound cards: \(underlying)" }
-}
-
-extension AudioSession.Event {
-    var notificationName: Notification.Name {
-        switch self {
-        case .interruptionBegan, .interruptionEnded: AudioSession.interruptionNotification
-        case .routeChanged: AudioSession.routeChangeNotification
-        case .mediaServicesWereLost: AudioSession.mediaServicesWereLostNotification
-        case .mediaServicesWereReset: AudioSession.mediaServicesWereResetNotification
-        }
-    }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Sound cards appearing and vanishing, seen as their control devices (`controlC<N>`) appearing in and
 /// vanishing from `/dev/snd`, or the directory `AUDIOIO_SND_DIR` names (which tests fill themselves).

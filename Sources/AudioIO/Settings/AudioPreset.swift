@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named set of ``AudioSettings`` kept in a JSON file, such as `voice`, `music` or `lossless`.
 ///
@@ -76,8 +76,9 @@ public struct AudioPreset: Equatable, Sendable {
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
         var directories = [configHome.appendingPathComponent("voicememo/presets")]
-        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            directories.append(executable.deletingLastPathComponent()
+        // The running program, as the kernel names it: every symbolic link on the way resolved.
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent()
                 .appendingPathComponent("../share/voicememo/presets").standardized)
         }
         directories.append(URL(fileURLWithPath: #filePath)

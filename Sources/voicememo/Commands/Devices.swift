@@ -1,7 +1,8 @@
 import ArgumentParser
 import AudioIO
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension VoiceMemo {
     struct Devices: AsyncParsableCommand {
@@ -45,13 +46,13 @@ extension VoiceMemo {
         private static func watch(_ session: AudioSession, json: Bool) async throws {
             session.setCategory(.playAndRecord, options: [.resumeAfterInterruption])
             let (stopped, continuation) = AsyncStream<Void>.makeStream()
-            // Printed as posted: in order, and an interruption's line before Ctrl-Z stops the process.
-            let observers = SessionObservers { event in
+            // Printed by an observer: in order, and an interruption's line before Ctrl-Z stops the process.
+            let observation = session.addObserver { event in
                 let line = json ? (try? MemoJSON.line(SessionEventJSON(event))) ?? "" : "\(Describe.dateTime(Date()))  \(SessionEventText.line(event))"
                 print(line)
                 fflush(nil)
             }
-            defer { withExtendedLifetime(observers) {} }
+            defer { observation.cancel() }
             do {
                 try session.setActive(true)
             } catch {

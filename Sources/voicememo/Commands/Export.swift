@@ -1,6 +1,6 @@
 import ArgumentParser
 import AudioIO
-import Foundation
+import FoundationEssentials
 import MemoStore
 
 extension VoiceMemo {
@@ -32,8 +32,8 @@ extension VoiceMemo {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memo = try store.memo(matching: memo)
             var destination = URL(fileURLWithPath: outPath)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: outPath, isDirectory: &isDirectory), isDirectory.boolValue {
+            var isDirectory = false
+            if FileManager.default.fileExists(atPath: outPath, isDirectory: &isDirectory), isDirectory {
                 let format = format?.format ?? memo.format
                 destination = destination.appendingPathComponent(Self.fileName(for: memo.title) + "." + format.rawValue)
             }
@@ -46,8 +46,8 @@ extension VoiceMemo {
 
         /// A file name from a title: path separators and control characters replaced, never empty or hidden.
         static func fileName(for title: String) -> String {
-            let cleaned = String(title.map { $0 == "/" || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true ? "_" : $0 })
-                .trimmingCharacters(in: .whitespaces)
+            let replaced = title.map { $0 == "/" || $0.isNewline || $0.asciiValue.map { $0 < 32 } == true ? "_" : $0 }
+            let cleaned = replaced.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()
             let name = cleaned.drop { $0 == "." }
             return name.isEmpty ? "memo" : String(name.prefix(200))
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MemoStore
 
 extension VoiceMemo {
@@ -25,7 +25,7 @@ extension VoiceMemo {
                 ("Title", memo.title.singleLine),
                 ("ID", memo.id),
                 ("Created", Describe.dateTime(memo.createdAt)),
-                ("Duration", "\(Describe.duration(memo.duration)) (\(String(format: "%.3f", memo.duration)) s)"),
+                ("Duration", "\(Describe.duration(memo.duration)) (\(Describe.number(memo.duration, "%.3f")) s)"),
                 ("State", memo.state.rawValue),
                 ("Format", memo.format.rawValue),
                 ("Sample rate", "\(Int(memo.sampleRate)) Hz"),
@@ -37,7 +37,7 @@ extension VoiceMemo {
             ]
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {
-                print((label + ":").padding(toLength: width + 3, withPad: " ", startingAt: 0) + value)
+                print(label + ":" + String(repeating: " ", count: width + 2 - label.count) + value)
             }
         }
     }

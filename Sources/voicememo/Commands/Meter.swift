@@ -1,6 +1,6 @@
 import ArgumentParser
 import AudioIO
-import Foundation
+import FoundationEssentials
 
 extension VoiceMemo {
     struct Meter: AsyncParsableCommand {

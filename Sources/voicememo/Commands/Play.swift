@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
-import Foundation
+import FoundationEssentials
+import Glibc
 import MemoStore
 
 extension VoiceMemo {

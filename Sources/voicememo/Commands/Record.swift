@@ -1,6 +1,6 @@
 import ArgumentParser
 import AudioIO
-import Foundation
+import FoundationEssentials
 import Glibc
 import MemoStore
 import Synchronization
@@ -67,7 +67,7 @@ extension VoiceMemo {
                 let levels = AudioLevels(
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
-                let size = Self.size(ofFileAt: ticket.fileURL.path)
+                let size = FileManager.default.sizeOfItem(atPath: ticket.fileURL.path) ?? 0
                 let elapsed = recorder.currentTime
                 let status = MeterLine.status("● REC  \(ticket.memo.title.singleLine)", elapsed: elapsed, bytes: size)
                 try live.show(levels, elapsed: elapsed, bytes: size, status: status)
@@ -84,17 +84,10 @@ extension VoiceMemo {
                     + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))")
             }
             if let warning = progress.overrunWarning {
-                FileHandle.standardError.write(Data("voicememo: warning: \(warning)\n".utf8))
+                writeAll("voicememo: warning: \(warning)\n", to: STDERR_FILENO)
             }
             // Cut short by a write or device failure: the memo keeps what was written, and the run fails.
             if !progress.succeeded { throw Self.failure(of: recorder, progress) }
-        }
-
-        /// Bytes in the file at `path` so far (0 before it exists): `stat`, twenty times a second, where
-        /// FileManager's attributes would also look up the owner's name each time.
-        private static func size(ofFileAt path: String) -> Int64 {
-            var status = stat()
-            return stat(path, &status) == 0 ? Int64(status.st_size) : 0
         }
 
         /// Why the recording failed, as the error to report.
@@ -167,7 +160,7 @@ private final class RecordingProgress: Sendable {
         shared.report.withLock { report in
             guard report.overruns > 0 else { return nil }
             return "the input overran \(report.overruns) time\(report.overruns == 1 ? "" : "s"); "
-                + String(format: "%.2f", report.lostTime) + " s of silence stands in the memo for what was lost"
+                + Describe.number(report.lostTime, "%.2f") + " s of silence stands in the memo for what was lost"
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MemoStore
 
 extension VoiceMemo {
@@ -19,7 +19,7 @@ extension VoiceMemo {
         var newTitle: String
 
         func validate() throws {
-            if newTitle.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            if newTitle.allSatisfy(\.isWhitespace) {
                 throw ValidationError("The new title must not be empty.")
             }
         }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import MemoStore
 
 /// How commands take memos on the command line: references as the CLI contract defines them, which the

@@ -1,5 +1,6 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Short human forms of durations, sizes and formats for the terminal.
 enum Describe {
@@ -28,12 +29,30 @@ enum Describe {
 
     /// Local date and time to the minute, e.g. `2026-11-22 21:59`: what a list needs to tell memos apart.
     static func date(_ date: Date) -> String {
-        // The C library's local time: a list of thousands of memos formats as many dates, which Foundation's
-        // format styles make the slowest part of it.
+        guard let local = localTime(date) else { return "\(date)" }
+        return minute(local)
+    }
+
+    /// Local date and time to the second with the offset from UTC, e.g. `2026-11-22 21:59:22 +0100`.
+    static func dateTime(_ date: Date) -> String {
+        guard let local = localTime(date) else { return "\(date)" }
+        let offset = abs(local.tm_gmtoff) / 60
+        return minute(local) + ":\(twoDigits(Int(local.tm_sec))) \(local.tm_gmtoff < 0 ? "-" : "+")"
+            + twoDigits(offset / 60) + twoDigits(offset % 60)
+    }
+
+    /// `date` in the C library's local time (`TZ`, else /etc/localtime). Not Foundation's: its time zones
+    /// and calendars need ICU, which voicememo does without, and a list of thousands of memos formats as many
+    /// dates, which Foundation's format styles made the slowest part of it.
+    private static func localTime(_ date: Date) -> tm? {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var local = tm()
-        guard localtime_r(&seconds, &local) != nil else { return "\(date)" }
-        return "\(local.tm_year + 1900)-\(twoDigits(Int(local.tm_mon) + 1))-\(twoDigits(Int(local.tm_mday))) "
+        return localtime_r(&seconds, &local) != nil ? local : nil
+    }
+
+    /// e.g. `2026-11-22 21:59`.
+    private static func minute(_ local: tm) -> String {
+        "\(local.tm_year + 1900)-\(twoDigits(Int(local.tm_mon) + 1))-\(twoDigits(Int(local.tm_mday))) "
             + "\(twoDigits(Int(local.tm_hour))):\(twoDigits(Int(local.tm_min)))"
     }
 
@@ -41,15 +60,6 @@ enum Describe {
     /// list of thousands of memos would call tens of thousands of times.
     private static func twoDigits(_ value: Int) -> String {
         value < 10 ? "0\(value)" : "\(value)"
-    }
-
-    /// Local date and time to the second with the offset from UTC, e.g. `2026-11-22 21:59:22 +0100`.
-    static func dateTime(_ date: Date) -> String {
-        self.date(date) + local(date, ":\(second: .twoDigits) \(timeZone: .iso8601(.short))")
-    }
-
-    private static func local(_ date: Date, _ format: Date.FormatString) -> String {
-        date.formatted(Date.VerbatimFormatStyle(format: format, timeZone: .current, calendar: Calendar(identifier: .gregorian)))
     }
 
     /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -12.5 dBFS` (channel 1 first).
@@ -60,13 +70,24 @@ enum Describe {
     /// A level to a tenth of a dB, e.g. `-6.0`, `-160.0`.
     static func level(_ level: Double) -> String {
         // Rounded first, so that a level just below 0 reads 0.0, not -0.0.
-        String(format: "%.1f", (level * 10).rounded() / 10 + 0)
+        number((level * 10).rounded() / 10 + 0, "%.1f")
+    }
+
+    /// `value` as C's `printf` writes it with `format`, one conversion of a `double` (e.g. `%.1f`, `%g`): what
+    /// `String(format:)` gave, which is Foundation's, not FoundationEssentials'.
+    static func number(_ value: Double, _ format: String) -> String {
+        withVaList([value]) { arguments in
+            // Room for any double in `%f`: up to 309 digits before the point.
+            var text = [CChar](repeating: 0, count: 400)
+            _ = vsnprintf(&text, text.count, format, arguments)
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 
     /// e.g. `opus 48 kHz mono`, `wav 44.1 kHz stereo`.
     static func format(_ format: AudioFileFormat, sampleRate: Double, channels: Int) -> String {
         let kilohertz = sampleRate / 1000
-        let rate = kilohertz.rounded() == kilohertz ? String(Int(kilohertz)) : String(format: "%g", kilohertz)
+        let rate = kilohertz.rounded() == kilohertz ? String(Int(kilohertz)) : number(kilohertz, "%g")
         let layout = switch channels {
         case 1: "mono"
         case 2: "stereo"

@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 import MemoStore
 
 /// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path.

@@ -1,5 +1,6 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An ``AudioSession`` event in words, for `devices --watch` and the notices of `record` and `play`.
 enum SessionEventText {
@@ -38,7 +39,9 @@ enum SessionEventText {
 /// Shows ``SessionEventText/notice(_:recording:devices:keys:)`` lines while a command records or plays:
 /// above the live display on a terminal, otherwise as plain lines.
 final class SessionNotices: Sendable {
-    private let observers: SessionObservers?
+    /// The observer that shows the notices: called as the session's events happen, in order, and on Ctrl-Z
+    /// before the process stops (which a stream's reader cannot count on).
+    private let observation: AudioSession.ObservationToken?
 
     /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
     /// starts showing its notices, on `display` when there is one.
@@ -46,10 +49,10 @@ final class SessionNotices: Sendable {
         let session = AudioSession.shared
         session.setCategory(recording ? .record : .playback, options: [.resumeAfterInterruption])
         guard printing else {
-            observers = nil
+            observation = nil
             return
         }
-        observers = SessionObservers { event in
+        observation = session.addObserver { event in
             guard let notice = SessionEventText.notice(event, recording: recording, devices: devices, keys: keys) else { return }
             if let display {
                 display.note(notice)
@@ -59,26 +62,6 @@ final class SessionNotices: Sendable {
             }
         }
     }
-}
-
-/// Calls `handle` with every event of ``AudioSession/shared`` as its notification is posted: in order, and
-/// on Ctrl-Z before the process stops (which a stream's reader cannot count on), until released.
-final class SessionObservers: @unchecked Sendable {
-    private let tokens: [any NSObjectProtocol]
-
-    init(_ handle: @escaping @Sendable (AudioSession.Event) -> Void) {
-        let names = [
-            AudioSession.interruptionNotification, AudioSession.routeChangeNotification,
-            AudioSession.mediaServicesWereLostNotification, AudioSession.mediaServicesWereResetNotification,
-        ]
-        tokens = names.map { name in
-            NotificationCenter.default.addObserver(forName: name, object: AudioSession.shared, queue: nil) { notification in
-                if let event = notification.userInfo?[AudioSession.eventUserInfoKey] as? AudioSession.Event { handle(event) }
-            }
-        }
-    }
-
-    deinit { tokens.forEach(NotificationCenter.default.removeObserver) }
 }
 
 /// A session event as `devices --watch --json` prints it, one object per line.

@@ -1,5 +1,5 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per output channel with peak and

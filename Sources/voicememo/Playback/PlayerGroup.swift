@@ -1,6 +1,7 @@
 import AudioIO
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Players started on one device time, so that they begin on the same frame, and waited for together.
 final class PlayerGroup: Sendable {
@@ -124,6 +125,6 @@ struct DeviceLost: Error, CustomStringConvertible {
 
     var description: String {
         "audio device '\(device)' went away; playback paused at \(Describe.duration(position)) — "
-            + "play again with --start \(String(format: "%.1f", position)) when it is back, or pick another with --device"
+            + "play again with --start \(Describe.number(position, "%.1f")) when it is back, or pick another with --device"
     }
 }

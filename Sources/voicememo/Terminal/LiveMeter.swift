@@ -1,5 +1,6 @@
 import AudioIO
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A level meter as a command shows it while it runs: redrawn in place about 20 times a second on a
 /// terminal (bars, peak and average per channel, peak hold, a status line), one plain line per

@@ -45,7 +45,7 @@ struct MeterLine {
     /// paused; the speed only when it is not 1).
     static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> String {
         var line = "\(isPlaying ? "▶" : "⏸") \(title)  \(Describe.duration(position)) / \(Describe.duration(duration))"
-        if rate != 1 { line += String(format: "  ×%.2f", rate) }
+        if rate != 1 { line += "  ×" + Describe.number(Double(rate), "%.2f") }
         return line
     }
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// A live display on the terminal: lines redrawn in place, the cursor hidden and typed keys neither
 /// echoed nor line-buffered while it runs, everything put back by ``finish()`` — and, should the process
@@ -20,7 +21,7 @@ final class TerminalDisplay: @unchecked Sendable {
     private var drawnLines = 0
     private var isFinished = false
     /// Keeps a note and a redraw from interleaving their escape sequences.
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     /// Whether standard output is a terminal that can move its cursor: not a pipe or a file, and not
     /// `TERM=dumb` (an editor's shell buffer), where commands print plain lines instead.
@@ -55,7 +56,7 @@ final class TerminalDisplay: @unchecked Sendable {
     /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a
     /// frame. Each line must fit the width (``columns``): one that wraps would push the display down.
     func draw(_ lines: [String]) {
-        lock.withLock {
+        lock.withLock { _ in
             var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
             for line in lines { text += "\u{1B}[2K" + line + "\n" }
             write(text)
@@ -65,7 +66,7 @@ final class TerminalDisplay: @unchecked Sendable {
 
     /// Prints `line` where the live lines are, to stay above them: the next ``draw(_:)`` starts below it.
     func note(_ line: String) {
-        lock.withLock {
+        lock.withLock { _ in
             let up = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
             write(up + "\u{1B}[2K" + line + "\n\u{1B}[J")
             drawnLines = 0
@@ -80,7 +81,7 @@ final class TerminalDisplay: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeAll(text, to: STDOUT_FILENO)
     }
 
     private static func restore() {
@@ -88,7 +89,7 @@ final class TerminalDisplay: @unchecked Sendable {
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
             saved = nil
         }
-        FileHandle.standardOutput.write(Data("\u{1B}[?25h".utf8))
+        writeAll("\u{1B}[?25h", to: STDOUT_FILENO)
         isShowing = false
     }
 
