@@ -15,21 +15,34 @@ import Foundation
 /// - `testpulse:'unix:SOCKET'[,DEVICE]`: PulseAudio's ALSA plugin talking to the server at `SOCKET`
 ///   (see ``PulseAudioServer/device``), playing to its default sink and recording its default source
 ///   unless `DEVICE` names another.
+/// - Sound cards with jack controls (see ``TestSoundCard``): the control device `hw:N` is redefined as
+///   the external control plugin of `Tests/Fixtures/ctl_testjack.c` (compiled here with `cc`), which
+///   shows card N's jacks as a test sets them; `testcard:N` is a `null` PCM standing for card N's
+///   playback or capture device, named as a card's own PCMs are (`hw:N`, `front:N`).
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
-    /// The configuration file, written once per process.
+    /// The configuration file, written once per process with the plugin beside it.
     private static let configuration = Result<URL, any Error> {
-        let url = configurationURL
+        let url = directory.appendingPathComponent("alsa.conf")
+        try FileManager.default.createDirectory(at: jackDirectory, withIntermediateDirectories: true)
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/ctl_testjack.c")
+        try Tool.output("cc", ["-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"])
         try text.write(to: url, atomically: true, encoding: .utf8)
         setenv("ALSA_CONFIG_PATH", url.path, 1)
-        atexit { try? FileManager.default.removeItem(at: ALSATestDevices.configurationURL) }
+        atexit { try? FileManager.default.removeItem(at: ALSATestDevices.directory) }
         return url
     }
 
-    private static var configurationURL: URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-alsa-\(getpid()).conf")
+    private static var directory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-alsa-\(getpid())")
     }
+
+    private static var plugin: URL { directory.appendingPathComponent("libasound_module_ctl_testjack.so") }
+
+    /// Where the test cards' jack states are: one file `cardN` per card, one `NAME=0|1` line per jack.
+    static var jackDirectory: URL { directory.appendingPathComponent("jacks") }
 
     /// Makes the test devices known to alsa-lib in this process and in the processes it starts (through
     /// `ALSA_CONFIG_PATH`). Idempotent; cheap after the first call.
@@ -61,7 +74,7 @@ public enum ALSATestDevices {
         return try microphone(raw: raw)
     }
 
-    private static let text = """
+    private static var text: String { """
         </usr/share/alsa/alsa.conf>
 
         pcm.testmic {
@@ -74,6 +87,24 @@ public enum ALSATestDevices {
         \tformat raw
         }
 
+        ctl_type.testjack {
+        \tlib "\(plugin.path)"
+        }
+
+        ctl.!hw {
+        \t@args [ CARD ]
+        \t@args.CARD { type string }
+        \ttype testjack
+        \tcard $CARD
+        \tjacks "\(jackDirectory.path)"
+        }
+
+        pcm.testcard {
+        \t@args [ CARD ]
+        \t@args.CARD { type integer }
+        \ttype null
+        }
+
         pcm.testpulse {
         \t@args [ SERVER DEVICE ]
         \t@args.SERVER { type string }
@@ -84,6 +115,7 @@ public enum ALSATestDevices {
         }
 
         """
+    }
 }
 
 #if canImport(Testing)

@@ -124,9 +124,9 @@ public final class AudioSession: Sendable {
             _ = Self.hints
             let directory = self.directory ?? HotplugMonitor.directory
             do {
-                state.monitor = try HotplugMonitor(directory: directory) { [weak self] port, appeared in
-                    self?.cardDidChange(port, appeared: appeared)
-                }
+                state.monitor = try HotplugMonitor(
+                    directory: directory, report: { [weak self] port, appeared in self?.cardDidChange(port, appeared: appeared) },
+                    jackChanged: { [weak self] change in self?.jackDidChange(change) })
                 return nil
             } catch {
                 return AudioSessionError(directory: directory, underlying: error as? Errno ?? .noSuchFileOrDirectory)

@@ -6,6 +6,8 @@ public struct PortDescription: Equatable, Hashable, Sendable {
         case lineOut, lineIn
         /// Headphones (a card's headphone jack).
         case headphones
+        /// A microphone in a card's mic jack: a headset's, or one of its own.
+        case headsetMic
         /// HDMI or DisplayPort audio.
         case hdmi
         /// A USB audio device.
