@@ -20,7 +20,8 @@ public struct PortDescription: Equatable, Hashable, Sendable {
         case unknown
     }
 
-    /// The ALSA PCM name, e.g. "default", "hw:1", "pulse"; for a card appearing or vanishing, "hw:N".
+    /// The ALSA PCM name, e.g. "default", "hw:1", "pulse"; for a card appearing or vanishing, "hw:N"; for
+    /// a jack, the device in use on its card, else "hw:N".
     public let name: String
     /// What alsa-lib or the card calls it, e.g. "PulseAudio Sound Server" or "USB Audio CODEC".
     public let description: String
