@@ -6,26 +6,33 @@ import Testing
 
 /// Jack controls as route changes: sound cards of the test's own (``TestSoundCard``) whose jacks alsa-lib
 /// reports through snd_ctl as a kernel card's, and players and recorders on the cards' PCMs (`null`
-/// devices, named as a card's). The shared session, which players and recorders report to, watches the
-/// tests' card directory.
+/// devices, named as a card's). The cards are in the directory the shared session, which players and
+/// recorders report to, watches in tests.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionJackTests {
     let scratch: ScratchDirectory
-    let cards: URL
+    let cards = ALSATestDevices.cardDirectory
 
     init() throws {
         try ALSATestDevices.install()
         scratch = try ScratchDirectory()
-        cards = scratch.file("snd")
-        try FileManager.default.createDirectory(at: cards, withIntermediateDirectories: true)
     }
 
-    /// Points the shared session at the test's card directory: `AUDIOIO_SND_DIR`, read when the session
-    /// activates, is set only while it does, so that programs other tests start do not inherit it.
-    func watchCards() throws {
-        setenv("AUDIOIO_SND_DIR", cards.path, 1)
-        defer { unsetenv("AUDIOIO_SND_DIR") }
-        try AudioSession.shared.setActive(false)
+    /// The shared session's events from now on, once it is active and watching the test cards (it watches
+    /// the directory ``ALSATestDevices/install()`` names; activating retries watching, had it failed).
+    func activeSessionEvents() throws -> AsyncStream<AudioSession.Event>.Iterator {
         try AudioSession.shared.setActive(true)
+        return AudioSession.shared.events().makeAsyncIterator()
+    }
+
+    /// Adds card `index` with `jacks` and waits until the session reports it: its jacks are watched from
+    /// then on.
+    func addCard(
+        _ index: Int, jacks: KeyValuePairs<String, Bool>, _ events: inout AsyncStream<AudioSession.Event>.Iterator
+    ) async throws -> TestSoundCard {
+        let card = try TestSoundCard(index: index, in: cards, jacks: jacks)
+        let added = await nextRouteChange(of: &events, card: index)
+        #expect(added?.0 == .newDeviceAvailable && added?.1.name == "hw:\(index)")
+        return card
     }
 
     /// A player looping a short tone on `device` until stopped (its ``AudioPlayer/currentTime`` goes round
@@ -70,10 +77,9 @@ import Testing
     }
 
     @Test func unpluggingTheHeadphonesPausesThePlayerAndPluggingThemBackResumesNothing() async throws {
-        var card = try TestSoundCard(index: 21, in: cards, jacks: ["Mic Jack": true, "Headphone Jack": true])
+        var events = try activeSessionEvents()
+        var card = try await addCard(21, jacks: ["Mic Jack": true, "Headphone Jack": true], &events)
         defer { try? card.remove() }
-        try watchCards()
-        var events = AudioSession.shared.events().makeAsyncIterator()
         let player = try loopingPlayer(on: card.device)
         defer { player.stop() }
         await start(player)
@@ -84,13 +90,13 @@ import Testing
         #expect(unplugged?.0 == .oldDeviceUnavailable)
         #expect(unplugged?.1 == PortDescription(name: card.device, description: "Test Jacks 21: Headphone Jack", card: 21, type: .headphones))
         #expect(unplugged?.2.outputs.contains { $0.name == card.device } == true, "the previous route had the card's output")
-        let pausedAt = player.currentTime
         #expect(player.status == .readyToPlay)
 
         try card.set("Headphone Jack", plugged: true)
         let plugged = await nextRouteChange(of: &events, card: 21)
         #expect(plugged?.0 == .newDeviceAvailable && plugged?.1.type == .headphones)
-        // Nothing starts by itself: still paused where it was a while later.
+        // Nothing starts by itself: still paused, and where it was, a while later.
+        let pausedAt = player.currentTime
         try await Task.sleep(for: .milliseconds(200))
         #expect(!player.isPlaying && player.currentTime == pausedAt)
         // The user resumes, on the same device.
@@ -99,14 +105,11 @@ import Testing
     }
 
     @Test func aJackOfAnotherCardPausesNothing() async throws {
-        let played = try TestSoundCard(index: 22, in: cards, jacks: ["Headphone Jack": true])
+        var events = try activeSessionEvents()
+        let played = try await addCard(22, jacks: ["Headphone Jack": true], &events)
         defer { try? played.remove() }
-        try watchCards()
-        var events = AudioSession.shared.events().makeAsyncIterator()
-        // A card that appears once the session watches: its jacks are watched too.
-        var other = try TestSoundCard(index: 23, in: cards, jacks: ["Headphone Jack": true, "Line Out Jack": true])
+        var other = try await addCard(23, jacks: ["Headphone Jack": true, "Line Out Jack": true], &events)
         defer { try? other.remove() }
-        #expect(await nextRouteChange(of: &events, card: 23)?.0 == .newDeviceAvailable)
         let player = try loopingPlayer(on: played.device)
         defer { player.stop() }
         await start(player)
@@ -120,10 +123,9 @@ import Testing
     }
 
     @Test func unpluggingTheMicrophoneStopsTheRecordingAndKeepsWhatWasCaptured() async throws {
-        var card = try TestSoundCard(index: 24, in: cards, jacks: ["Headphone Jack": true, "Mic Jack": true])
+        var sessionEvents = try activeSessionEvents()
+        var card = try await addCard(24, jacks: ["Headphone Jack": true, "Mic Jack": true], &sessionEvents)
         defer { try? card.remove() }
-        try watchCards()
-        var sessionEvents = AudioSession.shared.events().makeAsyncIterator()
         let recorder = try AudioRecorder(url: scratch.file("memo.wav"), settings: AudioSettings(format: .wav))
         recorder.currentDevice = card.device
         let recorderEvents = recorder.events()

@@ -18,7 +18,9 @@ import Foundation
 /// - Sound cards with jack controls (see ``TestSoundCard``): the control device `hw:N` is redefined as
 ///   the external control plugin of `Tests/Fixtures/ctl_testjack.c` (compiled here with `cc`), which
 ///   shows card N's jacks as a test sets them; `testcard:N` is a `null` PCM standing for card N's
-///   playback or capture device, named as a card's own PCMs are (`hw:N`, `front:N`).
+///   playback or capture device, named as a card's own PCMs are (`hw:N`, `front:N`). This process's
+///   `AudioSession.shared` watches ``cardDirectory`` for cards (through `AUDIOIO_SND_DIR`), as it would
+///   /dev/snd.
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
@@ -30,7 +32,9 @@ public enum ALSATestDevices {
             .appendingPathComponent("Fixtures/ctl_testjack.c")
         try Tool.output("cc", ["-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"])
         try text.write(to: url, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: cardDirectory, withIntermediateDirectories: true)
         setenv("ALSA_CONFIG_PATH", url.path, 1)
+        setenv("AUDIOIO_SND_DIR", cardDirectory.path, 1)
         atexit { try? FileManager.default.removeItem(at: ALSATestDevices.directory) }
         return url
     }
@@ -40,6 +44,10 @@ public enum ALSATestDevices {
     }
 
     private static var plugin: URL { directory.appendingPathComponent("libasound_module_ctl_testjack.so") }
+
+    /// The card directory of this process's shared session, for ``TestSoundCard``s (programs the tests
+    /// start watch one of their own, see ``Tool/environment``).
+    public static var cardDirectory: URL { directory.appendingPathComponent("snd") }
 
     /// Where the test cards' jack states are: one file `cardN` per card, one `NAME=0|1` line per jack.
     static var jackDirectory: URL { directory.appendingPathComponent("jacks") }
