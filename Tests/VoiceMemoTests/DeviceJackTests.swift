@@ -31,6 +31,20 @@ import Testing
         return false
     }
 
+    /// Whether process `pid` catches SIGINT (its handler is installed: a `devices --watch` that prints
+    /// events may not have it yet, and ignores SIGINT until then). Waits up to 10 s.
+    static func catchesSIGINT(_ pid: Int32) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            if caught & (1 << (UInt64(SIGINT) - 1)) != 0 { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     @Test func devicesWatchPrintsALinePerJackEvent() async throws {
         var card = try TestSoundCard(index: 31, in: cards, jacks: ["Headphone Jack": true, "Mic Jack": false])
         defer { try? card.remove() }
@@ -57,6 +71,7 @@ import Testing
         let microphone = plugged?["device"] as? [String: Any]
         #expect(microphone?["type"] as? String == "headsetMic" && microphone?["description"] as? String == "Test Jacks 31: Mic Jack")
 
+        #expect(try await Self.catchesSIGINT(watch.processIdentifier))
         watch.send(SIGINT)
         let result = watch.finish()
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")

@@ -110,16 +110,15 @@ extension AudioSession {
     func jackDidChange(_ change: JackMonitor.Change) {
         let (devices, participants) = state.withLock { state in
             let open = change.isInput ? state.openInputs : state.openOutputs
-            let devices = open.filter { Self.cardIndex(pcm: $0) == change.card }
-            let participants = change.isPlugged ? [] : state.participants.values.compactMap(\.value)
-                .filter { participant in
-                    participant.deviceInUse.map { $0.isInput == change.isInput && devices.contains($0.name) } ?? false
-                }
-            return (devices, participants)
+            return (open.filter { Self.cardIndex(pcm: $0) == change.card }, change.isPlugged ? [] : state.participants.values.compactMap(\.value))
         }
-        // Paused first, outside the lock (a participant takes its own): whoever sees the event sees it
-        // paused. Pausing changes no route: the previous one is described after it.
-        for participant in participants { participant.deviceInUseWentAway() }
+        // Outside the lock (a participant takes its own, and calls into the session holding it), and first:
+        // whoever sees the event sees them paused. Pausing changes no route: the previous one is described
+        // after it.
+        for participant in participants {
+            guard let device = participant.deviceInUse, device.isInput == change.isInput, devices.contains(device.name) else { continue }
+            participant.deviceInUseWentAway()
+        }
         let previous = currentRoute
         let port = PortDescription(name: devices.first ?? "hw:\(change.card)", description: "\(change.cardName): \(change.jack)",
                                    card: change.card, type: change.portType)
