@@ -17,32 +17,35 @@ import Testing
         environment = try ALSATestDevices.environment().merging(["AUDIOIO_SND_DIR": cards.path]) { $1 }
     }
 
-    /// Whether process `pid` watches a card's jacks: it has a thread named "audio-jacks", which starts once
-    /// the card's control device is subscribed to. Waits up to 10 s.
-    static func watchesJacks(_ pid: Int32) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            if threads.contains(where: { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8)) == "audio-jacks\n" }) {
-                return true
-            }
+    /// Whether `condition` holds within 30 s (as long as ``RunningTool/nextLine(timeout:)`` waits), polled
+    /// every 10 ms and once more at the end: a busy machine may not wake the test before then.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return false
+        return true
+    }
+
+    /// Whether process `pid` watches a card's jacks: it has a thread named "audio-jacks", which starts once
+    /// the card's control device is subscribed to.
+    static func watchesJacks(_ pid: Int32) async throws -> Bool {
+        try await eventually {
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            return threads.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8)) == "audio-jacks\n" }
+        }
     }
 
     /// Whether process `pid` catches SIGINT (its handler is installed: a `devices --watch` that prints
-    /// events may not have it yet, and ignores SIGINT until then). Waits up to 10 s.
+    /// events may not have it yet, and ignores SIGINT until then).
     static func catchesSIGINT(_ pid: Int32) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        try await eventually {
             let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
             let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
                 .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
-            if caught & (1 << (UInt64(SIGINT) - 1)) != 0 { return true }
-            try await Task.sleep(for: .milliseconds(10))
+            return caught & (1 << (UInt64(SIGINT) - 1)) != 0
         }
-        return false
     }
 
     @Test func devicesWatchPrintsALinePerJackEvent() async throws {
