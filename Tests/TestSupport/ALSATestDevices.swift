@@ -28,9 +28,7 @@ public enum ALSATestDevices {
     private static let configuration = Result<URL, any Error> {
         let url = directory.appendingPathComponent("alsa.conf")
         try FileManager.default.createDirectory(at: jackDirectory, withIntermediateDirectories: true)
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/ctl_testjack.c")
-        try Tool.output("cc", ["-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"])
+        try compilePlugin()
         try text.write(to: url, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: cardDirectory, withIntermediateDirectories: true)
         setenv("ALSA_CONFIG_PATH", url.path, 1)
@@ -44,6 +42,34 @@ public enum ALSATestDevices {
     }
 
     private static var plugin: URL { directory.appendingPathComponent("libasound_module_ctl_testjack.so") }
+
+    /// Builds the jack plugin with `cc`, its messages going to a file and the child waited for right here:
+    /// this runs in the configuration's one-time initialisation, which other tests' threads may be
+    /// blocked on, and ``Tool/run`` would read the pipes on a dispatch queue those threads hold up.
+    private static func compilePlugin() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/ctl_testjack.c")
+        let log = directory.appendingPathComponent("cc.log").path
+        let arguments = ["cc", "-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        try actions.closeDescriptors(from: 3)
+        var attributes = posix_spawnattr_t.defaultSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = posix_spawnp(&pid, "cc", &actions, &attributes, argv, environ)
+        guard started == 0 else { throw SpawnFailure(description: "cannot start cc: \(String(cString: strerror(started)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else {
+            throw SpawnFailure(description: "cc cannot build \(source.path): " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
+        }
+    }
 
     /// The card directory of this process's shared session, for ``TestSoundCard``s (programs the tests
     /// start watch one of their own, see ``Tool/environment``).
