@@ -31,11 +31,11 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-# Suites on the PulseAudio sink (a real clock), and the one that stops and continues a process: run after the
-# others, which drive unclocked devices as fast as the CPU goes and would starve the sound server of the time it
-# keeps. They depend on a sound server's (or the scheduler's) timing on a shared machine, and are given a second
+# Suites on the PulseAudio sink (a real clock), the one that stops and continues a process, and the jack suite,
+# which times a pause from a jack unplugged: run after the others, which drive unclocked devices as fast as the
+# CPU goes and would starve the sound server (or a waiting thread) of the time it keeps. They depend on a sound server's (or the scheduler's) timing on a shared machine, and are given a second
 # run when the first fails (each test has a time limit).
-CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests
+CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests
 
 ## test: deps, build and every test (the clocked-device suites last and alone: they measure real time)
 test: deps

@@ -15,21 +15,68 @@ import Foundation
 /// - `testpulse:'unix:SOCKET'[,DEVICE]`: PulseAudio's ALSA plugin talking to the server at `SOCKET`
 ///   (see ``PulseAudioServer/device``), playing to its default sink and recording its default source
 ///   unless `DEVICE` names another.
+/// - Sound cards with jack controls (see ``TestSoundCard``): the control device `hw:N` is redefined as
+///   the external control plugin of `Tests/Fixtures/ctl_testjack.c` (compiled here with `cc`), which
+///   shows card N's jacks as a test sets them; `testcard:N` is a `null` PCM standing for card N's
+///   playback or capture device, named as a card's own PCMs are (`hw:N`, `front:N`). This process's
+///   `AudioSession.shared` watches ``cardDirectory`` for cards (through `AUDIOIO_SND_DIR`), as it would
+///   /dev/snd.
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
-    /// The configuration file, written once per process.
+    /// The configuration file, written once per process with the plugin beside it.
     private static let configuration = Result<URL, any Error> {
-        let url = configurationURL
+        let url = directory.appendingPathComponent("alsa.conf")
+        try FileManager.default.createDirectory(at: jackDirectory, withIntermediateDirectories: true)
+        try compilePlugin()
         try text.write(to: url, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: cardDirectory, withIntermediateDirectories: true)
         setenv("ALSA_CONFIG_PATH", url.path, 1)
-        atexit { try? FileManager.default.removeItem(at: ALSATestDevices.configurationURL) }
+        setenv("AUDIOIO_SND_DIR", cardDirectory.path, 1)
+        atexit { try? FileManager.default.removeItem(at: ALSATestDevices.directory) }
         return url
     }
 
-    private static var configurationURL: URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-alsa-\(getpid()).conf")
+    private static var directory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-alsa-\(getpid())")
     }
+
+    private static var plugin: URL { directory.appendingPathComponent("libasound_module_ctl_testjack.so") }
+
+    /// Builds the jack plugin with `cc`, its messages going to a file and the child waited for right here:
+    /// this runs in the configuration's one-time initialisation, which other tests' threads may be
+    /// blocked on, and ``Tool/run`` would read the pipes on a dispatch queue those threads hold up.
+    private static func compilePlugin() throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/ctl_testjack.c")
+        let log = directory.appendingPathComponent("cc.log").path
+        let arguments = ["cc", "-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        try actions.closeDescriptors(from: 3)
+        var attributes = posix_spawnattr_t.defaultSignals()
+        defer { posix_spawnattr_destroy(&attributes) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = posix_spawnp(&pid, "cc", &actions, &attributes, argv, environ)
+        guard started == 0 else { throw SpawnFailure(description: "cannot start cc: \(String(cString: strerror(started)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else {
+            throw SpawnFailure(description: "cc cannot build \(source.path): " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
+        }
+    }
+
+    /// The card directory of this process's shared session, for ``TestSoundCard``s (programs the tests
+    /// start watch one of their own, see ``Tool/environment``).
+    public static var cardDirectory: URL { directory.appendingPathComponent("snd") }
+
+    /// Where the test cards' jack states are: one file `cardN` per card, one `NAME=0|1` line per jack.
+    static var jackDirectory: URL { directory.appendingPathComponent("jacks") }
 
     /// Makes the test devices known to alsa-lib in this process and in the processes it starts (through
     /// `ALSA_CONFIG_PATH`). Idempotent; cheap after the first call.
@@ -61,7 +108,7 @@ public enum ALSATestDevices {
         return try microphone(raw: raw)
     }
 
-    private static let text = """
+    private static var text: String { """
         </usr/share/alsa/alsa.conf>
 
         pcm.testmic {
@@ -74,6 +121,24 @@ public enum ALSATestDevices {
         \tformat raw
         }
 
+        ctl_type.testjack {
+        \tlib "\(plugin.path)"
+        }
+
+        ctl.!hw {
+        \t@args [ CARD ]
+        \t@args.CARD { type string }
+        \ttype testjack
+        \tcard $CARD
+        \tjacks "\(jackDirectory.path)"
+        }
+
+        pcm.testcard {
+        \t@args [ CARD ]
+        \t@args.CARD { type integer }
+        \ttype null
+        }
+
         pcm.testpulse {
         \t@args [ SERVER DEVICE ]
         \t@args.SERVER { type string }
@@ -84,6 +149,7 @@ public enum ALSATestDevices {
         }
 
         """
+    }
 }
 
 #if canImport(Testing)

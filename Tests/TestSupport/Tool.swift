@@ -12,10 +12,12 @@ public struct ToolResult: Sendable {
 /// binary, the way a person would, and captures what they print.
 public enum Tool {
     /// The environment a program under test starts with: this process's, without the `NO_COLOR` that
-    /// `swift test` sets for its own output (a test that wants it sets it).
+    /// `swift test` sets for its own output, and without the `AUDIOIO_SND_DIR` that
+    /// ``ALSATestDevices/install()`` sets for this process's own session (a test that wants either sets it).
     public static var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = nil
+        environment["AUDIOIO_SND_DIR"] = nil
         return environment
     }
 

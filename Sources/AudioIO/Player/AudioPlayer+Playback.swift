@@ -160,6 +160,15 @@ extension AudioPlayer: AudioSessionParticipant {
     func resumeAfterInterruption() {
         play()
     }
+
+    var deviceInUse: (name: String, isInput: Bool)? {
+        state.withLock { state in state.engine.map { ($0.deviceName, false) } }
+    }
+
+    /// The output unplugged: paused where it was; ``play()`` resumes, on the same device.
+    func deviceInUseWentAway() {
+        pause()
+    }
 }
 
 extension AudioPlayer: VoiceOwner {

@@ -205,6 +205,16 @@ extension AudioRecorder: AudioSessionParticipant {
     func resumeAfterInterruption() {
         record()
     }
+
+    var deviceInUse: (name: String, isInput: Bool)? {
+        state.withLock { state in state.engine.map { ($0.deviceName, true) } }
+    }
+
+    /// The input unplugged: the recording stops and its file is finished with what was captured, as
+    /// ``stop()`` does (the session's route change says why).
+    func deviceInUseWentAway() {
+        stop()
+    }
 }
 
 extension AudioRecorder: CaptureTapOwner {

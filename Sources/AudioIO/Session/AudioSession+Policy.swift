@@ -6,6 +6,11 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
     func pauseForInterruption() -> Bool
     /// Resumes after ``pauseForInterruption()`` paused it.
     func resumeAfterInterruption()
+    /// The device it plays on or records from (`isInput`), while it has it open.
+    var deviceInUse: (name: String, isInput: Bool)? { get }
+    /// Its device is no longer heard or no longer hears (a jack unplugged) though its stream runs on: a
+    /// player pauses, a recorder stops and finishes its file with what was captured.
+    func deviceInUseWentAway()
 }
 
 /// A participant, held weakly: the session does not keep players alive.
@@ -91,6 +96,34 @@ extension AudioSession {
         withState { state, events in
             events.append(.routeChanged(appeared ? .newDeviceAvailable : .oldDeviceUnavailable, port: port,
                                         previousRoute: route(of: state)))
+        }
+    }
+
+    /// A jack of a card was plugged or unplugged: a route change of the card's port (the device in use on
+    /// it, when there is one). Unplugging the jack of an output in use pauses its players; of an input
+    /// in use, stops its recorders; plugging one starts nothing.
+    ///
+    /// A jack belongs to the devices in use on its card: those whose PCM name names the card, as
+    /// "hw:N", "plughw:N,0" or "front:CARD=N" do (``cardIndex(pcm:)``), on the jack's side (a "Mic Jack"
+    /// is an input's). A PCM that names no card ("default", a sound server's) is left to whatever it
+    /// reaches, which follows jacks itself.
+    func jackDidChange(_ change: JackMonitor.Change) {
+        let (devices, participants) = state.withLock { state in
+            let open = change.isInput ? state.openInputs : state.openOutputs
+            return (open.filter { Self.cardIndex(pcm: $0) == change.card }, change.isPlugged ? [] : state.participants.values.compactMap(\.value))
+        }
+        // Outside the lock (a participant takes its own, and calls into the session holding it), and first:
+        // whoever sees the event sees them paused. Pausing changes no route: the previous one is described
+        // after it.
+        for participant in participants {
+            guard let device = participant.deviceInUse, device.isInput == change.isInput, devices.contains(device.name) else { continue }
+            participant.deviceInUseWentAway()
+        }
+        let previous = currentRoute
+        let port = PortDescription(name: devices.first ?? "hw:\(change.card)", description: "\(change.cardName): \(change.jack)",
+                                   card: change.card, type: change.portType)
+        withState { _, events in
+            events.append(.routeChanged(change.isPlugged ? .newDeviceAvailable : .oldDeviceUnavailable, port: port, previousRoute: previous))
         }
     }
 }

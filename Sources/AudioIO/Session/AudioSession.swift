@@ -17,13 +17,15 @@ import SystemPackage
 ///
 /// Policy: an interruption (the process stopped with Ctrl-Z, the system suspending the device) pauses the
 /// players and recorders that were running and, with ``CategoryOptions/resumeAfterInterruption``,
-/// resumes them when it ends. When the device a player plays on goes away, the player pauses where it
-/// was; audio never moves to another device by itself. When the device a recorder records from goes
-/// away, the recording stops and its file is finished with everything captured. Paused time is never in
-/// a recording. A sound card appearing starts nothing.
+/// resumes them when it ends. When the device a player plays on goes away, or its card's headphone (or
+/// line out) jack is unplugged, the player pauses where it was; audio never moves to another device by
+/// itself. When the device a recorder records from goes away, or its card's mic jack is unplugged, the
+/// recording stops and its file is finished with everything captured. Paused time is never in a
+/// recording. A sound card appearing, or a jack plugged in, starts nothing.
 ///
-/// Events come from a thread watching `/dev/snd` (or `$AUDIOIO_SND_DIR`) for cards, from the streams
-/// (a device failing), and from SIGTSTP / SIGCONT; they reach ``events()`` streams and, on one queue,
+/// Events come from a thread watching `/dev/snd` (or `$AUDIOIO_SND_DIR`) for cards, from a thread per
+/// card watching its jack controls (through alsa-lib's control device `hw:N`), from the streams (a
+/// device failing), and from SIGTSTP / SIGCONT; they reach ``events()`` streams and, on one queue,
 /// ``addObserver(_:)`` handlers. Players and recorders activate the session when they start; call
 /// ``setActive(_:)`` to watch for devices before that.
 ///
@@ -115,9 +117,9 @@ public final class AudioSession: Sendable {
             _ = Self.hints
             let directory = self.directory ?? HotplugMonitor.directory
             do {
-                state.monitor = try HotplugMonitor(directory: directory) { [weak self] port, appeared in
-                    self?.cardDidChange(port, appeared: appeared)
-                }
+                state.monitor = try HotplugMonitor(
+                    directory: directory, report: { [weak self] port, appeared in self?.cardDidChange(port, appeared: appeared) },
+                    jackChanged: { [weak self] change in self?.jackDidChange(change) })
                 return nil
             } catch {
                 return AudioSessionError(directory: directory, underlying: error as? Errno ?? .noSuchFileOrDirectory)

@@ -6,6 +6,8 @@ public struct PortDescription: Equatable, Hashable, Sendable {
         case lineOut, lineIn
         /// Headphones (a card's headphone jack).
         case headphones
+        /// A microphone in a card's mic jack: a headset's, or one of its own.
+        case headsetMic
         /// HDMI or DisplayPort audio.
         case hdmi
         /// A USB audio device.
@@ -18,7 +20,8 @@ public struct PortDescription: Equatable, Hashable, Sendable {
         case unknown
     }
 
-    /// The ALSA PCM name, e.g. "default", "hw:1", "pulse"; for a card appearing or vanishing, "hw:N".
+    /// The ALSA PCM name, e.g. "default", "hw:1", "pulse"; for a card appearing or vanishing, "hw:N"; for
+    /// a jack, the device in use on its card, else "hw:N".
     public let name: String
     /// What alsa-lib or the card calls it, e.g. "PulseAudio Sound Server" or "USB Audio CODEC".
     public let description: String

@@ -11,8 +11,9 @@ extension VoiceMemo {
             discussion: """
                 Lists the ALSA PCMs alsa-lib knows (its configuration's and every sound card's) that can \
                 record and that can play. With --watch it then prints one line per event as it happens — a \
-                sound card appearing or vanishing in /dev/snd (or $AUDIOIO_SND_DIR), a stream's device \
-                going away, the process stopped with Ctrl-Z and continued — until Ctrl-C.
+                sound card appearing or vanishing in /dev/snd (or $AUDIOIO_SND_DIR), a card's jack \
+                (headphones, microphone) plugged or unplugged, a stream's device going away, the process \
+                stopped with Ctrl-Z and continued — until Ctrl-C.
                 """)
 
         @Flag(help: "Print JSON: one object for the list, and one object per line for each event.")

@@ -26,7 +26,11 @@ enum SessionEventText {
         case .interruptionBegan(.systemSuspended): return "the system suspended the device — \(what) paused"
         case .interruptionEnded: return "\(what) resumed"
         case .routeChanged(.oldDeviceUnavailable, let port?, _) where devices.contains(port.name):
-            let lost = port.type == .headphones ? "headphones unplugged" : "'\(port.name)' went away"
+            let lost = switch port.type {
+            case .headphones: "headphones unplugged"
+            case .headsetMic: "microphone unplugged"
+            default: "'\(port.name)' went away"
+            }
             if recording { return "\(lost) — recording stopped; what was captured is kept" }
             return "\(lost) — paused" + (keys ? ", press space to resume" : "")
         case .routeChanged(.newDeviceAvailable, let port?, _):
