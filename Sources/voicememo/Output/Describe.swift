@@ -52,8 +52,12 @@ enum Describe {
 
     /// e.g. `2026-11-22 21:59`.
     private static func minute(_ local: tm) -> String {
-        "\(local.tm_year + 1900)-\(twoDigits(Int(local.tm_mon) + 1))-\(twoDigits(Int(local.tm_mday))) "
-            + "\(twoDigits(Int(local.tm_hour))):\(twoDigits(Int(local.tm_min)))"
+        var local = local
+        // One call for the whole date: `list` formats one per memo.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            let count = strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%d %H:%M", &local)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+        }
     }
 
     /// `value` (0 or more) with a leading zero below 10: what `%02d` gives, without `String(format:)`, which a
