@@ -102,7 +102,8 @@ import Testing
             "bash", ["-c", #"trap '' XFSZ; ulimit -f 100; exec "$VOICEMEMO" record --device "$0" --duration 5 --title Full"#, device],
             environment: environment)
         #expect(result.status == 1)
-        let lines = result.standardError.split(separator: "\n")
+        // One line says what failed; a busy machine may also have made the input overrun, which is said apart.
+        let lines = result.standardError.split(separator: "\n").filter { !$0.hasPrefix("voicememo: warning: the input overran") }
         #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: writing '") && lines[0].contains("File too large"), "\(result.standardError)")
         let memo = try #require(try memos(cli).first)
         let duration = try #require(memo["duration"] as? Double)
