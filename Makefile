@@ -31,11 +31,11 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-# Suites on the PulseAudio sink (a real clock), the one that stops and continues a process, and the jack suite,
-# which times a pause from a jack unplugged: run after the others, which drive unclocked devices as fast as the
+# Suites on the PulseAudio sink (a real clock), the one that stops and continues a process, and the session and
+# jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which drive unclocked devices as fast as the
 # CPU goes and would starve the sound server (or a waiting thread) of the time it keeps. They depend on a sound server's (or the scheduler's) timing on a shared machine, and are given a second
 # run when the first fails (each test has a time limit).
-CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests
+CLOCKED_SUITES = ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
 
 ## test: deps, build and every test (the torture suites on their own, the clocked-device suites last and alone:
 ## they measure real time)
