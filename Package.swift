@@ -44,6 +44,7 @@ let package = Package(
             dependencies: [
                 "AudioIO", "MemoStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -69,7 +69,7 @@ extension MemoStore {
             // every read, finishes the delete. The other order could not be repaired so: a file left without
             // its entry is adopted back, and a memo the user deleted, personal data, would come back.
             for memo in memos {
-                let path = fileURL(of: memo).path
+                let path = filePath(of: memo)
                 if unlink(path) != 0, errno != ENOENT {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }

@@ -20,6 +20,8 @@ import SystemPackage
 public struct MemoStore: Sendable {
     /// The store directory.
     public let directory: URL
+    /// `directory`'s path, kept: `list --json` gives the path of each of thousands of memos.
+    private let directoryPath: String
 
     /// The index file.
     var indexURL: URL { directory.appendingPathComponent("memos.json") }
@@ -42,6 +44,7 @@ public struct MemoStore: Sendable {
             }
         }
         self.directory = directory.standardizedFileURL
+        directoryPath = self.directory.path
     }
 
     /// Where the store is unless told otherwise: `$VOICEMEMO_HOME`, else `$XDG_DATA_HOME/voicememo`,
@@ -58,7 +61,12 @@ public struct MemoStore: Sendable {
 
     /// The audio file of `memo`.
     public func fileURL(of memo: Memo) -> URL {
-        directory.appendingPathComponent(memo.fileName)
+        URL(filePath: filePath(of: memo), directoryHint: .notDirectory)
+    }
+
+    /// The path of `memo`'s audio file.
+    public func filePath(of memo: Memo) -> String {
+        directoryPath + "/" + memo.fileName
     }
 
     /// Every memo, in the order they were added.
@@ -110,13 +118,9 @@ public struct MemoStore: Sendable {
         for position in index.memos.indices {
             let memo = index.memos[position]
             let fileIsThere = unlisted.remove(memo.fileName) != nil
-            // An entry names its file by its own id, or it is forged: it must not lead outside the store.
-            // (A file in `unlisted` has a well-formed name already; its id must be the memo's.)
-            let isNamedByItsID = fileIsThere
-                ? memo.id.utf8.count == 12 && memo.fileName.utf8.starts(with: memo.id.utf8)
-                : Memo.id(fromFileName: memo.fileName) == memo.id
-            // An entry with numbers no memo has is dropped too; its file is adopted again from its own facts.
-            guard isNamedByItsID, memo.isPlausible else {
+            // An entry names its file by its own id, or it is forged: it must not lead outside the store. An
+            // entry with numbers no memo has is dropped too; its file is adopted again from its own facts.
+            guard Memo.id(fromFileName: memo.fileName) == memo.id, memo.isPlausible else {
                 if fileIsThere { unlisted.insert(memo.fileName) }
                 dropped.append(position)
                 continue
@@ -129,13 +133,14 @@ public struct MemoStore: Sendable {
                 // first audio page is all headers, which libsndfile calls malformed); a larger unreadable
                 // one stays, unlisted, as every unreadable file does.
                 changed = true
+                let file = fileURL(of: memo)
                 do {
-                    let facts = try AudioFileFacts(url: fileURL(of: memo))
+                    let facts = try AudioFileFacts(url: file)
                     index.memos[position] = facts.memo(
                         id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
                         state: .recovered)
-                } catch let error as AudioFileError where Self.holdsNoAudio(error, fileURL(of: memo)) {
-                    DurableFile.removeQuietly(fileURL(of: memo).path)
+                } catch let error as AudioFileError where Self.holdsNoAudio(error, file) {
+                    DurableFile.removeQuietly(file.path)
                     dropped.append(position)
                 } catch {
                     dropped.append(position)

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioIO
 import FoundationEssentials
 import Glibc
+import SystemPackage
 
 @main
 struct VoiceMemo: AsyncParsableCommand {
@@ -43,11 +44,11 @@ struct VoiceMemo: AsyncParsableCommand {
             return 0
         }
         if code == .validationFailure {
-            writeAll(fullMessage(for: error) + "\n", to: STDERR_FILENO)
+            _ = try? FileDescriptor.standardError.writeAll((fullMessage(for: error) + "\n").utf8)
             return 2
         }
         if error is ExitCode { return code.rawValue }
-        writeAll("voicememo: \(String(describing: error).singleLine)\n", to: STDERR_FILENO)
+        _ = try? FileDescriptor.standardError.writeAll("voicememo: \(String(describing: error).singleLine)\n".utf8)
         return isUsageError(error) ? 2 : 1
     }
 

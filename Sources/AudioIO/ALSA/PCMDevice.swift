@@ -44,8 +44,10 @@ final class PCMDevice {
     let name: String
     let direction: Direction
     private let handle: OpaquePointer
+    /// The kind of PCM (hardware, plugin, sound server, `null`, `file`, …), read once when it is opened.
+    private let type: snd_pcm_type_t
     /// Whether transfers wait by sleeping rather than in alsa-lib's poll, see ``init(name:direction:)``.
-    private let waitsBySleeping: Bool
+    private var waitsBySleeping: Bool { type == SND_PCM_TYPE_IOPLUG }
     /// How long such a wait sleeps: half a period, once configured.
     private var sleep = timespec(tv_sec: 0, tv_nsec: 5_000_000)
 
@@ -67,7 +69,7 @@ final class PCMDevice {
         self.name = name
         self.direction = direction
         self.handle = handle
-        waitsBySleeping = snd_pcm_type(handle) == SND_PCM_TYPE_IOPLUG
+        type = snd_pcm_type(handle)
         if waitsBySleeping { try check(snd_pcm_nonblock(handle, 1), "snd_pcm_nonblock") }
     }
 
@@ -76,11 +78,7 @@ final class PCMDevice {
     /// Whether the PCM runs on a clock of its own. ALSA's `null` and `file` PCMs (the test rig's devices)
     /// take and give frames as fast as they are asked: a thread reading them never waits.
     ///
-    /// The corresponding C function is `snd_pcm_type`.
-    var isClocked: Bool {
-        let type = snd_pcm_type(handle)
-        return type != SND_PCM_TYPE_NULL && type != SND_PCM_TYPE_FILE
-    }
+    var isClocked: Bool { type != SND_PCM_TYPE_NULL && type != SND_PCM_TYPE_FILE }
 
     /// Sets interleaved access, the first format of `formats` the device takes, `channels`, the rate nearest
     /// `sampleRate` and a buffer of about `periods` periods of `periodFrames`; returns what was agreed.

@@ -29,22 +29,19 @@ extension AudioPlayer {
         joinSession(withState { state, events in start(&state, &events, at: time) })
     }
 
-    /// After a start, outside the player's lock: the session activates on the first (reading alsa-lib's
-    /// configuration) and applies its policy to the player from then on.
-    private func joinSession(_ started: Bool) -> Bool {
-        if started { AudioSession.shared.participantStarted(self) }
-        return started
-    }
-
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
     public func pause() {
-        withState { state, _ in
-            guard state.isPlaying, let voice = state.voice else { return }
-            voice.isPaused.store(true, ordering: .releasing)
-            // What is queued on the device plays out: the pause is heard where the mix stopped.
-            state.isPlaying = false
-            state.time = state.currentTime
-        }
+        withState { state, _ in _ = Self.pause(&state) }
+    }
+
+    /// Pauses the voice if it plays; returns whether it did.
+    private static func pause(_ state: inout State) -> Bool {
+        guard state.isPlaying, let voice = state.voice else { return false }
+        voice.isPaused.store(true, ordering: .releasing)
+        // What is queued on the device plays out: the pause is heard where the mix stopped.
+        state.isPlaying = false
+        state.time = state.currentTime
+        return true
     }
 
     /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value.
@@ -152,9 +149,7 @@ extension AudioPlayer {
 
 extension AudioPlayer: AudioSessionParticipant {
     func pauseForInterruption() -> Bool {
-        let wasPlaying = isPlaying
-        pause()
-        return wasPlaying
+        withState { state, _ in Self.pause(&state) }
     }
 
     func resumeAfterInterruption() {

@@ -50,11 +50,15 @@ extension AudioRecorder {
 
     /// Pauses, keeping the file open; ``record()`` resumes. Nothing of the paused time is in the file.
     public func pause() {
-        withState { state, _ in
-            guard state.isRecording, let tap = state.tap else { return }
-            tap.isPaused.store(true, ordering: .releasing)
-            state.isRecording = false
-        }
+        withState { state, _ in _ = Self.pause(&state) }
+    }
+
+    /// Pauses the tap if it captures; returns whether it did.
+    private static func pause(_ state: inout State) -> Bool {
+        guard state.isRecording, let tap = state.tap else { return false }
+        tap.isPaused.store(true, ordering: .releasing)
+        state.isRecording = false
+        return true
     }
 
     /// Stops and finishes the file; returns once it is complete on the disk.
@@ -77,13 +81,6 @@ extension AudioRecorder {
                 return false
             }
         }
-    }
-
-    /// After a start, outside the recorder's lock: the session activates on the first (reading
-    /// alsa-lib's configuration) and applies its policy to the recorder from then on.
-    private func joinSession(_ started: Bool) -> Bool {
-        if started { AudioSession.shared.participantStarted(self) }
-        return started
     }
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
@@ -194,12 +191,7 @@ extension AudioRecorder {
 
 extension AudioRecorder: AudioSessionParticipant {
     func pauseForInterruption() -> Bool {
-        withState { state, _ in
-            guard state.isRecording, let tap = state.tap else { return false }
-            tap.isPaused.store(true, ordering: .releasing)
-            state.isRecording = false
-            return true
-        }
+        withState { state, _ in Self.pause(&state) }
     }
 
     func resumeAfterInterruption() {

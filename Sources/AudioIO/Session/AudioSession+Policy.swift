@@ -13,6 +13,15 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
     func deviceInUseWentAway()
 }
 
+extension AudioSessionParticipant {
+    /// After a start, outside the participant's lock: the session activates on the first (reading
+    /// alsa-lib's configuration) and applies its policy to it from then on.
+    func joinSession(_ started: Bool) -> Bool {
+        if started { AudioSession.shared.participantStarted(self) }
+        return started
+    }
+}
+
 /// A participant, held weakly: the session does not keep players alive.
 struct WeakParticipant {
     weak var value: (any AudioSessionParticipant)?
@@ -41,8 +50,6 @@ extension AudioSession {
         guard let participants else { return }
         // Outside the lock: a participant takes its own lock, and may call back into the session.
         let paused = participants.filter { $0.pauseForInterruption() }
-        // A capture thread stopped mid-read would find its device overrun on waking: let it stop the device.
-        InputEngine.waitUntilPausedEnginesStop(timeout: 0.2)
         withState { state, events in
             state.interrupted = paused
             events.append(.interruptionBegan(reason))

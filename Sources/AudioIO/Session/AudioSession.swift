@@ -49,6 +49,11 @@ public final class AudioSession: Sendable {
         var interrupted: [any AudioSessionParticipant] = []
         var isInterrupted = false
         var subscribers = EventSubscribers<Event>()
+
+        /// The device a stream given none opens: the preferred one when following the default device.
+        func deviceForNewStreams(preferring preferred: String?) -> String {
+            options.contains(.followDefaultDevice) ? preferred ?? "default" : "default"
+        }
     }
 
     let state = Mutex(State())
@@ -106,7 +111,9 @@ public final class AudioSession: Sendable {
                     began: { [weak self] in
                         guard let self else { return }
                         beginInterruption(.processSuspended)
-                        // The process stops next: the observers have their say first.
+                        // The process stops next. A capture thread stopped mid-read would find its device
+                        // overrun on waking: it stops the device first, and the observers have their say.
+                        InputEngine.waitUntilPausedEnginesStop(timeout: 0.2)
                         notifications.sync {}
                     },
                     ended: { [weak self] in self?.endInterruption(.processSuspended) })
@@ -175,22 +182,16 @@ public final class AudioSession: Sendable {
     }
 
     /// The device players given none play on.
-    var outputForNewPlayers: String {
-        state.withLock { state in state.options.contains(.followDefaultDevice) ? state.preferredOutput ?? "default" : "default" }
-    }
+    var outputForNewPlayers: String { state.withLock { $0.deviceForNewStreams(preferring: $0.preferredOutput) } }
 
     /// The device recorders given none record from.
-    var inputForNewRecorders: String {
-        state.withLock { state in state.options.contains(.followDefaultDevice) ? state.preferredInput ?? "default" : "default" }
-    }
+    var inputForNewRecorders: String { state.withLock { $0.deviceForNewStreams(preferring: $0.preferredInput) } }
 
     // MARK: Internals
 
     func route(of state: State) -> RouteDescription {
-        let outputs = state.openOutputs.isEmpty
-            ? [state.options.contains(.followDefaultDevice) ? state.preferredOutput ?? "default" : "default"] : state.openOutputs
-        let inputs = state.openInputs.isEmpty
-            ? [state.options.contains(.followDefaultDevice) ? state.preferredInput ?? "default" : "default"] : state.openInputs
+        let outputs = state.openOutputs.isEmpty ? [state.deviceForNewStreams(preferring: state.preferredOutput)] : state.openOutputs
+        let inputs = state.openInputs.isEmpty ? [state.deviceForNewStreams(preferring: state.preferredInput)] : state.openInputs
         return RouteDescription(
             inputs: state.category.records ? inputs.map(Self.port(named:)) : [],
             outputs: state.category.plays ? outputs.map(Self.port(named:)) : [])

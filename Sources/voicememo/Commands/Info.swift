@@ -33,7 +33,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
-                ("File", store.fileURL(of: memo).path),
+                ("File", store.filePath(of: memo)),
             ]
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {

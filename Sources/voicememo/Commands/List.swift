@@ -25,8 +25,7 @@ extension VoiceMemo {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos().sorted(by: sort)
             if json {
-                let directory = store.directory.path
-                print(try MemoJSON.line(memos.map { MemoJSON($0, inDirectory: directory) }))
+                print(try MemoJSON.line(memos.map { MemoJSON($0, in: store) }))
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {

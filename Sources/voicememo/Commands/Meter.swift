@@ -42,8 +42,9 @@ extension VoiceMemo {
                 let levels = AudioLevels(
                     peak: channels.map { Double(meter.peakPower(forChannel: $0)) },
                     average: channels.map { Double(meter.averagePower(forChannel: $0)) })
-                let status = MeterLine.status("METER  \(capture.device)", elapsed: elapsed, bytes: nil)
-                try live.show(levels, elapsed: elapsed, bytes: nil, status: status)
+                try live.show(
+                    levels, elapsed: elapsed, bytes: nil,
+                    status: MeterLine.status("METER  \(capture.device)", elapsed: elapsed, bytes: nil))
                 if let duration = capture.duration, elapsed >= duration { break }
             }
             meter.stop()

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import MemoStore
 import Synchronization
+import SystemPackage
 
 extension VoiceMemo {
     struct Record: AsyncParsableCommand {
@@ -56,6 +57,8 @@ extension VoiceMemo {
                 print("Recording “\(ticket.memo.title.singleLine)” as \(ticket.memo.id); Ctrl-C stops.")
                 fflush(nil)
             }
+            let statusPrefix = "● REC  \(ticket.memo.title.singleLine)"
+            let path = ticket.fileURL.path
             while !progress.hasFinished {
                 if stop.received != nil {
                     recorder.stop()
@@ -67,10 +70,9 @@ extension VoiceMemo {
                 let levels = AudioLevels(
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
-                let size = FileManager.default.sizeOfItem(atPath: ticket.fileURL.path) ?? 0
+                let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
-                let status = MeterLine.status("● REC  \(ticket.memo.title.singleLine)", elapsed: elapsed, bytes: size)
-                try live.show(levels, elapsed: elapsed, bytes: size, status: status)
+                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(statusPrefix, elapsed: elapsed, bytes: size))
             }
             live.finish()
             await progress.waitUntilFinished()
@@ -84,7 +86,7 @@ extension VoiceMemo {
                     + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))")
             }
             if let warning = progress.overrunWarning {
-                writeAll("voicememo: warning: \(warning)\n", to: STDERR_FILENO)
+                _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(warning)\n".utf8)
             }
             // Cut short by a write or device failure: the memo keeps what was written, and the run fails.
             if !progress.succeeded { throw Self.failure(of: recorder, progress) }

@@ -81,10 +81,12 @@ enum Describe {
     /// `String(format:)` gave, which is Foundation's, not FoundationEssentials'.
     static func number(_ value: Double, _ format: String) -> String {
         withVaList([value]) { arguments in
-            // Room for any double in `%f`: up to 309 digits before the point.
-            var text = [CChar](repeating: 0, count: 400)
-            _ = vsnprintf(&text, text.count, format, arguments)
-            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // Room for any double in `%f`: up to 309 digits before the point. On the stack: the meter formats
+            // four levels twenty times a second.
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { text in
+                let count = Int(vsnprintf(text.baseAddress!, text.count, format, arguments))
+                return String(decoding: UnsafeRawBufferPointer(start: text.baseAddress, count: min(max(count, 0), text.count - 1)), as: UTF8.self)
+            }
         }
     }
 

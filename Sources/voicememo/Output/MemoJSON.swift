@@ -18,16 +18,11 @@ struct MemoJSON: Encodable {
     let state: Memo.State
 
     init(_ memo: Memo, in store: MemoStore) {
-        self.init(memo, inDirectory: store.directory.path)
-    }
-
-    /// `directory` is the store's path: given once for a list of thousands, where building a URL per memo shows.
-    init(_ memo: Memo, inDirectory directory: String) {
         id = memo.id
         title = memo.title
         createdAt = memo.createdAt
         duration = memo.duration
-        file = directory + "/" + memo.fileName
+        file = store.filePath(of: memo)
         format = memo.format
         sampleRate = memo.sampleRate
         channels = memo.channels

@@ -33,11 +33,12 @@ struct InteractivePlayback {
             // Not once playback has ended: the players are back at the start by then.
             guard try await live.nextTick(), !ended.isMarked else { continue }
             let lead = group.players[0]
-            let status = MeterLine.playback(
-                title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
-                duration: lead.duration, rate: lead.rate)
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
-            try live.show(levels, elapsed: lead.currentTime, bytes: nil, status: status)
+            try live.show(
+                levels, elapsed: lead.currentTime, bytes: nil,
+                status: MeterLine.playback(
+                    title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
+                    duration: lead.duration, rate: lead.rate))
         }
         return try await playing.value
     }

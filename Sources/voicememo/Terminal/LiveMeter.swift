@@ -71,7 +71,7 @@ final class LiveMeter {
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
     /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
-    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: String) throws {
+    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> String) throws {
         switch style {
         case .terminal(let display):
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
@@ -83,7 +83,7 @@ final class LiveMeter {
                     MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
                     average: levels.average[channel], hold: marks[channel])
             }
-            display.draw(channels + [status.truncated(toColumns: columns)])
+            display.draw(channels + [status().truncated(toColumns: columns)])
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// A live display on the terminal: lines redrawn in place, the cursor hidden and typed keys neither
 /// echoed nor line-buffered while it runs, everything put back by ``finish()`` — and, should the process
@@ -81,7 +82,7 @@ final class TerminalDisplay: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        writeAll(text, to: STDOUT_FILENO)
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
     }
 
     private static func restore() {
@@ -89,7 +90,7 @@ final class TerminalDisplay: @unchecked Sendable {
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
             saved = nil
         }
-        writeAll("\u{1B}[?25h", to: STDOUT_FILENO)
+        _ = try? FileDescriptor.standardOutput.writeAll("\u{1B}[?25h".utf8)
         isShowing = false
     }
 
