@@ -1,6 +1,5 @@
 import AudioIO
 import FoundationEssentials
-import SystemPackage
 
 /// `memos.json`: the list of memos, with a schema version so that later versions can migrate it.
 ///
@@ -68,27 +67,17 @@ struct MemoIndex: Codable {
 
     /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.
     func save(to url: URL) throws(MemoStoreError) {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp")
         do {
             let data = try Self.encoder.encode(self)
-            let descriptor = try FileDescriptor.open(
-                temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                permissions: [.ownerReadWrite])
-            try descriptor.closeAfter {
-                try descriptor.writeAll(data)
-                try DurableFile.sync(descriptor)
-            }
             // The old cache goes first: should the new one not be written, none is left to name an inode that a
             // later index might reuse.
             let cache = Self.cachePath(beside: url)
             DurableFile.removeQuietly(cache)
-            try DurableFile.replace(url.path, with: temporary.path)
+            try DurableFile.write(data, replacing: url.path, permissions: [.ownerReadWrite], syncing: true)
             try DurableFile.syncDirectory(containing: url.path)
             // Taken after the rename, which sets the change time.
             if let identity = MemoIndexCache.Identity(path: url.path) { MemoIndexCache.write(self, at: cache, for: identity) }
         } catch {
-            DurableFile.removeQuietly(temporary.path)
             throw .indexWriteFailed(path: url.path, reason: "\(error)")
         }
     }

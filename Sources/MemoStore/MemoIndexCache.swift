@@ -1,7 +1,6 @@
 import AudioIO
 import FoundationEssentials
 import Glibc
-import SystemPackage
 
 /// `.memos.cache`: a binary copy of `memos.json` that loads in milliseconds.
 ///
@@ -89,19 +88,7 @@ enum MemoIndexCache {
             header.append(word)
         }
         header.append(body.bytes.withUnsafeBytes { checksum(of: $0) })
-        let temporary = path + ".\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
-        do {
-            let descriptor = try FileDescriptor.open(
-                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
-                permissions: [.ownerReadWrite])
-            try descriptor.closeAfter {
-                try descriptor.writeAll(header.bytes)
-                try descriptor.writeAll(body.bytes)
-            }
-            try DurableFile.replace(path, with: temporary)
-        } catch {
-            DurableFile.removeQuietly(temporary)
-        }
+        try? DurableFile.write(header.bytes + body.bytes, replacing: path, permissions: [.ownerReadWrite], syncing: false)
     }
 
     /// 64-bit FNV-1a.

@@ -35,6 +35,32 @@ package enum DurableFile {
         try sync(descriptor)
     }
 
+    /// Puts `bytes` in place of the file at `path` in one step: written to a temporary file beside it
+    /// (`.<name>.<random>.tmp`, or `<name>.<random>.tmp` for a name that is hidden already) with
+    /// `permissions`, synced to the disk first when `syncing`, then renamed over `path`. A reader sees the old
+    /// file or the new one, never a part; the temporary file is removed when anything fails.
+    package static func write(
+        _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool
+    ) throws {
+        let target = FilePath(path)
+        let name = target.lastComponent?.string ?? ""
+        let hidden = name.hasPrefix(".") ? name : "." + name
+        let temporary = target.removingLastComponent()
+            .appending("\(hidden).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp").string
+        do {
+            let descriptor = try FileDescriptor.open(
+                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
+            try descriptor.closeAfter {
+                try descriptor.writeAll(bytes)
+                if syncing { try sync(descriptor) }
+            }
+            try replace(path, with: temporary)
+        } catch {
+            removeQuietly(temporary)
+            throw error
+        }
+    }
+
     /// Removes `path` if it exists, ignoring failure: used to clean up after a failed write.
     package static func removeQuietly(_ path: String) {
         unlink(path)
