@@ -33,16 +33,19 @@ final class PlayerGroup: Sendable {
     /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails; ``DeviceLost``
     ///   when the device went away and the group does not pause for it.
     func playTogether() async throws -> Bool {
+        // Watched only when a lost device ends playback; a group that pauses for it lets the session say why.
         let devices = Set(players.map { $0.currentDevice ?? "default" })
-        let sessionEvents = AudioSession.shared.events()
-        let watcher = Task { [continuation, pausesOnDeviceLoss] in
-            for await event in sessionEvents where !pausesOnDeviceLoss {
-                if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, devices.contains(port.name) {
-                    continuation.yield(.deviceLost(port.name))
+        let sessionEvents = pausesOnDeviceLoss ? nil : AudioSession.shared.events()
+        let watcher = sessionEvents.map { sessionEvents in
+            Task { [continuation] in
+                for await event in sessionEvents {
+                    if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, devices.contains(port.name) {
+                        continuation.yield(.deviceLost(port.name))
+                    }
                 }
             }
         }
-        defer { watcher.cancel() }
+        defer { watcher?.cancel() }
         for player in players {
             let events = player.events()
             Task { [continuation] in
