@@ -138,6 +138,7 @@ final class PCMDevice {
                 continue
             }
             if written < 0 { throw ALSAError(code: Int32(written), function: "snd_pcm_writei") }
+            try count(moved: written, "snd_pcm_writei")
             return written
         }
     }
@@ -145,6 +146,15 @@ final class PCMDevice {
     /// Reads or writes in a row that may move no audio (xruns, or nothing at all) before a stream counts
     /// as failed: each one returns at once, so a stream stuck that way would keep its thread spinning.
     static let emptyTransferLimit = 1000
+
+    /// Transfers in a row that moved no audio: returned nothing, or ended in an xrun (see ``recover(from:)``).
+    private var emptyTransfers = 0
+
+    /// Counts a transfer that moved `frames`; throws `-EIO` once ``emptyTransferLimit`` in a row moved none.
+    private func count(moved frames: Int, _ function: String) throws(ALSAError) {
+        emptyTransfers = frames > 0 ? 0 : emptyTransfers + 1
+        if emptyTransfers >= Self.emptyTransferLimit { throw ALSAError(code: -EIO, function: function) }
+    }
 
     /// Reads up to `frames` interleaved frames into `buffer`; returns how many (blocks until some arrive).
     ///
@@ -156,6 +166,7 @@ final class PCMDevice {
             read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         }
         if read < 0 { throw ALSAError(code: Int32(read), function: "snd_pcm_readi") }
+        try count(moved: read, "snd_pcm_readi")
         return read
     }
 
@@ -163,6 +174,11 @@ final class PCMDevice {
     ///
     /// The corresponding C function is `snd_pcm_recover` (silent).
     func recover(from error: ALSAError) throws(ALSAError) {
+        // An xrun moved no audio: one in a row of ``emptyTransferLimit`` that fail the stream.
+        if error.isXrun {
+            emptyTransfers += 1
+            if emptyTransfers >= Self.emptyTransferLimit { throw error }
+        }
         try check(snd_pcm_recover(handle, -error.code, 1), "snd_pcm_recover")
     }
 

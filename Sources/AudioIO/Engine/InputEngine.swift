@@ -148,9 +148,6 @@ final class InputEngine: @unchecked Sendable {
         let input = UnsafeMutableRawPointer.allocate(
             byteCount: frames * configuration.channelCount * configuration.format.bytesPerSample, alignment: 16)
         defer { input.deallocate() }
-        // Reads in a row that brought nothing: a device that answers at once without audio (a sound
-        // server's stream in a broken state) would keep this thread spinning; it is taken as failed.
-        var emptyReads = 0
         while true {
             cycle.releaseRemovedTaps()
             if !cycle.needsCapturing {
@@ -169,8 +166,6 @@ final class InputEngine: @unchecked Sendable {
                 if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
                 continue
             } catch where error.isXrun {
-                emptyReads += 1
-                guard emptyReads < PCMDevice.emptyTransferLimit else { return fail(error) }
                 do { try device.recover(from: error) } catch { return fail(error) }
                 let lost = max(0, frame(at: deviceCurrentTime) - first)
                 cycle.deviceDidLose(frames: Int(lost))
@@ -179,12 +174,9 @@ final class InputEngine: @unchecked Sendable {
             } catch {
                 return fail(error)
             }
-            guard got > 0 else {
-                emptyReads += 1
-                if emptyReads >= PCMDevice.emptyTransferLimit { return fail(ALSAError(code: -EIO, function: "snd_pcm_readi")) }
-                continue
-            }
-            emptyReads = 0
+            // A device that answers at once without audio (a sound server's stream in a broken state) fails
+            // the read after a while (``PCMDevice/emptyTransferLimit``) rather than keep this thread spinning.
+            guard got > 0 else { continue }
             cycle.process(input, frames: got, firstFrame: first)
             framesRead.store(first + Int64(got), ordering: .relaxed)
             capturedFrames.store(first + Int64(got) + Int64(device.delay()), ordering: .relaxed)

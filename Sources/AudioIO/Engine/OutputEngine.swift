@@ -153,19 +153,11 @@ final class OutputEngine: @unchecked Sendable {
             mixer.render(into: mix, frames: frames, firstFrame: first)
             SampleConversion.encode(UnsafeBufferPointer(mix), as: configuration.format, into: encoded)
             var done = 0
-            // Writes in a row that took nothing: a device that answers at once without taking audio (a
-            // sound server's stream in a broken state) would keep this thread spinning; it counts as failed.
-            var emptyWrites = 0
             while done < frames {
                 do {
-                    let written = try device.write(encoded + done * bytesPerFrame, frames: frames - done)
-                    done += written
-                    emptyWrites = written > 0 ? 0 : emptyWrites + 1
-                    if emptyWrites >= PCMDevice.emptyTransferLimit { return fail(ALSAError(code: -EIO, function: "snd_pcm_writei")) }
+                    done += try device.write(encoded + done * bytesPerFrame, frames: frames - done)
                 } catch where error.isXrun {
                     underruns.wrappingIncrement(ordering: .relaxed)
-                    emptyWrites += 1
-                    guard emptyWrites < PCMDevice.emptyTransferLimit else { return fail(error) }
                     do { try device.recover(from: error) } catch { return fail(error) }
                 } catch where error.isSuspended {
                     // Waiting for the system to resume takes sleeping: the event thread does it.
