@@ -24,6 +24,7 @@ let package = Package(
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
+        .systemLibrary(name: "CFileSystem"),
         .target(
             name: "AudioIO",
             dependencies: [
@@ -35,7 +36,7 @@ let package = Package(
         .target(
             name: "MemoStore",
             dependencies: [
-                "AudioIO",
+                "AudioIO", "CFileSystem",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

@@ -73,7 +73,13 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             && (1...255).contains(channels)
             && sizeBytes >= 0
             && peakDBFS.count == channels && averageDBFS.count == channels
-            && (peakDBFS + averageDBFS).allSatisfy(\.isFinite)
+            && peakDBFS.allSatisfy(\.isFinite) && averageDBFS.allSatisfy(\.isFinite)
+    }
+
+    /// Whether the entry names its file by its own id (else it is forged, and must not lead outside the store) and
+    /// has only numbers a memo can have.
+    var isWellFormed: Bool {
+        Memo.id(fromFileName: fileName) == Substring(id) && isPlausible
     }
 
     /// A new random id that none of `memos` has.
@@ -88,14 +94,16 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     }
 
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
-    static func id(fromFileName name: String) -> String? {
-        // Bytes, not characters: a store of thousands of memos asks this of every name in it.
-        let bytes = name.utf8
-        guard bytes.count > 13, let dot = bytes.firstIndex(of: UInt8(ascii: ".")),
-              bytes.distance(from: bytes.startIndex, to: dot) == 12,
-              bytes[..<dot].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
-              let format = AudioFileFormat(rawValue: String(name[name.index(after: dot)...])), format.isWritable
-        else { return nil }
-        return String(name[..<dot])
+    static func id(fromFileName name: String) -> Substring? {
+        // Bytes, not characters, and nothing copied: a store of thousands of memos asks this of every name in it.
+        var name = name
+        let isStoreName = name.withUTF8 { bytes in
+            guard bytes.count > 13, bytes[12] == UInt8(ascii: "."),
+                  bytes[..<12].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            else { return false }
+            return AudioFileFormat.allCases.contains { $0.isWritable && bytes[13...].elementsEqual($0.rawValue.utf8) }
+        }
+        guard isStoreName else { return nil }
+        return name[..<name.utf8.index(name.startIndex, offsetBy: 12)]
     }
 }

@@ -30,7 +30,9 @@ struct MemoIndex: Codable {
         case missing
         case unreadable
         case newerSchema(Int)
-        case index(MemoIndex)
+        /// The index, and the identity of the store directory for which its cache vouches that it lists exactly
+        /// the audio files there (see ``MemoIndexCache``).
+        case index(MemoIndex, vouchedDirectory: MemoIndexCache.Identity?)
     }
 
     /// Reads the index at `url`: from its binary cache when that was made from this very file (see
@@ -38,9 +40,9 @@ struct MemoIndex: Codable {
     static func load(from url: URL) -> Loaded {
         let cache = cachePath(beside: url)
         let identity = MemoIndexCache.Identity(path: url.path)
-        if let identity, let index = MemoIndexCache.read(at: cache, for: identity),
-           index.schemaVersion == currentSchemaVersion {
-            return .index(index)
+        if let identity, let cached = MemoIndexCache.read(at: cache, for: identity),
+           cached.index.schemaVersion == currentSchemaVersion {
+            return .index(cached.index, vouchedDirectory: cached.vouchedDirectory)
         }
         guard let data = try? Data(contentsOf: url) else {
             return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
@@ -54,7 +56,7 @@ struct MemoIndex: Codable {
             if let identity, MemoIndexCache.Identity(path: url.path) == identity {
                 MemoIndexCache.write(index, at: cache, for: identity)
             }
-            return .index(index)
+            return .index(index, vouchedDirectory: nil)
         }
         struct Version: Decodable { let schemaVersion: Int }
         guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
@@ -63,6 +65,13 @@ struct MemoIndex: Codable {
 
     private static func cachePath(beside url: URL) -> String {
         url.deletingLastPathComponent().appendingPathComponent(MemoIndexCache.fileName).path
+    }
+
+    /// Records in the cache of the index at `url`, if it is still the cache of that very file, that the store directory
+    /// as it was when it had `directory` holds exactly the audio files the index lists.
+    static func vouch(for directory: MemoIndexCache.Identity, beside url: URL) {
+        guard let identity = MemoIndexCache.Identity(path: url.path) else { return }
+        MemoIndexCache.vouch(for: directory, at: cachePath(beside: url), for: identity)
     }
 
     /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.

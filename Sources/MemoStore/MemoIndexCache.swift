@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Glibc
+import SystemPackage
 
 /// `.memos.cache`: a binary copy of `memos.json` that loads in milliseconds.
 ///
@@ -12,17 +13,23 @@ import Glibc
 /// damage, not forgery: what the copy says is checked as the JSON's entries are (``Memo/isPlausible``), and
 /// whoever can write the copy can write the index too. It is never the truth; deleting it loses nothing.
 ///
+/// The copy can also vouch for the directory: it records the directory's identity once a full comparison found the
+/// index listing exactly the audio files there, with nothing pending (see ``MemoStore``). While the directory keeps
+/// that identity, no file has come or gone since, and reading it again can be skipped.
+///
 /// The layout, in the machine's byte order (a copy moved to another machine does not match and is remade):
-/// the magic, the identity of `memos.json`, the schema version, the number of memos, an FNV-1a checksum of
-/// what follows, then per memo its strings (a 32-bit length and UTF-8), numbers and level lists.
+/// the magic, the identity of `memos.json`, the identity of the directory it vouches for (zeros for none), the
+/// schema version, the number of memos, an FNV-1a checksum of what follows, then per memo its strings (a 32-bit
+/// length and UTF-8), numbers and level lists.
 enum MemoIndexCache {
     /// The cache's name in the store directory.
     static let fileName = ".memos.cache"
 
     /// "VMCACHE" and the layout's version.
-    private static let magic: UInt64 = 0x0145_4843_4143_4D56
+    private static let magic: UInt64 = 0x0245_4843_4143_4D56
 
-    /// Which version of `memos.json` a cache was made from.
+    /// Which version of a file or directory: of `memos.json`, which a cache was made from, or of the store directory,
+    /// which it vouches for.
     struct Identity: Equatable {
         var device: UInt64
         var inode: UInt64
@@ -49,18 +56,29 @@ enum MemoIndexCache {
             changedNanoseconds = UInt64(status.st_ctim.tv_nsec)
         }
 
+        /// An identity recorded as `words`; none for zeros.
+        fileprivate init?(words: [UInt64]) {
+            guard words.count == Self.wordCount, words.contains(where: { $0 != 0 }) else { return nil }
+            (device, inode, size) = (words[0], words[1], words[2])
+            (modifiedSeconds, modifiedNanoseconds, changedSeconds, changedNanoseconds) = (words[3], words[4], words[5], words[6])
+        }
+
         fileprivate var words: [UInt64] {
             [device, inode, size, modifiedSeconds, modifiedNanoseconds, changedSeconds, changedNanoseconds]
         }
+
+        fileprivate static let wordCount = 7
     }
 
-    /// The index cached at `path`, if it was made from the `memos.json` that has `identity` and is intact.
-    static func read(at path: String, for identity: Identity) -> MemoIndex? {
+    /// The index cached at `path`, if it was made from the `memos.json` that has `identity` and is intact, and the
+    /// identity of the store directory it vouches for, if any.
+    static func read(at path: String, for identity: Identity) -> (index: MemoIndex, vouchedDirectory: Identity?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return data.withUnsafeBytes { bytes -> MemoIndex? in
+        return data.withUnsafeBytes { bytes -> (MemoIndex, Identity?)? in
             var reader = Reader(bytes: bytes)
             guard reader.word() == magic,
                   identity.words.allSatisfy({ reader.word() == $0 }),
+                  let directoryWords = reader.words(Identity.wordCount),
                   let schemaVersion = reader.word().map({ Int(Int64(bitPattern: $0)) }),
                   let count = reader.word().flatMap({ Int(exactly: $0) }),
                   let checksum = reader.word(),
@@ -73,7 +91,7 @@ enum MemoIndexCache {
                 memos.append(memo)
             }
             guard reader.offset == bytes.count else { return nil }
-            return MemoIndex(schemaVersion: schemaVersion, memos: memos)
+            return (MemoIndex(schemaVersion: schemaVersion, memos: memos), Identity(words: directoryWords))
         }
     }
 
@@ -84,11 +102,30 @@ enum MemoIndexCache {
         for memo in index.memos { body.append(memo) }
         var header = Writer()
         let counts = [UInt64(bitPattern: Int64(index.schemaVersion)), UInt64(index.memos.count)]
-        for word in [magic] + identity.words + counts {
+        let noDirectory = [UInt64](repeating: 0, count: Identity.wordCount)
+        for word in [magic] + identity.words + noDirectory + counts {
             header.append(word)
         }
         header.append(body.bytes.withUnsafeBytes { checksum(of: $0) })
         try? DurableFile.write(header.bytes + body.bytes, replacing: path, permissions: [.ownerReadWrite], syncing: false)
+    }
+
+    /// Records in the cache at `path`, if it was made from the `memos.json` that has `identity`, that it vouches for
+    /// the store directory as it was when it had `directory`. Written in place: replacing the cache would itself
+    /// change the directory. Quietly does nothing when it cannot.
+    static func vouch(for directory: Identity, at path: String, for identity: Identity) {
+        // Not through a link, and only into a regular file: a FIFO put in its place must not hang the store.
+        guard let file = try? FileDescriptor.open(path, .readWrite, options: [.noFollow, .nonBlocking, .closeOnExec])
+        else { return }
+        defer { try? file.close() }
+        var status = stat()
+        guard fstat(file.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        let header = [magic] + identity.words
+        var found = [UInt64](repeating: 0, count: header.count)
+        guard (try? found.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: 0, into: $0) }) == header.count * 8,
+              found == header
+        else { return }
+        _ = try? directory.words.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: Int64(header.count * 8), $0) }
     }
 
     /// 64-bit FNV-1a.
@@ -145,6 +182,11 @@ enum MemoIndexCache {
             guard bytes.count - offset >= 8 else { return nil }
             defer { offset += 8 }
             return bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        }
+
+        mutating func words(_ count: Int) -> [UInt64]? {
+            guard (bytes.count - offset) / 8 >= count else { return nil }
+            return (0..<count).map { _ in word()! }
         }
 
         mutating func number() -> Double? { word().map(Double.init(bitPattern:)) }

@@ -81,46 +81,68 @@ public struct MemoStore: Sendable {
     ) throws(MemoStoreError) -> T {
         let lock = try FileLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
         defer { lock.unlock() }
-        var (index, changed) = try reconciledIndex(entering: fileName)
-        let before = index.memos
-        let result = try body(&index)
-        if changed || index.memos != before { try index.save(to: indexURL) }
+        var reconciled = try reconciledIndex(entering: fileName)
+        let before = reconciled.index.memos
+        let result = try body(&reconciled.index)
+        if reconciled.changed || reconciled.index.memos != before {
+            try reconciled.index.save(to: indexURL)
+        } else if let directory = reconciled.vouchableDirectory, MemoIndexCache.Identity(path: directoryPath) == directory {
+            // Nothing came or went while the directory was compared with the index: until something does, the next
+            // reader can skip reading it.
+            MemoIndex.vouch(for: directory, beside: indexURL)
+        }
         return result
+    }
+
+    /// The index as the directory stands, and what became of it on the way.
+    private struct ReconciledIndex {
+        var index: MemoIndex
+        /// Whether it differs from the index file.
+        var changed = false
+        /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
+        /// pending, and a later change is sure to show in the identity. Nil when the cache vouches for it already.
+        var vouchableDirectory: MemoIndexCache.Identity?
     }
 
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
     /// vanished ones.
-    private func reconciledIndex(entering: String?) throws(MemoStoreError) -> (MemoIndex, changed: Bool) {
-        var index: MemoIndex
-        var changed = false
+    private func reconciledIndex(entering: String?) throws(MemoStoreError) -> ReconciledIndex {
+        var reconciled: ReconciledIndex
+        var vouchedDirectory: MemoIndexCache.Identity?
         switch MemoIndex.load(from: indexURL) {
-        case .index(let loaded):
-            index = loaded
+        case .index(let loaded, let vouched):
+            reconciled = ReconciledIndex(index: loaded)
+            vouchedDirectory = vouched
         case .missing:
-            index = MemoIndex()
-            changed = true
+            reconciled = ReconciledIndex(index: MemoIndex(), changed: true)
         case .unreadable:
             let aside = directory.appendingPathComponent("memos.json.broken-\(Int(Date().timeIntervalSince1970))")
             try? DurableFile.replace(aside.path, with: indexURL.path)
-            index = MemoIndex()
-            changed = true
+            reconciled = ReconciledIndex(index: MemoIndex(), changed: true)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
         }
+        // Taken before the directory is read, so that whatever changes it from now on shows.
+        let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
+        if let vouchedDirectory, vouchedDirectory == directoryIdentity,
+           reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id) == .live) }) {
+            return reconciled
+        }
         let entries = DirectoryListing.entries(at: directory.path)
-        removeLeftovers(among: entries.map(\.name), listed: index.memos)
+        // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
+        var isPending = removeLeftovers(among: entries.map(\.name), listed: reconciled.index.memos)
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         // Each listed memo takes its file off this set; what remains is adopted.
         var unlisted = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
         // Entries are changed where they stand, and dropped in one pass at the end, so that a store of thousands
         // of memos is not copied memo by memo.
         var dropped: [Int] = []
-        for position in index.memos.indices {
-            let memo = index.memos[position]
+        for position in reconciled.index.memos.indices {
+            let memo = reconciled.index.memos[position]
             let fileIsThere = unlisted.remove(memo.fileName) != nil
             // An entry names its file by its own id, or it is forged: it must not lead outside the store. An
             // entry with numbers no memo has is dropped too; its file is adopted again from its own facts.
-            guard Memo.id(fromFileName: memo.fileName) == memo.id, memo.isPlausible else {
+            guard memo.isWellFormed else {
                 if fileIsThere { unlisted.insert(memo.fileName) }
                 dropped.append(position)
                 continue
@@ -132,11 +154,11 @@ public struct MemoStore: Sendable {
                 // with no frames in it has nothing to lose and goes too (an Opus file killed before its
                 // first audio page is all headers, which libsndfile calls malformed); a larger unreadable
                 // one stays, unlisted, as every unreadable file does.
-                changed = true
+                reconciled.changed = true
                 let file = fileURL(of: memo)
                 do {
                     let facts = try AudioFileFacts(url: file)
-                    index.memos[position] = facts.memo(
+                    reconciled.index.memos[position] = facts.memo(
                         id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
                         state: .recovered)
                 } catch let error as AudioFileError where Self.holdsNoAudio(error, file) {
@@ -150,22 +172,28 @@ public struct MemoStore: Sendable {
             }
         }
         if !dropped.isEmpty {
-            changed = true
-            index.memos.removeSubranges(RangeSet(dropped, within: index.memos))
+            reconciled.changed = true
+            reconciled.index.memos.removeSubranges(RangeSet(dropped, within: reconciled.index.memos))
         }
-        for name in unlisted.sorted() where name != entering {
-            guard let memo = adoptedMemo(fileName: name) else { continue }
-            index.memos.append(memo)
-            changed = true
+        for name in unlisted.sorted() {
+            guard name != entering, let memo = adoptedMemo(fileName: name) else {
+                isPending = true
+                continue
+            }
+            reconciled.index.memos.append(memo)
+            reconciled.changed = true
         }
-        return (index, changed)
+        if !isPending, let directoryIdentity, directoryIdentity.revealsLaterChanges(ofDirectoryAt: directoryPath) {
+            reconciled.vouchableDirectory = directoryIdentity
+        }
+        return reconciled
     }
 
     /// A memo for an audio file the index does not list, from the file's own metadata and samples; its
     /// state comes from its recording lock, if it has one. An unreadable file is left alone (and
     /// unlisted) rather than deleted.
     private func adoptedMemo(fileName: String) -> Memo? {
-        guard let id = Memo.id(fromFileName: fileName) else { return nil }
+        guard let id = Memo.id(fromFileName: fileName).map(String.init) else { return nil }
         let url = directory.appendingPathComponent(fileName)
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
@@ -182,27 +210,33 @@ public struct MemoStore: Sendable {
     /// Removes what killed processes left half-written: drafts of the index and its cache, the recording locks of memos
     /// never listed (all made only under the store's lock, which the caller holds), and converted files
     /// no writer holds locked any more. A converted file of a few seconds is spared, in case its writer
-    /// has just created it and not yet locked it.
-    private func removeLeftovers(among names: [String], listed memos: [Memo]) {
+    /// has just created it and not yet locked it. Returns whether it spared any leftover.
+    private func removeLeftovers(among names: [String], listed memos: [Memo]) -> Bool {
         let hidden = names.filter { $0.hasPrefix(".") }
         // Most stores hold nothing but the index's own hidden files: the ids are gathered only when needed.
         let listed = hidden.contains { $0.hasSuffix(".recording") } ? Set(memos.map(\.id)) : []
+        var spared = false
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
             if name.hasPrefix(".memos.") && name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
-            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))),
-                      case .acquired(let lock) = FileLock.attempt(path: path) {
-                DurableFile.removeQuietly(path)
-                lock.unlock()
-            } else if name.hasSuffix(".partial"),
-                      let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
-                      modified.timeIntervalSinceNow < -Self.partialFileGrace,
-                      case .acquired(let lock) = FileLock.attempt(path: path) {
-                DurableFile.removeQuietly(path)
-                lock.unlock()
+            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
+                spared = !removeUnlocked(path) || spared
+            } else if name.hasSuffix(".partial") {
+                let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+                let isOld = modified.map { $0.timeIntervalSinceNow < -Self.partialFileGrace } ?? false
+                spared = !(isOld && removeUnlocked(path)) || spared
             }
         }
+        return spared
+    }
+
+    /// Removes the file at `path` if no process holds it locked; returns whether it did.
+    private func removeUnlocked(_ path: String) -> Bool {
+        guard case .acquired(let lock) = FileLock.attempt(path: path) else { return false }
+        DurableFile.removeQuietly(path)
+        lock.unlock()
+        return true
     }
 
     /// Whether the file `error` was about has no audio to lose: empty, no frames, or damaged within the

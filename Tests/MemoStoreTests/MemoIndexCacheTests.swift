@@ -126,7 +126,7 @@ extension MemoStoreTests {
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: index))
     }
 
-    private func status(of path: String) throws -> stat {
+    func status(of path: String) throws -> stat {
         var status = stat()
         try #require(stat(path, &status) == 0)
         return status
@@ -141,7 +141,7 @@ extension MemoStoreTests {
         try handle.close()
     }
 
-    private func setModificationTime(of path: String, to time: timespec) throws {
+    func setModificationTime(of path: String, to time: timespec) throws {
         let times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), time]  // UTIME_OMIT: the access time stays
         try #require(utimensat(AT_FDCWD, path, times, 0) == 0)
     }

@@ -1,0 +1,127 @@
+import AudioIO
+import Foundation
+import Glibc
+@testable import MemoStore
+import TestSupport
+import Testing
+
+/// Once the index is found to list exactly the audio files of a directory that has not changed for a while,
+/// `.memos.cache` vouches for that directory and the store does not read it again, until a file comes or goes.
+extension MemoStoreTests {
+    /// Puts the store directory's modification time a minute back, as if nothing had come or gone since.
+    func settle() throws {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        try setModificationTime(of: store.directory.path, to: timespec(tv_sec: now.tv_sec - 60, tv_nsec: 0))
+    }
+
+    /// The identity of the store directory that the cache vouches for, if any.
+    func vouchedDirectory() throws -> MemoIndexCache.Identity? {
+        let identity = try #require(MemoIndexCache.Identity(path: index))
+        return try #require(MemoIndexCache.read(at: cache, for: identity)).vouchedDirectory
+    }
+
+    var directoryIdentity: MemoIndexCache.Identity? { MemoIndexCache.Identity(path: store.directory.path) }
+
+    func copyIntoStore(_ source: URL, id: String) throws {
+        try FileManager.default.copyItem(at: source, to: store.directory.appendingPathComponent("\(id).wav"))
+    }
+
+    @Test func aSettledDirectoryIsVouchedForAndBelievedUntilAFileComesOrGoes() throws {
+        let memo = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        // Changed a moment ago: a change to come could get the same time stamp, so nothing is vouched for yet.
+        #expect(try store.memos() == [memo])
+        #expect(try vouchedDirectory() == nil)
+        try settle()
+        #expect(try store.memos() == [memo])
+        #expect(try vouchedDirectory() == directoryIdentity)
+
+        // Believed without reading the directory: a vouched cache listing a file that is not there is what the store reads.
+        var ghost = memo
+        ghost.id = "0123456789ab"
+        ghost.fileName = "0123456789ab.wav"
+        let indexIdentity = try #require(MemoIndexCache.Identity(path: index))
+        MemoIndexCache.write(MemoIndex(memos: [memo, ghost]), at: cache, for: indexIdentity)
+        try settle()
+        MemoIndexCache.vouch(for: try #require(directoryIdentity), at: cache, for: indexIdentity)
+        #expect(try store.memos().map(\.id) == [memo.id, ghost.id])
+
+        // A file that comes changes the directory: it is read again, the new file adopted and the ghost dropped.
+        try copyIntoStore(tone("b.wav", seconds: 2), id: "abcdefabcdef")
+        let memos = try store.memos()
+        #expect(memos.map(\.id) == [memo.id, "abcdefabcdef"] && memos.last?.duration == 2)
+    }
+
+    @Test(arguments: ["copied in", "removed", "renamed"])
+    func everyFileThatComesOrGoesInAVouchedDirectoryIsSeen(change: String) throws {
+        let kept = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        let other = try store.importAudio(from: tone("b.wav", seconds: 2), title: "Other")
+        try settle()
+        _ = try store.memos()
+        #expect(try vouchedDirectory() == directoryIdentity)
+        let otherFile = store.fileURL(of: other)
+        switch change {
+        case "copied in":
+            try copyIntoStore(tone("c.wav", seconds: 3), id: "abcdefabcdef")
+            #expect(try store.memos().map(\.duration) == [1, 2, 3])
+        case "removed":
+            try FileManager.default.removeItem(at: otherFile)
+            #expect(try store.memos() == [kept])
+        default:
+            try FileManager.default.moveItem(at: otherFile, to: store.directory.appendingPathComponent("abcdefabcdef.wav"))
+            #expect(try store.memos().map { [$0.id, $0.title] } == [[kept.id, "Kept"], ["abcdefabcdef", "Other"]])
+        }
+    }
+
+    @Test func aFileStillBeingCopiedInKeepsTheDirectoryUnvouchedUntilItIsAdopted() throws {
+        let kept = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        let whole = try Data(contentsOf: tone("b.wav", seconds: 2))
+        // The copy has begun: the file is there, only its first bytes written, and it cannot be read yet.
+        let copy = store.directory.appendingPathComponent("abcdefabcdef.wav")
+        try whole.prefix(20).write(to: copy)
+        try settle()
+        #expect(try store.memos() == [kept])
+        #expect(try vouchedDirectory() == nil)
+        // The rest is written into the same file: the directory does not change, and the file is adopted.
+        let handle = try FileHandle(forWritingTo: copy)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: whole.dropFirst(20))
+        try handle.close()
+        #expect(try store.memos().map(\.duration) == [1, 2])
+    }
+
+    @Test func aSparedLeftoverKeepsTheDirectoryUnvouched() throws {
+        let kept = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        // A converted file of a moment ago, which its writer may not have locked yet.
+        try Data([1, 2, 3]).write(to: store.directory.appendingPathComponent(".abcdefabcdef.wav.partial"))
+        try settle()
+        #expect(try store.memos() == [kept])
+        #expect(try vouchedDirectory() == nil)
+    }
+
+    @Test func aRecordingWhoseProcessEndsInAVouchedDirectoryIsRecovered() throws {
+        var ticket: RecordingTicket? = try store.beginRecording(title: "Interrupted", settings: AudioSettings())
+        let started = try #require(ticket).memo
+        let writer = try AudioFileWriter(
+            url: try #require(ticket).fileURL, settings: try #require(ticket).settings, permissions: [.ownerReadWrite])
+        try [Float](repeating: 0.25, count: 24000).withUnsafeBufferPointer { try writer.write($0) }
+        try settle()
+        #expect(try store.memos() == [started])
+        #expect(try vouchedDirectory() == directoryIdentity)
+        // The process dies: its lock goes free, and nothing in the directory comes or goes.
+        ticket = nil
+        let recovered = try store.memos()
+        #expect(recovered.map(\.state) == [.recovered] && recovered.map(\.duration) == [0.5])
+        try writer.close()
+    }
+
+    @Test func onlyADirectoryThatShowsEveryLaterChangeIsVouchedFor() throws {
+        _ = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        #expect(try #require(directoryIdentity).revealsLaterChanges(ofDirectoryAt: store.directory.path) == false)
+        try settle()
+        #expect(try #require(directoryIdentity).revealsLaterChanges(ofDirectoryAt: store.directory.path))
+        // procfs is not a file system whose directory times are believed, however old they are.
+        let proc = try #require(MemoIndexCache.Identity(path: "/proc/self"))
+        #expect(proc.revealsLaterChanges(ofDirectoryAt: "/proc/self") == false)
+    }
+}
