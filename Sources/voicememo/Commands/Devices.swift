@@ -39,7 +39,7 @@ extension VoiceMemo {
         private static func table(_ ports: [PortDescription]) -> Table {
             var table = Table(columns: [Table.Column(heading: "NAME"), Table.Column(heading: "TYPE"),
                                         Table.Column(heading: "DESCRIPTION", maximumWidth: 60)])
-            table.rows = ports.map { [$0.name, $0.type.rawValue, $0.description] }
+            for port in ports { table.append([port.name, port.type.rawValue, port.description]) }
             return table
         }
 

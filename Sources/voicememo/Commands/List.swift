@@ -29,11 +29,27 @@ extension VoiceMemo {
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
-                print(Self.table(memos).text)
+                print(await Self.table(memos).text)
             }
         }
 
-        static func table(_ memos: [Memo]) -> Table {
+        /// The table of `memos`, formatted on every core in runs of at least 1,000: a store of 10,000 memos is
+        /// 70,000 cells, most of `list`'s own time.
+        static func table(_ memos: [Memo]) async -> Table {
+            let runs = max(1, min(ProcessInfo.processInfo.activeProcessorCount, memos.count / 1000))
+            let parts = await withTaskGroup(of: (Int, Table).self) { group -> [Table] in
+                for run in 0..<runs {
+                    let part = memos[(memos.count * run / runs)..<(memos.count * (run + 1) / runs)]
+                    group.addTask { (run, table(of: part)) }
+                }
+                return await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            var whole = parts[0]
+            for part in parts.dropFirst() { whole.appendRows(of: part) }
+            return whole
+        }
+
+        private static func table(of memos: ArraySlice<Memo>) -> Table {
             var table = Table(columns: [
                 Table.Column(heading: "ID"),
                 Table.Column(heading: "TITLE", maximumWidth: titleColumns),
@@ -43,10 +59,12 @@ extension VoiceMemo {
                 Table.Column(heading: "SIZE", alignsRight: true),
                 Table.Column(heading: ""),
             ])
-            table.rows = memos.map { memo in
-                [memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration),
-                 Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels),
-                 Describe.size(memo.sizeBytes), memo.state == .complete ? "" : memo.state.rawValue]
+            for memo in memos {
+                table.append([
+                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration),
+                    Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels),
+                    Describe.size(memo.sizeBytes), memo.state == .complete ? "" : memo.state.rawValue,
+                ])
             }
             return table
         }

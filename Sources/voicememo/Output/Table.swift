@@ -1,5 +1,8 @@
 /// Rows of text in aligned columns for the terminal, measured in display columns (see
 /// ``Swift/String/terminalColumns``), two spaces apart, without trailing spaces.
+///
+/// Cells go into one byte buffer as they are added, fitted to their column; the lines are laid out in another.
+/// `list` lays out 10,000 rows of seven cells, and strings per cell and per line were most of its time.
 struct Table {
     /// One column: its heading and how its cells line up.
     struct Column {
@@ -10,35 +13,76 @@ struct Table {
     }
 
     let columns: [Column]
-    var rows: [[String]] = []
+    /// Every cell so far, headings first, row after row: its UTF-8 on one line and fitted to its column, end to end.
+    private var cellBytes: [UInt8] = []
+    /// Where each cell of `cellBytes` ends, and the columns it takes on screen.
+    private var cells: [(end: Int, columns: Int)] = []
+    /// The columns each column's widest cell takes.
+    private var widths: [Int]
 
-    /// The heading line and one line per row, joined by newlines; each cell on one line, cut to its column's
-    /// maximum width.
-    var text: String {
-        // Cells in one flat array and lines in one byte buffer: `list` lays out 10,000 rows of seven cells.
-        var cells: [(text: String, columns: Int)] = []
-        cells.reserveCapacity((rows.count + 1) * columns.count)
-        var widths = [Int](repeating: 0, count: columns.count)
-        for row in [columns.map(\.heading)] + rows {
-            for (index, column) in columns.enumerated() {
-                let cell = index < row.count ? row[index].singleLine.fitted(toColumns: column.maximumWidth) : (text: "", columns: 0)
-                widths[index] = max(widths[index], cell.columns)
-                cells.append(cell)
-            }
+    /// A table with `columns`, its headings as the first line.
+    init(columns: [Column]) {
+        self.columns = columns
+        widths = Array(repeating: 0, count: columns.count)
+        append(columns.map(\.heading))
+    }
+
+    /// Adds a line of cells, one per column from the left (missing ones empty, extra ones dropped): each cell on one
+    /// line, cut to its column's maximum width.
+    mutating func append(_ row: [String]) {
+        for column in columns.indices {
+            let used = append(column < row.count ? row[column] : "", fittedTo: columns[column].maximumWidth)
+            cells.append((cellBytes.count, used))
+            widths[column] = max(widths[column], used)
         }
+    }
+
+    /// Adds the rows of `other`, a table with the same columns, below these: not its headings.
+    mutating func appendRows(of other: Table) {
+        let headings = other.cells[columns.count - 1].end
+        cellBytes.append(contentsOf: other.cellBytes[headings...])
+        let shift = cellBytes.count - other.cellBytes.count
+        cells.append(contentsOf: other.cells.dropFirst(columns.count).lazy.map { ($0.end + shift, $0.columns) })
+        for column in columns.indices { widths[column] = max(widths[column], other.widths[column]) }
+    }
+
+    /// Adds `cell` to `cellBytes`, on one line and cut to `maximumWidth` columns; returns the columns it takes.
+    private mutating func append(_ cell: String, fittedTo maximumWidth: Int) -> Int {
+        var cell = cell
+        // Printable ASCII, what most titles and every other cell are, is one column per byte and needs no mending.
+        let asciiColumns = cell.withUTF8 { bytes -> Int? in
+            guard maximumWidth > 0, bytes.allSatisfy({ (32..<127).contains($0) }) else { return nil }
+            guard bytes.count > maximumWidth else {
+                cellBytes.append(contentsOf: bytes)
+                return bytes.count
+            }
+            cellBytes.append(contentsOf: bytes.prefix(maximumWidth - 1))
+            cellBytes.append(contentsOf: "…".utf8)
+            return maximumWidth
+        }
+        if let asciiColumns { return asciiColumns }
+        let fitted = cell.singleLine.fitted(toColumns: maximumWidth)
+        cellBytes.append(contentsOf: fitted.text.utf8)
+        return fitted.columns
+    }
+
+    /// The heading line and one line per row, joined by newlines.
+    var text: String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity((rows.count + 1) * (widths.reduce(0, +) + 2 * columns.count + 1))
+        bytes.reserveCapacity(cells.count / max(columns.count, 1) * (widths.reduce(0, +) + 2 * columns.count + 1))
+        var start = 0
         for (number, cell) in cells.enumerated() {
-            let index = number % columns.count
-            if index == 0, number > 0 {
+            let column = number % columns.count
+            if column == 0, number > 0 {
                 while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
                 bytes.append(UInt8(ascii: "\n"))
             }
-            if index > 0 { bytes.append(contentsOf: "  ".utf8) }
-            let padding = repeatElement(UInt8(ascii: " "), count: widths[index] - cell.columns)
-            if columns[index].alignsRight { bytes.append(contentsOf: padding) }
-            bytes.append(contentsOf: cell.text.utf8)
-            if !columns[index].alignsRight { bytes.append(contentsOf: padding) }
+            if column > 0 { bytes.append(contentsOf: "  ".utf8) }
+            let padding = repeatElement(UInt8(ascii: " "), count: widths[column] - cell.columns)
+            if columns[column].alignsRight { bytes.append(contentsOf: padding) }
+            bytes.append(contentsOf: cellBytes[start..<cell.end])
+            if !columns[column].alignsRight { bytes.append(contentsOf: padding) }
+            start = cell.end
         }
         while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
         return String(decoding: bytes, as: UTF8.self)
