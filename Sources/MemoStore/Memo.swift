@@ -79,7 +79,11 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     /// Whether the entry names its file by its own id (else it is forged, and must not lead outside the store) and
     /// has only numbers a memo can have.
     var isWellFormed: Bool {
-        Memo.id(fromFileName: fileName) == Substring(id) && isPlausible
+        var (fileName, id) = (fileName, id)
+        let namesItsFile = fileName.withUTF8 { name in
+            id.withUTF8 { id in Memo.isStoreFileName(name) && name[..<12].elementsEqual(id) }
+        }
+        return namesItsFile && isPlausible
     }
 
     /// A new random id that none of `memos` has.
@@ -93,17 +97,22 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
     }
 
+    /// The extensions of the formats the store writes, as UTF-8.
+    private static let storeExtensions = AudioFileFormat.allCases.filter(\.isWritable).map { Array($0.rawValue.utf8) }
+
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
     static func id(fromFileName name: String) -> Substring? {
-        // Bytes, not characters, and nothing copied: a store of thousands of memos asks this of every name in it.
         var name = name
-        let isStoreName = name.withUTF8 { bytes in
-            guard bytes.count > 13, bytes[12] == UInt8(ascii: "."),
-                  bytes[..<12].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
-            else { return false }
-            return AudioFileFormat.allCases.contains { $0.isWritable && bytes[13...].elementsEqual($0.rawValue.utf8) }
-        }
-        guard isStoreName else { return nil }
+        guard name.withUTF8(isStoreFileName) else { return nil }
         return name[..<name.utf8.index(name.startIndex, offsetBy: 12)]
+    }
+
+    /// Whether `name`, in UTF-8, is `<12 hex digits>.<wav|caf|opus>`. Bytes, not characters, and nothing copied: a
+    /// store of thousands of memos asks this of every name in it.
+    private static func isStoreFileName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count > 13, name[12] == UInt8(ascii: "."),
+              name[..<12].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return false }
+        return storeExtensions.contains { name[13...].elementsEqual($0) }
     }
 }

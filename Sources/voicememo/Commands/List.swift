@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import MemoStore
+import SystemPackage
 
 extension VoiceMemo {
     struct List: AsyncParsableCommand {
@@ -29,24 +30,20 @@ extension VoiceMemo {
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
-                print(await Self.table(memos).text)
+                await Self.printTable(memos)
             }
         }
 
-        /// The table of `memos`, formatted on every core in runs of at least 1,000: a store of 10,000 memos is
-        /// 70,000 cells, most of `list`'s own time.
-        static func table(_ memos: [Memo]) async -> Table {
+        /// Prints the table of `memos`, formatted and laid out on every core in runs of at least 1,000: a store
+        /// of 10,000 memos is 70,000 cells, most of `list`'s own time.
+        static func printTable(_ memos: [Memo]) async {
             let runs = max(1, min(ProcessInfo.processInfo.activeProcessorCount, memos.count / 1000))
-            let parts = await withTaskGroup(of: (Int, Table).self) { group -> [Table] in
-                for run in 0..<runs {
-                    let part = memos[(memos.count * run / runs)..<(memos.count * (run + 1) / runs)]
-                    group.addTask { (run, table(of: part)) }
-                }
-                return await group.reduce(into: []) { $0.append($1) }.sorted { $0.0 < $1.0 }.map(\.1)
+            let parts = await (0..<runs).concurrentMap { run in
+                table(of: memos[(memos.count * run / runs)..<(memos.count * (run + 1) / runs)])
             }
-            var whole = parts[0]
-            for part in parts.dropFirst() { whole.appendRows(of: part) }
-            return whole
+            let widths = parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
+            let lines = await parts.indices.concurrentMap { parts[$0].lines(widths: widths, withHeadings: $0 == 0) }
+            for part in lines { _ = try? FileDescriptor.standardOutput.writeAll(part) }
         }
 
         private static func table(of memos: ArraySlice<Memo>) -> Table {
@@ -59,6 +56,7 @@ extension VoiceMemo {
                 Table.Column(heading: "SIZE", alignsRight: true),
                 Table.Column(heading: ""),
             ])
+            table.reserveCapacity(rows: memos.count, bytesPerRow: 100)
             for memo in memos {
                 table.append([
                     memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration),
@@ -72,3 +70,18 @@ extension VoiceMemo {
 }
 
 extension MemoOrder: ExpressibleByArgument {}
+
+private extension Collection where Self: Sendable, Index: Sendable {
+    /// `transform` of each element, in order, each on a task of its own.
+    func concurrentMap<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) async -> [T] where Element: Sendable {
+        await withTaskGroup(of: (Index, T).self) { group in
+            for index in indices {
+                let element = self[index]
+                group.addTask { (index, transform(element)) }
+            }
+            var results: [(Index, T)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+}

@@ -18,13 +18,20 @@ struct Table {
     /// Where each cell of `cellBytes` ends, and the columns it takes on screen.
     private var cells: [(end: Int, columns: Int)] = []
     /// The columns each column's widest cell takes.
-    private var widths: [Int]
+    private(set) var widths: [Int]
 
     /// A table with `columns`, its headings as the first line.
     init(columns: [Column]) {
         self.columns = columns
         widths = Array(repeating: 0, count: columns.count)
         append(columns.map(\.heading))
+    }
+
+    /// Makes room for `rows` more lines of cells of about `bytesPerRow` bytes, so that thousands of rows do not
+    /// outgrow the buffers again and again.
+    mutating func reserveCapacity(rows: Int, bytesPerRow: Int) {
+        cells.reserveCapacity(cells.count + rows * columns.count)
+        cellBytes.reserveCapacity(cellBytes.count + rows * bytesPerRow)
     }
 
     /// Adds a line of cells, one per column from the left (missing ones empty, extra ones dropped): each cell on one
@@ -35,15 +42,6 @@ struct Table {
             cells.append((cellBytes.count, used))
             widths[column] = max(widths[column], used)
         }
-    }
-
-    /// Adds the rows of `other`, a table with the same columns, below these: not its headings.
-    mutating func appendRows(of other: Table) {
-        let headings = other.cells[columns.count - 1].end
-        cellBytes.append(contentsOf: other.cellBytes[headings...])
-        let shift = cellBytes.count - other.cellBytes.count
-        cells.append(contentsOf: other.cells.dropFirst(columns.count).lazy.map { ($0.end + shift, $0.columns) })
-        for column in columns.indices { widths[column] = max(widths[column], other.widths[column]) }
     }
 
     /// Adds `cell` to `cellBytes`, on one line and cut to `maximumWidth` columns; returns the columns it takes.
@@ -68,23 +66,28 @@ struct Table {
 
     /// The heading line and one line per row, joined by newlines.
     var text: String {
+        String(decoding: lines(widths: widths, withHeadings: true).dropLast(), as: UTF8.self)
+    }
+
+    /// The lines of this table, each ending in a newline, in columns of `widths` (at least this table's own, as when
+    /// it is printed in parts): the heading line if `withHeadings`, then one line per row.
+    func lines(widths: [Int], withHeadings: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(cells.count / max(columns.count, 1) * (widths.reduce(0, +) + 2 * columns.count + 1))
-        var start = 0
-        for (number, cell) in cells.enumerated() {
+        bytes.reserveCapacity(cells.count / columns.count * (widths.reduce(0, +) + 2 * columns.count + 1))
+        var start = withHeadings ? 0 : cells[columns.count - 1].end
+        for (number, cell) in cells.enumerated().dropFirst(withHeadings ? 0 : columns.count) {
             let column = number % columns.count
-            if column == 0, number > 0 {
-                while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
-                bytes.append(UInt8(ascii: "\n"))
-            }
             if column > 0 { bytes.append(contentsOf: "  ".utf8) }
             let padding = repeatElement(UInt8(ascii: " "), count: widths[column] - cell.columns)
             if columns[column].alignsRight { bytes.append(contentsOf: padding) }
             bytes.append(contentsOf: cellBytes[start..<cell.end])
             if !columns[column].alignsRight { bytes.append(contentsOf: padding) }
             start = cell.end
+            if column == columns.count - 1 {
+                while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
+                bytes.append(UInt8(ascii: "\n"))
+            }
         }
-        while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }
