@@ -80,6 +80,38 @@ import Testing
         #expect(memos.count == 1000 && memos.first?["title"] as? String == "Memo 1000")
     }
 
+    @Test func columnsLineUpAcrossThousandsOfMemosLaidOutInParts() throws {
+        let cli = try CLI()
+        let seed = try cli.importTone(title: "Seed", seconds: 0.05)
+        let indexURL = cli.home.appendingPathComponent("memos.json")
+        let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: indexURL)) as? [String: Any])
+        let entry = try #require((index["memos"] as? [[String: Any]])?.first)
+        // 3,000 more entries, hard links to the seed's file: enough for `list` to format them in parts, one per core.
+        // The widest title is the oldest memo's, on the last line, in the last part.
+        var memos = [entry]
+        for number in 1...3000 {
+            let id = String(format: "%012lx", 0xB0_0000_0000 + number)
+            try FileManager.default.linkItem(
+                at: cli.home.appendingPathComponent("\(seed).wav"), to: cli.home.appendingPathComponent("\(id).wav"))
+            memos.append(entry.merging([
+                "id": id, "file": "\(id).wav", "title": number == 1 ? "The oldest title, and the widest" : "Memo \(number)",
+                "createdAt": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: 1_767_225_600 + Double(number) * 60)),
+            ]) { $1 })
+        }
+        try JSONSerialization.data(withJSONObject: ["schemaVersion": 1, "memos": memos]).write(to: indexURL)
+
+        let lines = try cli.lines("list")
+        #expect(lines.count == 3002 && lines.last?.contains("  The oldest title, and the widest  ") == true)
+        // Every line's date starts where the heading says, two columns after the widest title.
+        let created = try #require(lines[0].range(of: "CREATED")).lowerBound.utf16Offset(in: lines[0])
+        #expect(created == 14 + "The oldest title, and the widest".count + 2)
+        let misaligned = lines.dropFirst().filter { line in
+            let date = line.utf8.dropFirst(created).prefix(16)
+            return date.count != 16 || !String(decoding: date, as: UTF8.self).hasPrefix("20")
+        }
+        #expect(misaligned.isEmpty, "\(misaligned.prefix(3))")
+    }
+
     @Test func aCorruptIndexStillListsEveryMemoByTitle() throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Groceries")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioIO
 import FoundationEssentials
 import MemoStore
 import SystemPackage
@@ -57,10 +58,14 @@ extension VoiceMemo {
                 Table.Column(heading: ""),
             ])
             table.reserveCapacity(rows: memos.count, bytesPerRow: 100)
+            // Most memos of a store share their format with the one before: it is described once per run of them.
+            var format = (of: (AudioFileFormat.wav, 0.0, 0), text: "")
             for memo in memos {
+                if format.of != (memo.format, memo.sampleRate, memo.channels) {
+                    format = ((memo.format, memo.sampleRate, memo.channels), Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels))
+                }
                 table.append([
-                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration),
-                    Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels),
+                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration), format.text,
                     Describe.size(memo.sizeBytes), memo.state == .complete ? "" : memo.state.rawValue,
                 ])
             }

@@ -72,22 +72,34 @@ struct Table {
     /// The lines of this table, each ending in a newline, in columns of `widths` (at least this table's own, as when
     /// it is printed in parts): the heading line if `withHeadings`, then one line per row.
     func lines(widths: [Int], withHeadings: Bool) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(cells.count / columns.count * (widths.reduce(0, +) + 2 * columns.count + 1))
-        var start = withHeadings ? 0 : cells[columns.count - 1].end
-        for (number, cell) in cells.enumerated().dropFirst(withHeadings ? 0 : columns.count) {
-            let column = number % columns.count
-            if column > 0 { bytes.append(contentsOf: "  ".utf8) }
-            let padding = repeatElement(UInt8(ascii: " "), count: widths[column] - cell.columns)
-            if columns[column].alignsRight { bytes.append(contentsOf: padding) }
-            bytes.append(contentsOf: cellBytes[start..<cell.end])
-            if !columns[column].alignsRight { bytes.append(contentsOf: padding) }
-            start = cell.end
-            if column == columns.count - 1 {
-                while bytes.last == UInt8(ascii: " ") { bytes.removeLast() }
-                bytes.append(UInt8(ascii: "\n"))
+        let firstCell = withHeadings ? 0 : columns.count
+        let firstByte = withHeadings ? 0 : cells[columns.count - 1].end
+        let lineCount = (cells.count - firstCell) / columns.count
+        // Every cell's bytes, and at most its column's width in padding, two spaces between cells and a newline.
+        let capacity = cellBytes.count - firstByte + lineCount * (widths.reduce(0, +) + 2 * columns.count + 1)
+        return cellBytes.withUnsafeBufferPointer { text in
+            [UInt8](unsafeUninitializedCapacity: capacity) { line, count in
+                func put(_ byte: UInt8, times: Int) {
+                    (line.baseAddress! + count).initialize(repeating: byte, count: times)
+                    count += times
+                }
+                var start = firstByte
+                for number in firstCell..<cells.count {
+                    let (end, used) = cells[number]
+                    let column = number % columns.count
+                    if column > 0 { put(UInt8(ascii: " "), times: 2) }
+                    let padding = widths[column] - used
+                    if columns[column].alignsRight { put(UInt8(ascii: " "), times: padding) }
+                    _ = UnsafeMutableBufferPointer(rebasing: line[count...]).initialize(fromContentsOf: text[start..<end])
+                    count += end - start
+                    if !columns[column].alignsRight { put(UInt8(ascii: " "), times: padding) }
+                    start = end
+                    if column == columns.count - 1 {
+                        while count > 0, line[count - 1] == UInt8(ascii: " ") { count -= 1 }
+                        put(UInt8(ascii: "\n"), times: 1)
+                    }
+                }
             }
         }
-        return bytes
     }
 }
