@@ -80,7 +80,7 @@ import Testing
         #expect(memos.count == 1000 && memos.first?["title"] as? String == "Memo 1000")
     }
 
-    @Test func columnsLineUpAcrossThousandsOfMemosLaidOutInParts() throws {
+    @Test func thousandsOfMemosFormattedInPartsLineUpAndListInOrder() throws {
         let cli = try CLI()
         let seed = try cli.importTone(title: "Seed", seconds: 0.05)
         let indexURL = cli.home.appendingPathComponent("memos.json")
@@ -110,6 +110,10 @@ import Testing
             return date.count != 16 || !String(decoding: date, as: UTF8.self).hasPrefix("20")
         }
         #expect(misaligned.isEmpty, "\(misaligned.prefix(3))")
+        // The JSON is encoded in the same parts, and is still one array in the same order.
+        let json = try cli.run("list", "--json")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(listed.compactMap { $0["id"] as? String } == lines.dropFirst().map { String($0.prefix(12)) })
     }
 
     @Test func aCorruptIndexStillListsEveryMemoByTitle() throws {

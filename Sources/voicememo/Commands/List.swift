@@ -27,7 +27,7 @@ extension VoiceMemo {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos().sorted(by: sort)
             if json {
-                print(try MemoJSON.line(memos.map { MemoJSON($0, in: store) }))
+                try await Self.printJSON(memos, in: store)
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
@@ -35,16 +35,34 @@ extension VoiceMemo {
             }
         }
 
-        /// Prints the table of `memos`, formatted and laid out on every core in runs of at least 1,000: a store
-        /// of 10,000 memos is 70,000 cells, most of `list`'s own time.
-        static func printTable(_ memos: [Memo]) async {
-            let runs = max(1, min(ProcessInfo.processInfo.activeProcessorCount, memos.count / 1000))
-            let parts = await (0..<runs).concurrentMap { run in
-                table(of: memos[(memos.count * run / runs)..<(memos.count * (run + 1) / runs)])
-            }
+        /// `memos` in runs of at least 1,000, one per core: a store of 10,000 memos is 70,000 cells of a table, or
+        /// 10,000 objects for JSONEncoder, most of `list`'s own time.
+        private static func runs(of memos: [Memo]) -> [ArraySlice<Memo>] {
+            let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, memos.count / 1000))
+            return (0..<count).map { run in memos[(memos.count * run / count)..<(memos.count * (run + 1) / count)] }
+        }
+
+        /// Prints the table of `memos`, each run formatted and laid out on a core of its own.
+        private static func printTable(_ memos: [Memo]) async {
+            let parts = await runs(of: memos).concurrentMap(table(of:))
             let widths = parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
             let lines = await parts.indices.concurrentMap { parts[$0].lines(widths: widths, withHeadings: $0 == 0) }
             for part in lines { _ = try? FileDescriptor.standardOutput.writeAll(part) }
+        }
+
+        /// Prints `memos` as one JSON array on one line: each run encoded on a core of its own, the arrays joined.
+        private static func printJSON(_ memos: [Memo], in store: MemoStore) async throws {
+            let arrays = try await runs(of: memos).concurrentMap { run in
+                Result { try MemoJSON.encoded(run.map { MemoJSON($0, in: store) }) }
+            }.map { try $0.get() }
+            var joined = [UInt8(ascii: "[")]
+            // JSONEncoder writes an array as "[", the elements between commas, and "]", with nothing around them.
+            for array in arrays where array.count > 2 {
+                if joined.count > 1 { joined.append(UInt8(ascii: ",")) }
+                joined.append(contentsOf: array.dropFirst().dropLast())
+            }
+            joined.append(contentsOf: "]\n".utf8)
+            try FileDescriptor.standardOutput.writeAll(joined)
         }
 
         private static func table(of memos: ArraySlice<Memo>) -> Table {

@@ -37,9 +37,14 @@ struct MemoJSON: Encodable {
 
     /// One line of JSON with sorted keys.
     static func line(_ value: some Encodable) throws -> String {
+        String(decoding: try encoded(value), as: UTF8.self)
+    }
+
+    /// `value` as one line of JSON with sorted keys, in UTF-8.
+    static func encoded(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return try encoder.encode(value)
     }
 }
