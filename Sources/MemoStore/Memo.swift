@@ -4,7 +4,7 @@ import FoundationEssentials
 /// One voice memo: an audio file in the store and what the index knows of it.
 public struct Memo: Codable, Equatable, Sendable, Identifiable {
     /// Where the memo is in its life.
-    public enum State: String, Codable, Sendable {
+    public enum State: String, Codable, Sendable, CaseIterable {
         /// The audio file is finished.
         case complete
         /// A process is recording into it now.

@@ -210,7 +210,7 @@ enum MemoIndexCache {
         }
 
         private static let formats = AudioFileFormat.allCases.map { ($0, Array($0.rawValue.utf8)) }
-        private static let states = [Memo.State.complete, .recording, .recovered].map { ($0, Array($0.rawValue.utf8)) }
+        private static let states = Memo.State.allCases.map { ($0, Array($0.rawValue.utf8)) }
 
         mutating func levels() -> [Double]? {
             guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return nil }

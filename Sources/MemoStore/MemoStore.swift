@@ -11,7 +11,9 @@ import SystemPackage
 /// files it does not list are adopted, entries whose file is gone are dropped, and a recording whose
 /// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:)``). Beside the index
 /// lies `.memos.cache`, a binary copy of it that is read instead of the JSON when it was made from the very
-/// same `memos.json` (see `MemoIndexCache`).
+/// same `memos.json` (see `MemoIndexCache`). Once a reconciliation finds nothing to change in a directory that
+/// has been still for two seconds, the cache vouches for that directory, and until a file comes or goes in it
+/// the directory is not read again: only recordings are checked.
 ///
 /// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
 ///
@@ -128,7 +130,12 @@ public struct MemoStore: Sendable {
            reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id) == .live) }) {
             return reconciled
         }
-        let entries = DirectoryListing.entries(at: directory.path)
+        let entries: [(name: String, isRegularFile: Bool)]
+        do {
+            entries = try DirectoryListing.entries(at: directoryPath)
+        } catch {
+            throw .directoryUnusable(path: directoryPath, reason: "cannot read it (\(error))")
+        }
         // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
         var isPending = removeLeftovers(among: entries.map(\.name), listed: reconciled.index.memos)
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.

@@ -8,11 +8,15 @@ import Testing
 /// Once the index is found to list exactly the audio files of a directory that has not changed for a while,
 /// `.memos.cache` vouches for that directory and the store does not read it again, until a file comes or goes.
 extension MemoStoreTests {
-    /// Puts the store directory's modification time a minute back, as if nothing had come or gone since.
+    /// Waits until the store directory's change time, which no program can set back, is two seconds old: as long
+    /// as a store must be still before the cache vouches for it.
     func settle() throws {
+        let changed = try status(of: store.directory.path).st_ctim.tv_sec
         var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        try setModificationTime(of: store.directory.path, to: timespec(tv_sec: now.tv_sec - 60, tv_nsec: 0))
+        repeat {
+            usleep(100_000)
+            clock_gettime(CLOCK_REALTIME, &now)
+        } while now.tv_sec - changed < 2
     }
 
     /// The identity of the store directory that the cache vouches for, if any.
@@ -22,6 +26,14 @@ extension MemoStoreTests {
     }
 
     var directoryIdentity: MemoIndexCache.Identity? { MemoIndexCache.Identity(path: store.directory.path) }
+
+    /// Writes a cache of the index listing `memos`, and, once the directory has settled, vouches for it.
+    func writeVouchedCache(listing memos: [Memo]) throws {
+        let indexIdentity = try #require(MemoIndexCache.Identity(path: index))
+        MemoIndexCache.write(MemoIndex(memos: memos), at: cache, for: indexIdentity)
+        try settle()
+        MemoIndexCache.vouch(for: try #require(directoryIdentity), at: cache, for: indexIdentity)
+    }
 
     func copyIntoStore(_ source: URL, id: String) throws {
         try FileManager.default.copyItem(at: source, to: store.directory.appendingPathComponent("\(id).wav"))
@@ -40,16 +52,23 @@ extension MemoStoreTests {
         var ghost = memo
         ghost.id = "0123456789ab"
         ghost.fileName = "0123456789ab.wav"
-        let indexIdentity = try #require(MemoIndexCache.Identity(path: index))
-        MemoIndexCache.write(MemoIndex(memos: [memo, ghost]), at: cache, for: indexIdentity)
-        try settle()
-        MemoIndexCache.vouch(for: try #require(directoryIdentity), at: cache, for: indexIdentity)
+        try writeVouchedCache(listing: [memo, ghost])
         #expect(try store.memos().map(\.id) == [memo.id, ghost.id])
 
         // A file that comes changes the directory: it is read again, the new file adopted and the ghost dropped.
         try copyIntoStore(tone("b.wav", seconds: 2), id: "abcdefabcdef")
         let memos = try store.memos()
         #expect(memos.map(\.id) == [memo.id, "abcdefabcdef"] && memos.last?.duration == 2)
+    }
+
+    @Test func aForgedEntryInAVouchedCacheIsNeverBelieved() throws {
+        let memo = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        var forged = memo
+        forged.id = "0123456789ab"
+        forged.fileName = "../0123456789ab.wav"
+        try writeVouchedCache(listing: [memo, forged])
+        // A file name that leads outside the store is checked even when the directory is not read: the entry goes.
+        #expect(try store.memos() == [memo])
     }
 
     @Test(arguments: ["copied in", "removed", "renamed"])
@@ -117,6 +136,9 @@ extension MemoStoreTests {
 
     @Test func onlyADirectoryThatShowsEveryLaterChangeIsVouchedFor() throws {
         _ = try store.importAudio(from: tone("a.wav"), title: "Kept")
+        #expect(try #require(directoryIdentity).revealsLaterChanges(ofDirectoryAt: store.directory.path) == false)
+        // A modification time set back, as `touch -d` or `rsync -a` do, is not enough: the change time tells.
+        try setModificationTime(of: store.directory.path, to: timespec(tv_sec: 1_700_000_000, tv_nsec: 0))
         #expect(try #require(directoryIdentity).revealsLaterChanges(ofDirectoryAt: store.directory.path) == false)
         try settle()
         #expect(try #require(directoryIdentity).revealsLaterChanges(ofDirectoryAt: store.directory.path))

@@ -97,6 +97,17 @@ import Testing
         #expect(result.standardError == "voicememo: no memo matches 'nothing-like-this'; run 'voicememo list' to see ids and titles\n")
     }
 
+    @Test(arguments: ["list", "list --json"])
+    func aListThatCannotBeWrittenSaysSoAndFails(command: String) throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Kept")
+        var environment = cli.environment
+        environment["VOICEMEMO"] = CLI.binary
+        let result = try Tool.run("bash", ["-c", "exec \"$VOICEMEMO\" \(command) > /dev/full"], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError == "voicememo: cannot write the list to standard output: No space left on device\n")
+    }
+
     @Test func anExportNeverReplacesADeviceOrAFIFO() throws {
         let cli = try CLI()
         let id = try cli.importTone(title: "Tone")

@@ -31,7 +31,7 @@ extension VoiceMemo {
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
-                await Self.printTable(memos)
+                try await Self.printTable(memos)
             }
         }
 
@@ -43,11 +43,11 @@ extension VoiceMemo {
         }
 
         /// Prints the table of `memos`, each run formatted and laid out on a core of its own.
-        private static func printTable(_ memos: [Memo]) async {
+        private static func printTable(_ memos: [Memo]) async throws {
             let parts = await runs(of: memos).concurrentMap(table(of:))
             let widths = parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
             let lines = await parts.indices.concurrentMap { parts[$0].lines(widths: widths, withHeadings: $0 == 0) }
-            for part in lines { _ = try? FileDescriptor.standardOutput.writeAll(part) }
+            for part in lines { try write(part) }
         }
 
         /// Prints `memos` as one JSON array on one line: each run encoded on a core of its own, the arrays joined.
@@ -62,7 +62,21 @@ extension VoiceMemo {
                 joined.append(contentsOf: array.dropFirst().dropLast())
             }
             joined.append(contentsOf: "]\n".utf8)
-            try FileDescriptor.standardOutput.writeAll(joined)
+            try write(joined)
+        }
+
+        /// Writes `bytes` to stdout, or says why it could not (a full disk, a closed descriptor).
+        private static func write(_ bytes: [UInt8]) throws {
+            do {
+                _ = try FileDescriptor.standardOutput.writeAll(bytes)
+            } catch {
+                throw OutputFailure(reason: error)
+            }
+        }
+
+        private struct OutputFailure: Error, CustomStringConvertible {
+            let reason: any Error
+            var description: String { "cannot write the list to standard output: \(reason)" }
         }
 
         private static func table(of memos: ArraySlice<Memo>) -> Table {
@@ -77,13 +91,16 @@ extension VoiceMemo {
             ])
             table.reserveCapacity(rows: memos.count, bytesPerRow: 100)
             // Most memos of a store share their format with the one before: it is described once per run of them.
-            var format = (of: (AudioFileFormat.wav, 0.0, 0), text: "")
+            var last: (format: (AudioFileFormat, Double, Int), text: String)?
+            func format(of memo: Memo) -> String {
+                let format = (memo.format, memo.sampleRate, memo.channels)
+                if let last, last.format == format { return last.text }
+                last = (format, Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels))
+                return last?.text ?? ""
+            }
             for memo in memos {
-                if format.of != (memo.format, memo.sampleRate, memo.channels) {
-                    format = ((memo.format, memo.sampleRate, memo.channels), Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels))
-                }
                 table.append([
-                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration), format.text,
+                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration), format(of: memo),
                     Describe.size(memo.sizeBytes), memo.state == .complete ? "" : memo.state.rawValue,
                 ])
             }
@@ -93,18 +110,3 @@ extension VoiceMemo {
 }
 
 extension MemoOrder: ExpressibleByArgument {}
-
-private extension Collection where Self: Sendable, Index: Sendable {
-    /// `transform` of each element, in order, each on a task of its own.
-    func concurrentMap<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) async -> [T] where Element: Sendable {
-        await withTaskGroup(of: (Index, T).self) { group in
-            for index in indices {
-                let element = self[index]
-                group.addTask { (index, transform(element)) }
-            }
-            var results: [(Index, T)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
-        }
-    }
-}

@@ -38,30 +38,10 @@ struct Table {
     /// line, cut to its column's maximum width.
     mutating func append(_ row: [String]) {
         for column in columns.indices {
-            let used = append(column < row.count ? row[column] : "", fittedTo: columns[column].maximumWidth)
+            let used = (column < row.count ? row[column] : "").appendFitted(toColumns: columns[column].maximumWidth, to: &cellBytes)
             cells.append((cellBytes.count, used))
             widths[column] = max(widths[column], used)
         }
-    }
-
-    /// Adds `cell` to `cellBytes`, on one line and cut to `maximumWidth` columns; returns the columns it takes.
-    private mutating func append(_ cell: String, fittedTo maximumWidth: Int) -> Int {
-        var cell = cell
-        // Printable ASCII, what most titles and every other cell are, is one column per byte and needs no mending.
-        let asciiColumns = cell.withUTF8 { bytes -> Int? in
-            guard maximumWidth > 0, bytes.allSatisfy({ (32..<127).contains($0) }) else { return nil }
-            guard bytes.count > maximumWidth else {
-                cellBytes.append(contentsOf: bytes)
-                return bytes.count
-            }
-            cellBytes.append(contentsOf: bytes.prefix(maximumWidth - 1))
-            cellBytes.append(contentsOf: "…".utf8)
-            return maximumWidth
-        }
-        if let asciiColumns { return asciiColumns }
-        let fitted = cell.singleLine.fitted(toColumns: maximumWidth)
-        cellBytes.append(contentsOf: fitted.text.utf8)
-        return fitted.columns
     }
 
     /// The heading line and one line per row, joined by newlines.

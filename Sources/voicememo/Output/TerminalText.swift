@@ -35,6 +35,27 @@ extension String {
         return (kept + "…", used + 1)
     }
 
+    /// Appends this text to `bytes` on one line, cut to at most `columns` columns as ``fitted(toColumns:)`` cuts
+    /// it, and returns the columns it takes. Printable ASCII, what most cells of a table are, is copied byte for
+    /// byte without a string being made.
+    func appendFitted(toColumns columns: Int, to bytes: inout [UInt8]) -> Int {
+        var text = self
+        let asciiColumns = text.withUTF8 { utf8 -> Int? in
+            guard columns > 0, utf8.allSatisfy(Self.isPrintable) else { return nil }
+            guard utf8.count > columns else {
+                bytes.append(contentsOf: utf8)
+                return utf8.count
+            }
+            bytes.append(contentsOf: utf8.prefix(columns - 1))
+            bytes.append(contentsOf: "…".utf8)
+            return columns
+        }
+        if let asciiColumns { return asciiColumns }
+        let fitted = singleLine.fitted(toColumns: columns)
+        bytes.append(contentsOf: fitted.text.utf8)
+        return fitted.columns
+    }
+
     /// This text on one line: control characters (newlines, tabs, escapes) become spaces, so that a title
     /// cannot break a table or move the cursor.
     var singleLine: String {
@@ -46,8 +67,10 @@ extension String {
     /// byte, it spares `list` walking 10,000 rows grapheme by grapheme.
     private var isPrintableASCII: Bool {
         var text = self
-        return text.withUTF8 { bytes in bytes.allSatisfy { (32..<127).contains($0) } }
+        return text.withUTF8 { $0.allSatisfy(Self.isPrintable) }
     }
+
+    private static func isPrintable(_ byte: UInt8) -> Bool { (32..<127).contains(byte) }
 }
 
 extension Character {
