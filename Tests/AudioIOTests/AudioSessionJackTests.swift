@@ -106,6 +106,34 @@ import Testing
         #expect(player.isPlaying && player.currentDevice == card.device)
     }
 
+    @Test func unpluggingTheHeadphonesPausesAQueueToo() async throws {
+        var events = try activeSessionEvents()
+        var card = try await addCard(25, jacks: ["Headphone Jack": true], &events)
+        defer { try? card.remove() }
+        let items = try (0..<2).map { index in
+            let url = scratch.file("item\(index).wav")
+            try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: 20, "sine 440")
+            return url
+        }
+        let queue = try AudioQueuePlayer(items: items)
+        queue.currentDevice = card.device
+        defer { queue.removeAllItems() }
+        #expect(queue.play())
+        try await until { queue.currentTime > 0.1 }
+
+        let pausing = try seconds(until: { !queue.isPlaying }) { try card.set("Headphone Jack", plugged: false) }
+        #expect(pausing < 0.1, "\(pausing) s")
+        #expect(await nextRouteChange(of: &events, card: 25)?.0 == .oldDeviceUnavailable)
+        try await Task.sleep(for: .milliseconds(100))
+        let pausedAt = queue.currentTime
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!queue.isPlaying && queue.currentTime == pausedAt && queue.items == items)
+        // The user resumes the same item from where it paused.
+        #expect(queue.play())
+        try await until { queue.currentTime > pausedAt + 0.1 }
+        #expect(queue.isPlaying && queue.currentItem == items[0])
+    }
+
     @Test func aJackOfAnotherCardPausesNothing() async throws {
         var events = try activeSessionEvents()
         let played = try await addCard(22, jacks: ["Headphone Jack": true], &events)

@@ -64,4 +64,42 @@ import Testing
         #expect(!seen.contains { if case .finishedPlaying = $0 { true } else { false } }, "\(seen)")
         #expect(seen.filter { $0 == .started }.count == 2, "\(seen)")
     }
+
+    @Test func aVanishingSinkPausesTheQueueWhereItWasAndItResumesThere() async throws {
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        let scratch = try ScratchDirectory()
+        let items = try (0..<2).map { index in
+            let url = scratch.file("item\(index).wav")
+            try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: 30, "sine 440")
+            return url
+        }
+        let queue = try AudioQueuePlayer(items: items)
+        queue.currentDevice = server.device
+        let queueEvents = queue.events()
+        let queueLog = Task {
+            var seen: [AudioQueuePlayer.Event] = []
+            for await event in queueEvents { seen.append(event) }
+            return seen
+        }
+        #expect(queue.play())
+        try await until { queue.currentTime >= 0.5 }
+        try server.unloadSink()
+
+        // Paused where it was: the same item, the same position, and no end of the queue reported.
+        try await until { !queue.isPlaying }
+        let pausedAt = queue.currentTime
+        #expect(pausedAt >= 0.5 && pausedAt < 30, "\(pausedAt)")
+        #expect(queue.items == items)
+
+        // Back again: playing resumes from where it paused, on the same device.
+        try server.loadSink()
+        #expect(queue.play())
+        try await until { queue.currentTime > pausedAt + 0.3 }
+        #expect(queue.currentItem == items[0] && queue.currentDevice == server.device)
+        queue.removeAllItems()
+        queueLog.cancel()
+        let seen = await queueLog.value
+        #expect(!seen.contains { if case .finishedPlaying = $0 { true } else { false } }, "\(seen)")
+    }
 }

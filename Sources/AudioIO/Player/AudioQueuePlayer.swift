@@ -106,18 +106,26 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
     /// Starts or resumes playback with the next device period; false when the device cannot be opened or the
     /// queue is empty.
+    ///
+    /// Like ``AudioPlayer``, the queue follows the shared ``AudioSession``'s policy once it has played: an
+    /// interruption pauses it (and resumes it, with ``AudioSession/CategoryOptions/resumeAfterInterruption``),
+    /// and unplugging the headphones, or losing the device, pauses it where it was.
     @discardableResult
     public func play() -> Bool {
-        withState { state, events in start(&state, &events) }
+        joinSession(withState { state, events in start(&state, &events) })
     }
 
     /// Pauses, keeping the position; ``play()`` resumes.
     public func pause() {
-        withState { state, _ in
-            guard state.isPlaying, let voice = state.voice else { return }
-            voice.isPaused.store(true, ordering: .releasing)
-            state.isPlaying = false
-        }
+        withState { state, _ in _ = Self.pause(&state) }
+    }
+
+    /// Pauses if playing; returns whether it was.
+    private static func pause(_ state: inout State) -> Bool {
+        guard state.isPlaying, let voice = state.voice else { return false }
+        voice.isPaused.store(true, ordering: .releasing)
+        state.isPlaying = false
+        return true
     }
 
     /// Ends the current item now and goes on with the next, playing if it was playing.
@@ -345,13 +353,35 @@ extension AudioQueuePlayer: VoiceOwner {
     func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
         withState { state, events in
             guard state.voice === voice else { return }
+            if voice.hasStarted.load(ordering: .acquiring) { state.time = voice.position }
             state.isInMix = false
             state.release()
             state.engine = nil
             state.isPlaying = false
-            events.append(.finishedPlaying(successfully: false))
+            // The session's policy: a vanished output pauses the queue where it was, and nothing moves to another
+            // device; `play()` opens the device again when it is back.
+            if !error.isDeviceGone { events.append(.finishedPlaying(successfully: false)) }
         }
     }
 
     func voiceDidTick(_ voice: Voice) {}
+}
+
+extension AudioQueuePlayer: AudioSessionParticipant {
+    func pauseForInterruption() -> Bool {
+        withState { state, _ in Self.pause(&state) }
+    }
+
+    func resumeAfterInterruption() {
+        play()
+    }
+
+    var deviceInUse: (name: String, isInput: Bool)? {
+        state.withLock { state in state.engine.map { ($0.deviceName, false) } }
+    }
+
+    /// The output unplugged: paused where it was; ``play()`` resumes, on the same device.
+    func deviceInUseWentAway() {
+        pause()
+    }
 }
