@@ -112,6 +112,32 @@ import Testing
         }
     }
 
+    @Test func aSeekInTheLastPassOfALoopDoesNotAddAPass() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 1, on: server)
+            player.numberOfLoops = 1
+            let events = player.events()
+            let finished = Task {
+                for await event in events {
+                    if case .finishedPlaying(let successfully) = event { return (successfully, ContinuousClock.now) }
+                }
+                return (false, ContinuousClock.now)
+            }
+            #expect(player.play())
+            // Into the first pass, round the loop, and into the second and last pass.
+            for reached in [{ player.currentTime > 0.6 }, { player.currentTime < 0.5 }, { player.currentTime > 0.2 }] {
+                while !reached() { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            player.currentTime = 0.3
+            let seeked = ContinuousClock.now
+            let (successfully, end) = await finished.value
+            let rest = (end - seeked) / .seconds(1)
+            // The 0.7 s left of the last pass, not that and another whole pass (1.7 s).
+            #expect(successfully)
+            #expect((0.6...1.3).contains(rest), "finished \(rest) s after the seek")
+        }
+    }
+
     @Test func timeObserversFireWhenPlaybackCrossesTheirTimes() async throws {
         try await PulseAudioServer.exclusive { server in
             let player = try player(seconds: 1.2, on: server)

@@ -84,13 +84,14 @@ extension AudioPlayer {
             let engine = try OutputEngine.engine(for: state.deviceName ?? AudioSession.shared.outputForNewPlayers)
             let file = try AudioFile(forReading: source)
             let loops = self.loops
+            let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
-                file: file, on: engine, owner: self, startTime: state.time, volume: state.volume, pan: state.pan,
-                isMeteringEnabled: state.isMeteringEnabled, rate: state.rate, enableRate: state.enableRate,
+                file: file, item: passesHeard, on: engine, owner: self, startTime: state.time, volume: state.volume,
+                pan: state.pan, isMeteringEnabled: state.isMeteringEnabled, rate: state.rate, enableRate: state.enableRate,
                 onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)
-                return loopCount < 0 || passes <= loopCount ? .rewind : .end
+                return loopCount < 0 || passesHeard + passes <= loopCount ? .rewind : .end
             }
             state.engine = engine
             state.voice = voice
@@ -167,7 +168,7 @@ extension AudioPlayer: AudioSessionParticipant {
 }
 
 extension AudioPlayer: VoiceOwner {
-    /// A player's voice has one item, so this never happens.
+    /// A player's items are the passes of a loop, counted when the voice is let go (`State.passesHeard`).
     func voiceDidStartItem(_ voice: Voice) {}
 
     func voiceDidStart(_ voice: Voice) {
@@ -182,6 +183,7 @@ extension AudioPlayer: VoiceOwner {
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
             state.release()
             state.time = 0
+            state.passesHeard = 0
             events.append(.finishedPlaying(successfully: successfully))
         }
     }

@@ -24,6 +24,9 @@ extension AudioPlayer {
         var observers: [Int: TimeObserverEntry] = [:]
         var nextObserverID = 0
         var lastTickPosition: TimeInterval?
+        /// Passes of a loop heard to their end: a new voice (after a seek, a stop, a lost device) goes on counting
+        /// from there instead of playing ``AudioPlayer/numberOfLoops`` loops again.
+        var passesHeard = 0
         var subscribers = EventSubscribers<Event>()
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
@@ -46,6 +49,7 @@ extension AudioPlayer {
 
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
         mutating func release() {
+            if let voice, voice.hasStarted.load(ordering: .acquiring) { passesHeard = voice.currentItem.load(ordering: .acquiring) }
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
                 engine?.wakeRenderer()

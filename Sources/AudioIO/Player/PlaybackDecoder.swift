@@ -33,7 +33,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// The file being read and what turns it into device frames.
     private struct Source {
         let file: AudioFile
-        let item: Int
+        /// The voice's item this source plays: a queue's item, or a loop's pass (a rewind starts the next).
+        var item: Int
         let channelMap: ChannelMap
         let resampler: Resampler?
     }
@@ -131,6 +132,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 switch next(completedPasses) {
                 case .rewind:
                     try file.seek(toFrame: 0)
+                    // The next pass is an item of its own: a player that makes a new voice (a seek) knows from
+                    // the voice's current item how many passes were heard.
+                    source.item += 1
                     continue
                 case .file(let nextFile, let item):
                     let following = try Self.source(
