@@ -110,13 +110,8 @@ import Testing
         var events = try activeSessionEvents()
         var card = try await addCard(25, jacks: ["Headphone Jack": true], &events)
         defer { try? card.remove() }
-        let items = try (0..<2).map { index in
-            let url = scratch.file("item\(index).wav")
-            try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: 20, "sine 440")
-            return url
-        }
-        let queue = try AudioQueuePlayer(items: items)
-        queue.currentDevice = card.device
+        let queue = try toneQueue(2, seconds: 20, in: scratch, on: card.device)
+        let items = queue.items
         defer { queue.removeAllItems() }
         #expect(queue.play())
         try await until { queue.currentTime > 0.1 }

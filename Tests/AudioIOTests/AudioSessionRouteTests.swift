@@ -69,13 +69,8 @@ import Testing
         let server = try PulseAudioServer()
         defer { server.stop() }
         let scratch = try ScratchDirectory()
-        let items = try (0..<2).map { index in
-            let url = scratch.file("item\(index).wav")
-            try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: 30, "sine 440")
-            return url
-        }
-        let queue = try AudioQueuePlayer(items: items)
-        queue.currentDevice = server.device
+        let queue = try toneQueue(2, seconds: 30, in: scratch, on: server.device)
+        let items = queue.items
         let queueEvents = queue.events()
         let queueLog = Task {
             var seen: [AudioQueuePlayer.Event] = []

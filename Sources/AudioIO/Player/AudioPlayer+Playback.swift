@@ -148,23 +148,12 @@ extension AudioPlayer {
     }
 }
 
-extension AudioPlayer: AudioSessionParticipant {
-    func pauseForInterruption() -> Bool {
+extension AudioPlayer: PlayingParticipant {
+    func pauseIfPlaying() -> Bool {
         withState { state, _ in Self.pause(&state) }
     }
 
-    func resumeAfterInterruption() {
-        play()
-    }
-
-    var deviceInUse: (name: String, isInput: Bool)? {
-        state.withLock { state in state.engine.map { ($0.deviceName, false) } }
-    }
-
-    /// The output unplugged: paused where it was; ``play()`` resumes, on the same device.
-    func deviceInUseWentAway() {
-        pause()
-    }
+    var outputInUse: String? { state.withLock { $0.engine?.deviceName } }
 }
 
 extension AudioPlayer: VoiceOwner {

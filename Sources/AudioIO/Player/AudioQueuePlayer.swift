@@ -367,21 +367,10 @@ extension AudioQueuePlayer: VoiceOwner {
     func voiceDidTick(_ voice: Voice) {}
 }
 
-extension AudioQueuePlayer: AudioSessionParticipant {
-    func pauseForInterruption() -> Bool {
+extension AudioQueuePlayer: PlayingParticipant {
+    func pauseIfPlaying() -> Bool {
         withState { state, _ in Self.pause(&state) }
     }
 
-    func resumeAfterInterruption() {
-        play()
-    }
-
-    var deviceInUse: (name: String, isInput: Bool)? {
-        state.withLock { state in state.engine.map { ($0.deviceName, false) } }
-    }
-
-    /// The output unplugged: paused where it was; ``play()`` resumes, on the same device.
-    func deviceInUseWentAway() {
-        pause()
-    }
+    var outputInUse: String? { state.withLock { $0.engine?.deviceName } }
 }

@@ -22,6 +22,27 @@ extension AudioSessionParticipant {
     }
 }
 
+/// A player as the session sees it: paused and resumed by interruptions, and paused where it was when its
+/// output is unplugged; ``play()`` resumes it on the same device.
+protocol PlayingParticipant: AudioSessionParticipant {
+    @discardableResult func play() -> Bool
+    func pause()
+    /// Pauses if playing; returns whether it was.
+    func pauseIfPlaying() -> Bool
+    /// The device its engine has open.
+    var outputInUse: String? { get }
+}
+
+extension PlayingParticipant {
+    func pauseForInterruption() -> Bool { pauseIfPlaying() }
+
+    func resumeAfterInterruption() { play() }
+
+    var deviceInUse: (name: String, isInput: Bool)? { outputInUse.map { ($0, false) } }
+
+    func deviceInUseWentAway() { pause() }
+}
+
 /// A participant, held weakly: the session does not keep players alive.
 struct WeakParticipant {
     weak var value: (any AudioSessionParticipant)?
