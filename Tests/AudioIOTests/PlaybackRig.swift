@@ -87,20 +87,18 @@ struct RigTimeout: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Polls `condition` every 20 ms until it holds; throws after 10 s. Rather than sleep for what a test waits
-/// for, which a busy machine may hold back for seconds.
-/// A queue of `count` stereo tones of `seconds` each, made in `scratch`, to play on `device`.
+/// A queue of one stereo tone of `seconds`, made in `scratch`, `count` times over, to play on `device` (an
+/// unclocked device plays a tone of seconds in milliseconds).
 func toneQueue(_ count: Int, seconds: Double, in scratch: ScratchDirectory, on device: String) throws -> AudioQueuePlayer {
-    let items = try (0..<count).map { index in
-        let url = scratch.file("item\(index).wav")
-        try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: seconds, "sine 440")
-        return url
-    }
-    let queue = try AudioQueuePlayer(items: items)
+    let tone = scratch.file("tone-\(seconds).wav")
+    try Sox.synth(to: tone.path, rate: 48000, channels: 2, seconds: seconds, "sine 440")
+    let queue = try AudioQueuePlayer(items: Array(repeating: tone, count: count))
     queue.currentDevice = device
     return queue
 }
 
+/// Polls `condition` every 20 ms until it holds; throws after 10 s. Rather than sleep for what a test waits
+/// for, which a busy machine may hold back for seconds.
 func until(_ condition: () -> Bool) async throws {
     let deadline = ContinuousClock.now + .seconds(10)
     while !condition() {

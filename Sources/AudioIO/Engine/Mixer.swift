@@ -112,7 +112,7 @@ package final class Mixer: @unchecked Sendable {
             if start > firstFrame {
                 written = Int(start - firstFrame)
             } else if start < firstFrame {
-                skip(voice, frames: Int(firstFrame - start))
+                skip(voice, frames: Int(firstFrame - start), pointer: pointer)
             }
         }
         if !voice.hasStarted.load(ordering: .relaxed) {
@@ -184,26 +184,33 @@ package final class Mixer: @unchecked Sendable {
             _ = events.push(EngineEvent(kind: .finished, voice: pointer))
             return false
         }
+        take(marker, voice, pointer: pointer)
+        return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
+    }
+
+    /// Makes `marker` the voice's current one. One of another item (a queue's next file, a loop's next pass) is
+    /// published, with its position, before any of its frames is mixed: a player that lets the voice go knows
+    /// which item it was in.
+    private func take(_ marker: PlaybackMarker, _ voice: Voice, pointer: UnsafeMutableRawPointer) {
         if marker.item != voice.marker.item {
+            voice.positionBits.store(marker.fileTime.bitPattern, ordering: .relaxed)
             voice.currentItem.store(marker.item, ordering: .releasing)
-            _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer))
+            if voice.reportsItems { _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer)) }
         }
         voice.marker = marker
         voice.markerFramesLeft = marker.frames
-        return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
     }
 
     /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice
     /// arrived is honoured by starting where the voice would be by now.
-    private func skip(_ voice: Voice, frames: Int) {
+    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer) {
         var remaining = frames
         while remaining > 0 {
             if voice.markerFramesLeft == 0 {
                 guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
                       let marker = voice.markers.peek(), !marker.isEnd
                 else { return }
-                voice.marker = voice.markers.pop()!
-                voice.markerFramesLeft = marker.frames
+                take(voice.markers.pop()!, voice, pointer: pointer)
             }
             let wanted = min(remaining, voice.markerFramesLeft)
             guard voice.audio.availableToRead >= wanted * channelCount

@@ -8,7 +8,7 @@ package struct PlaybackMarker: BitwiseCopyable {
     var fileTime: Double
     /// File seconds per device frame: the playback rate over the device rate.
     var secondsPerFrame: Double
-    /// Which file of a queue the frames come from (0 for a single file).
+    /// Which item of the voice the frames come from: a queue's file, or a loop's pass.
     var item: Int
     /// The end of the stream: no audio follows.
     var isEnd: Bool
@@ -57,6 +57,10 @@ package final class Voice: @unchecked Sendable {
     package let levels = SPSCRing<LevelRecord>(minimumCapacity: 512)
     /// Who is told about its events (on the engine's event thread).
     weak var owner: (any VoiceOwner)?
+    /// Whether its owner is told when another item starts (a queue). A looping player's items are its passes,
+    /// which it only reads from ``currentItem``: a short file looping on an unclocked device would flood the
+    /// engine's events.
+    let reportsItems: Bool
 
     // Set by the player, read by the render thread.
     /// The device frame at which to start: ``notScheduled``, ``immediately`` or a frame ≥ 0. A start frame
@@ -82,7 +86,7 @@ package final class Voice: @unchecked Sendable {
     let positionBits = ManagedAtomic<UInt64>(0)
     let hasStarted = ManagedAtomic<Bool>(false)
     let hasFinished = ManagedAtomic<Bool>(false)
-    /// The queue item of the last frame mixed.
+    /// The item (a queue's file, a loop's pass) of the last marker the render thread took up.
     let currentItem = ManagedAtomic<Int>(0)
     /// Periods in which the ring ran dry before its end: the decoder fell behind.
     package let starvedPeriods = ManagedAtomic<Int>(0)
@@ -98,12 +102,16 @@ package final class Voice: @unchecked Sendable {
     /// Levels not yet handed to ``levels``, which was full: the reader still gets every frame's level.
     var pendingLevels = LevelRecord.empty
 
-    /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames.
-    package init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double) {
+    /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames, starting `fileTime` seconds
+    /// into item `item`.
+    package init(channelCount: Int, capacityFrames: Int, startingAt fileTime: Double, item: Int = 0, reportsItems: Bool = false) {
         self.channelCount = channelCount
+        self.reportsItems = reportsItems
         audio = SPSCRing(minimumCapacity: capacityFrames * channelCount)
         markers = SPSCRing(minimumCapacity: capacityFrames / 64 + 16)
         positionBits.store(fileTime.bitPattern, ordering: .relaxed)
+        currentItem.store(item, ordering: .relaxed)
+        marker.item = item
     }
 
     /// Seconds into the file of the last frame mixed.
@@ -118,7 +126,7 @@ protocol VoiceOwner: AnyObject, Sendable {
     func voiceDidFinish(_ voice: Voice)
     /// The engine's device failed; the voice will not be mixed again.
     func voiceDidLoseDevice(_ voice: Voice, error: ALSAError)
-    /// The first frame of another queue item was mixed; ``Voice/currentItem`` says which.
+    /// Another item of a voice that ``Voice/reportsItems`` was taken up; ``Voice/currentItem`` says which.
     func voiceDidStartItem(_ voice: Voice)
     /// About every 5 ms while the voice is in the mix: time to run time observers.
     func voiceDidTick(_ voice: Voice)

@@ -44,11 +44,13 @@ extension AudioPlayer {
         return true
     }
 
-    /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value.
+    /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value, and the next
+    /// ``play()`` plays ``numberOfLoops`` loops afresh.
     public func stop() {
         withState { state, _ in
             state.time = state.currentTime
             state.release()
+            state.passesHeard = 0
         }
     }
 
@@ -167,6 +169,9 @@ extension AudioPlayer: VoiceOwner {
     }
 
     func voiceDidFinish(_ voice: Voice) {
+        // A last tick first: times crossed since the one before fire, even all of them when an unclocked device
+        // mixed the whole file before the event thread got to a tick.
+        voiceDidTick(voice)
         withState { state, events in
             guard state.voice === voice else { return }
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)

@@ -24,8 +24,8 @@ extension AudioPlayer {
         var observers: [Int: TimeObserverEntry] = [:]
         var nextObserverID = 0
         var lastTickPosition: TimeInterval?
-        /// Passes of a loop heard to their end: a new voice (after a seek, a stop, a lost device) goes on counting
-        /// from there instead of playing ``AudioPlayer/numberOfLoops`` loops again.
+        /// Passes of a loop heard to their end: a new voice (after a seek or a lost device) goes on counting from
+        /// there instead of playing ``AudioPlayer/numberOfLoops`` loops again.
         var passesHeard = 0
         var subscribers = EventSubscribers<Event>()
 

@@ -105,7 +105,8 @@ public final class AudioPlayer: @unchecked Sendable {
     public var status: Status { state.withLock { $0.status } }
 
     /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
-    /// stopped. Loops are gapless. May be changed while playing.
+    /// stopped. Loops are gapless. May be changed while playing. A seek, or a device lost and back, does not
+    /// start the count over; ``stop()`` and playing to the end do.
     public var numberOfLoops: Int {
         get { loops.load(ordering: .relaxed) }
         set { loops.store(newValue, ordering: .relaxed) }

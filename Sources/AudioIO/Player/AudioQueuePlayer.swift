@@ -22,7 +22,9 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// The item could not be played (to its end): it changed on the disk since it was queued, has
         /// channels the device cannot take, or reading it failed. It leaves the queue; the next one plays.
         case itemDidFailToPlayToEnd(URL, AudioFileError)
-        /// The queue ran out (false when an item failed on the way), or the device failed (false).
+        /// The queue ran out (false when an item failed on the way), or the device failed (false). A device that
+        /// vanishes does not end the queue: it pauses where it was, as the session's route change says, and
+        /// ``play()`` goes on once the device is back.
         case finishedPlaying(successfully: Bool)
     }
 
@@ -249,7 +251,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             state.decodeFailure = nil
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
-                    file: file, item: first.token, on: engine, owner: self, startTime: state.time,
+                    file: file, item: first.token, reportsItems: true, on: engine, owner: self, startTime: state.time,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
                 voice.startFrame.store(Voice.immediately, ordering: .releasing)

@@ -26,7 +26,6 @@ extension AudioSessionParticipant {
 /// output is unplugged; ``play()`` resumes it on the same device.
 protocol PlayingParticipant: AudioSessionParticipant {
     @discardableResult func play() -> Bool
-    func pause()
     /// Pauses if playing; returns whether it was.
     func pauseIfPlaying() -> Bool
     /// The device its engine has open.
@@ -40,7 +39,7 @@ extension PlayingParticipant {
 
     var deviceInUse: (name: String, isInput: Bool)? { outputInUse.map { ($0, false) } }
 
-    func deviceInUseWentAway() { pause() }
+    func deviceInUseWentAway() { _ = pauseIfPlaying() }
 }
 
 /// A participant, held weakly: the session does not keep players alive.
