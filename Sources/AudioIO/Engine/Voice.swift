@@ -74,6 +74,8 @@ package final class Voice: @unchecked Sendable {
     package let volumeGeneration = ManagedAtomic<Int>(0)
     package let panBits = ManagedAtomic<UInt32>(Float(0).bitPattern)
     package let isMeteringEnabled = ManagedAtomic<Bool>(false)
+    /// Its owner has time observers: the engine's event thread ticks every 5 ms for it, else every 20 ms.
+    let wantsTicks = ManagedAtomic<Bool>(false)
 
     // Set by the decoder thread, read by anyone.
     /// The ring holds enough to start (or all there is): ``AudioPlayer/prepareToPlay()`` waits for it.

@@ -37,13 +37,17 @@ extension AudioPlayer {
 
     /// Stops calling an observer's block.
     public func removeTimeObserver(_ observer: TimeObserver) {
-        _ = state.withLock { $0.observers.removeValue(forKey: observer.id) }
+        state.withLock { state in
+            state.observers.removeValue(forKey: observer.id)
+            state.voice?.wantsTicks.store(!state.observers.isEmpty, ordering: .relaxed)
+        }
     }
 
     private func addObserver(_ entry: TimeObserverEntry) -> TimeObserver {
         state.withLock { state in
             state.nextObserverID += 1
             state.observers[state.nextObserverID] = entry
+            state.voice?.wantsTicks.store(true, ordering: .relaxed)
             return TimeObserver(id: state.nextObserverID)
         }
     }

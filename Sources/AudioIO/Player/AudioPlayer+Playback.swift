@@ -97,6 +97,7 @@ extension AudioPlayer {
             }
             state.engine = engine
             state.voice = voice
+            voice.wantsTicks.store(!state.observers.isEmpty, ordering: .relaxed)
             state.decoder = decoder
             state.decodeFailed = false
             setStatus(.readyToPlay, &state, &events)

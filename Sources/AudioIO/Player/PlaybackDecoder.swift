@@ -103,14 +103,19 @@ package final class PlaybackDecoder: @unchecked Sendable {
         let buffers = Buffers(channels: voice.channelCount)
         defer { buffers.deallocate() }
         var backoff = PollingBackoff()
+        var isRefilling = true
         while !stopRequested.load(ordering: .acquiring) {
             // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
             // waits half-way; the ring holds several.
             let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (stretcher == nil ? 1 : 2)
             let room = min((Self.chunkFrames * expansion + 256) * voice.channelCount, voice.audio.capacity / 2)
-            guard voice.audio.availableToWrite >= room,
+            // The ring is filled in bursts, from half empty to full: a device with a clock then wakes the decoder
+            // a few times a second, not once or more a step.
+            if voice.audio.availableToWrite >= voice.audio.capacity / 2 { isRefilling = true }
+            guard isRefilling, voice.audio.availableToWrite >= room,
                   voice.markers.availableToWrite > 16
             else {
+                isRefilling = false
                 backoff.wait()
                 continue
             }
