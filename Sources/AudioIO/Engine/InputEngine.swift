@@ -224,7 +224,8 @@ final class InputEngine: @unchecked Sendable {
         while true {
             let hasLiveTaps = liveTaps.withLock { !$0.isEmpty }
             if hasLiveTaps {
-                _ = eventWake.wait(timeout: .now() + .milliseconds(5))
+                // Events wait at most 20 ms: nothing here is timed finer, and each wake-up costs.
+                _ = eventWake.wait(timeout: .now() + .milliseconds(20))
             } else {
                 eventWake.wait()
             }
