@@ -109,21 +109,7 @@ public struct MemoStore: Sendable {
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
     /// vanished ones.
     private func reconciledIndex(entering: String?) throws(MemoStoreError) -> ReconciledIndex {
-        var reconciled: ReconciledIndex
-        var vouchedDirectory: MemoIndexCache.Identity?
-        switch MemoIndex.load(from: indexURL) {
-        case .index(let loaded, let vouched):
-            reconciled = ReconciledIndex(index: loaded)
-            vouchedDirectory = vouched
-        case .missing:
-            reconciled = ReconciledIndex(index: MemoIndex(), changed: true)
-        case .unreadable:
-            let aside = directory.appendingPathComponent("memos.json.broken-\(Int(Date().timeIntervalSince1970))")
-            try? DurableFile.replace(aside.path, with: indexURL.path)
-            reconciled = ReconciledIndex(index: MemoIndex(), changed: true)
-        case .newerSchema(let version):
-            throw .newerSchema(path: indexURL.path, version: version)
-        }
+        var (reconciled, vouchedDirectory) = try loadedIndex()
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
         if let vouchedDirectory, vouchedDirectory == directoryIdentity,
@@ -194,6 +180,23 @@ public struct MemoStore: Sendable {
             reconciled.vouchableDirectory = directoryIdentity
         }
         return reconciled
+    }
+
+    /// The index as its file (or its cache) has it, rebuilt empty when missing or unreadable (an unreadable one
+    /// is kept aside), and the directory its cache vouches for.
+    private func loadedIndex() throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
+        switch MemoIndex.load(from: indexURL) {
+        case .index(let loaded, let vouched):
+            return (ReconciledIndex(index: loaded), vouched)
+        case .missing:
+            return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
+        case .unreadable:
+            let aside = directory.appendingPathComponent("memos.json.broken-\(Int(Date().timeIntervalSince1970))")
+            try? DurableFile.replace(aside.path, with: indexURL.path)
+            return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
+        case .newerSchema(let version):
+            throw .newerSchema(path: indexURL.path, version: version)
+        }
     }
 
     /// A memo for an audio file the index does not list, from the file's own metadata and samples; its

@@ -240,7 +240,10 @@ final class OutputEngine: @unchecked Sendable {
                 let voice = Unmanaged<Voice>.fromOpaque(event.voice)
                 switch event.kind {
                 case .started: voice.takeUnretainedValue().owner?.voiceDidStart(voice.takeUnretainedValue())
-                case .finished: voice.takeUnretainedValue().owner?.voiceDidFinish(voice.takeUnretainedValue())
+                case .finished:
+                    // A last tick first: an unclocked device may mix a whole file between two ticks.
+                    voice.takeUnretainedValue().owner?.voiceDidTick(voice.takeUnretainedValue())
+                    voice.takeUnretainedValue().owner?.voiceDidFinish(voice.takeUnretainedValue())
                 case .itemStarted: voice.takeUnretainedValue().owner?.voiceDidStartItem(voice.takeUnretainedValue())
                 case .removed:
                     _ = liveVoices.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }

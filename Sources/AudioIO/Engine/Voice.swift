@@ -130,6 +130,7 @@ protocol VoiceOwner: AnyObject, Sendable {
     func voiceDidLoseDevice(_ voice: Voice, error: ALSAError)
     /// Another item of a voice that ``Voice/reportsItems`` was taken up; ``Voice/currentItem`` says which.
     func voiceDidStartItem(_ voice: Voice)
-    /// About every 5 ms while the voice is in the mix: time to run time observers.
+    /// About every 5 ms while the voice is in the mix, and once more just before ``voiceDidFinish(_:)``: time
+    /// to run time observers.
     func voiceDidTick(_ voice: Voice)
 }

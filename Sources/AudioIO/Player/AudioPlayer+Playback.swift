@@ -170,9 +170,6 @@ extension AudioPlayer: VoiceOwner {
     }
 
     func voiceDidFinish(_ voice: Voice) {
-        // A last tick first: times crossed since the one before fire, even all of them when an unclocked device
-        // mixed the whole file before the event thread got to a tick.
-        voiceDidTick(voice)
         withState { state, events in
             guard state.voice === voice else { return }
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
