@@ -1,6 +1,5 @@
 import ArgumentParser
 import AudioIO
-import Dispatch
 import FoundationEssentials
 import Glibc
 
@@ -59,14 +58,8 @@ extension VoiceMemo {
             } catch {
                 throw DeviceWatchFailure(error: error)
             }
-            let signals = [SIGINT, SIGTERM].map { number in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number)
-                source.setEventHandler { continuation.finish() }
-                source.resume()
-                return source
-            }
-            defer { signals.forEach { $0.cancel() } }
+            let signals = StopSignals { continuation.finish() }
+            defer { withExtendedLifetime(signals) {} }
             if !json { print("\nWatching for device events; Ctrl-C stops.") }
             fflush(nil)
             for await _ in stopped {}

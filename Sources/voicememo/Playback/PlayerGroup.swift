@@ -1,5 +1,4 @@
 import AudioIO
-import Dispatch
 import FoundationEssentials
 import Glibc
 
@@ -57,18 +56,8 @@ final class PlayerGroup: Sendable {
                 }
             }
         }
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { [continuation] in continuation.yield(.interrupted) }
-            source.resume()
-            return source
-        }
-        defer {
-            for source in signals { source.cancel() }
-            signal(SIGINT, SIG_DFL)
-            signal(SIGTERM, SIG_DFL)
-        }
+        let signals = StopSignals { [continuation] in continuation.yield(.interrupted) }
+        defer { withExtendedLifetime(signals) {} }
         // One player has no one to start with: it starts at once, not after the delay a common start needs.
         if players.count == 1 {
             guard players[0].play() else { throw AudioPlayerFailure(status: players[0].status) }
