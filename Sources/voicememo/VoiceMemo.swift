@@ -24,6 +24,9 @@ struct VoiceMemo: AsyncParsableCommand {
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
     /// (device, file, store) with one line on stderr, 2 usage error.
     static func main() async {
+        // A reader that goes away (`voicememo record | head -c 1`) ends the output, never the command: a write to
+        // the closed pipe fails with EPIPE instead of killing the process, and a recording goes on to its end.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

@@ -69,6 +69,8 @@ extension VoiceMemo {
         private static func write(_ bytes: [UInt8]) throws {
             do {
                 _ = try FileDescriptor.standardOutput.writeAll(bytes)
+            } catch Errno.brokenPipe {
+                // The reader has gone (`list | head`): it has what it wanted.
             } catch {
                 throw OutputFailure(reason: error)
             }
