@@ -28,15 +28,54 @@ import Testing
         #expect(firstDifference(recorded, Array(samples.prefix(96000))) == nil && recorded.count == 96000)
     }
 
-    @Test func cafAt44100HertzIsResampledAndKeepsTheLevels() async throws {
+    /// The device is opened in the recording's own format when it takes it, and its samples reach the file as
+    /// they are: the same bytes arecord captures with that format.
+    @Test(arguments: [
+        (AudioSettings(format: .wav, channelCount: 1, bitDepth: .int16), ALSATestDevices.SampleFormat.int16, "S16_LE"),
+        (AudioSettings(format: .wav, channelCount: 2, bitDepth: .int24), .int24, "S24_3LE"),
+        (AudioSettings(format: .caf, sampleRate: 44100, channelCount: 1, bitDepth: .float32), .float32, "FLOAT_LE"),
+    ])
+    func aFormatTheDeviceTakesIsRecordedBitForBitAsArecordDoes(
+        settings: AudioSettings, format: ALSATestDevices.SampleFormat, arecordFormat: String
+    ) async throws {
         let rig = try RecordingRig()
-        let (device, _) = try rig.microphone(seconds: 2.5, "sine 1000 sine 440", channels: 2)
-        let recorder = try rig.recorder(
-            "tone.caf", AudioSettings(format: .caf, sampleRate: 44100, channelCount: 2, bitDepth: .int24), device: device)
-        try await rig.record(recorder) { $0.record(forDuration: 2) }
-        let info = try Sox.info(recorder.url.path)
+        let bits = settings.effectiveBitDepth == .int16 ? 16 : settings.effectiveBitDepth == .int24 ? 24 : 32
+        let rate = Int(settings.sampleRate)
+        let (device, samples) = try rig.microphone(
+            seconds: 1.5, "whitenoise", channels: settings.channelCount, volume: 0.9, bits: bits, format: format, rate: rate)
+        let recorder = try rig.recorder("exact.\(settings.format.fileExtension)", settings, device: device)
+        try await rig.record(recorder) { $0.record(forDuration: 1) }
+        let captured = rig.scratch.path("arecord.wav")
+        try Tool.output("arecord", ["-q", "-D", device, "-f", arecordFormat, "-r", "\(rate)", "-c", "\(settings.channelCount)",
+                                    "-s", "\(rate)", captured])
+        // Both read by libsndfile: sox scales float files it reads through libsndfile by their peak.
+        let recorded = try AudioFile(forReading: recorder.url).read(frameCount: rate)
+        #expect(recorded.count == rate * settings.channelCount)
+        #expect(try AudioFile(forReading: URL(fileURLWithPath: captured)).read(frameCount: rate) == recorded)
+        if settings.effectiveBitDepth != .float32 {
+            #expect(firstDifference(try Sox.samples(of: recorder.url.path), Array(samples.prefix(rate * settings.channelCount))) == nil)
+        }
+    }
+
+    /// Recorders sharing a device take the format of the first that opened it, and convert from it: rate
+    /// (libsoxr), channels and bit depth.
+    @Test func aSecondRecorderOnTheDeviceConvertsFromTheFirstsFormat() async throws {
+        let rig = try RecordingRig()
+        let (device, samples) = try rig.microphone(seconds: 2.5, "sine 1000", volume: 0.5)
+        let first = try rig.recorder("first.wav", AudioSettings(format: .wav, channelCount: 1), device: device)
+        let second = try rig.recorder(
+            "second.caf", AudioSettings(format: .caf, sampleRate: 44100, channelCount: 2, bitDepth: .int24), device: device)
+        #expect(first.prepareToRecord() && second.prepareToRecord())
+        let streams = [first.events(), second.events()]
+        let time = first.deviceCurrentTime + 0.1
+        #expect(first.record(atTime: time, forDuration: 2) && second.record(atTime: time, forDuration: 2))
+        for stream in streams {
+            for await event in stream where event == .finishedRecording(successfully: true) { break }
+        }
+        #expect(try Sox.samples(of: first.url.path) == Array(samples.prefix(96000)))
+        let info = try Sox.info(second.url.path)
         #expect(info.rate == 44100 && info.channels == 2 && info.bits == 24 && info.frames == 88200)
-        let sox = try Sox.levels(of: recorder.url.path, channels: 2)
+        let sox = try Sox.levels(of: second.url.path, channels: 2)
         for channel in 0..<2 {
             #expect(abs(sox.peak[channel] + 6.02) < 0.1 && abs(sox.rms[channel] + 9.03) < 0.1)
         }
@@ -44,7 +83,7 @@ import Testing
 
     @Test func opusIsAcceptedByOpusinfoAndSoxi() async throws {
         let rig = try RecordingRig()
-        let (device, _) = try rig.microphone(seconds: 1.5, "sine 440")
+        let (device, _) = try rig.microphone(seconds: 1.5, "sine 440", format: .float32)
         let recorder = try rig.recorder("voice.opus", AudioSettings(format: .opus, sampleRate: 48000, channelCount: 1), device: device)
         try await rig.record(recorder) { $0.record(forDuration: 1) }
         #expect(try Tool.run("opusinfo", [recorder.url.path]).status == 0)

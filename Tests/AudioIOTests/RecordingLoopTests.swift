@@ -86,20 +86,22 @@ import Testing
             let rig = try RecordingRig()
             let meter = AudioInputMeter(device: server.device)
             let player = try await play("sine 440", volume: 0.25, on: server, rig: rig, heardBy: meter)
-            #expect(meter.channelCount == 2)
+            // The stream's channels are those of whoever opened the device first in this process (a mono recording,
+            // or the meter's two): each measures the sink's tone.
+            #expect((1...2).contains(meter.channelCount))
             // A window well inside the tone, past the stream's start.
             let heard = meter.currentTime
             try await until { meter.currentTime >= heard + 0.2 }
             meter.updateMeters()
             try await until { meter.currentTime >= heard + 0.4 }
             meter.updateMeters()
-            for channel in 0..<2 {
+            for channel in 0..<meter.channelCount {
                 let (peak, average) = (meter.peakPower(forChannel: channel), meter.averagePower(forChannel: channel))
                 #expect(abs(peak + 12.04) < 0.1 && abs(average + 15.05) < 0.1, "peak \(peak), average \(average)")
             }
             player.kill()
             try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) == -160 }
-            #expect(meter.peakPower(forChannel: 1) == -160 && meter.averagePower(forChannel: 1) == -160)
+            #expect(meter.peakPower(forChannel: meter.channelCount - 1) == -160 && meter.averagePower(forChannel: meter.channelCount - 1) == -160)
             meter.stop()
             #expect(!meter.isRunning && meter.failure == nil)
         }

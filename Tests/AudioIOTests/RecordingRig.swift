@@ -13,18 +13,20 @@ struct RecordingRig {
         scratch = try ScratchDirectory()
     }
 
-    /// A microphone whose capture is `seconds` of sox's 16-bit `synth effect` at 48 kHz with `channels`
-    /// (a mono one gives the same on both of the device's channels), and the samples it gives,
-    /// interleaved, left-justified in 32 bits (a 16-bit sample `s` is `s << 16`).
+    /// A microphone whose capture is `seconds` of sox's `synth effect` at `rate` with `channels`, `bits` per
+    /// sample, laid out as `format` (what the first recorder on it asks for: a 16-bit recording `.int16`),
+    /// and the samples it gives, interleaved, left-justified in 32 bits (a 16-bit sample `s` is `s << 16`).
     func microphone(
-        seconds: Double, _ effect: String, channels: Int = 1, volume: Double = 0.5
+        seconds: Double, _ effect: String, channels: Int = 1, volume: Double = 0.5, bits: Int = 16,
+        format: ALSATestDevices.SampleFormat = .int16, rate: Int = 48000
     ) throws -> (device: String, samples: [Int32]) {
         let source = scratch.path("mic-\(UUID().uuidString.prefix(8)).wav")
-        try Sox.synth(to: source, rate: 48000, channels: channels, seconds: seconds, effect, volume: volume)
-        return (try ALSATestDevices.microphone(playing: source), try Sox.samples(of: source))
+        try Sox.synth(to: source, rate: rate, channels: channels, bits: bits, seconds: seconds, effect, volume: volume)
+        let device = try ALSATestDevices.microphone(playing: source, format: format, rate: rate, channels: channels)
+        return (device, try Sox.samples(of: source))
     }
 
-    /// A microphone whose capture is the audio file at `path`.
+    /// A microphone whose capture is the audio file at `path`, as a 16-bit mono recording asks for it.
     func microphone(playing path: String) throws -> String {
         try ALSATestDevices.microphone(playing: path)
     }

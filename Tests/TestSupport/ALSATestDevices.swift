@@ -6,8 +6,7 @@ import Foundation
 /// - `testmic:'IN.raw'`: a microphone of known content. A `file` PCM whose `infile` is `IN.raw`, in
 ///   front of the `null` PCM. It takes any format, rate and channel count, and its captured frames are
 ///   the infile's bytes read as that format: make the infile in the format the program negotiates
-///   (AudioIO's input engine: signed 32-bit little-endian, 2 channels, 48 kHz; see
-///   ``microphone(playing:rate:channels:)``). No `plug` sits in front of it: through one that converts,
+///   (AudioIO's recordings ask for their own format, see ``microphone(playing:format:rate:channels:)``). No `plug` sits in front of it: through one that converts,
 ///   alsa-lib's `file` plugin reads its infile more often than the program reads, and periods go missing.
 ///   It is unclocked: capture runs as fast as the program reads. The infile is read once, from its start
 ///   when the PCM is opened; past its end the capture returns stale buffer contents, not silence, so
@@ -97,14 +96,35 @@ public enum ALSATestDevices {
         return "testmic:'\(raw)'"
     }
 
-    /// Converts the audio file at `path` into a microphone infile, `path` + `.raw`, of signed 32-bit
-    /// little-endian frames at `rate` hertz with `channels` channels (the defaults are what AudioIO's input
-    /// engine negotiates), and returns the PCM name of a microphone that captures it. sox converts, and
-    /// a 16-bit sample `s` becomes `s << 16` exactly.
-    public static func microphone(playing path: String, rate: Int = 48000, channels: Int = 2) throws -> String {
+    /// The layout of a microphone's samples: the sample format a program asks a capture device for.
+    public enum SampleFormat: Sendable {
+        /// `S16_LE`: what AudioIO asks for a 16-bit recording.
+        case int16
+        /// `S24_3LE`: what it asks for a 24-bit recording.
+        case int24
+        /// `S32_LE`: what its meters ask for.
+        case int32
+        /// `FLOAT_LE`: what it asks for a 32-bit float or an Opus recording.
+        case float32
+
+        /// sox's name of the encoding and its bits per sample.
+        var soxArguments: [String] {
+            switch self {
+            case .int16: ["-e", "signed-integer", "-b", "16"]
+            case .int24: ["-e", "signed-integer", "-b", "24"]
+            case .int32: ["-e", "signed-integer", "-b", "32"]
+            case .float32: ["-e", "floating-point", "-b", "32"]
+            }
+        }
+    }
+
+    /// Converts the audio file at `path` into a microphone infile, `path` + `.raw`, of little-endian frames of
+    /// `format` at `rate` hertz with `channels` channels, and returns the PCM name of a microphone that captures it.
+    /// Make it in the format the program asks for (see ``SampleFormat``): the defaults are a 16-bit mono
+    /// recording's. sox converts, without dither: 16-bit samples reach a 32-bit infile as `s << 16` exactly.
+    public static func microphone(playing path: String, format: SampleFormat = .int16, rate: Int = 48000, channels: Int = 1) throws -> String {
         let raw = path + ".raw"
-        try Tool.output("sox", ["-D", path, "-t", "raw", "-e", "signed-integer", "-b", "32", "-L",
-                                "-r", "\(rate)", "-c", "\(channels)", raw])
+        try Tool.output("sox", ["-D", path, "-t", "raw"] + format.soxArguments + ["-L", "-r", "\(rate)", "-c", "\(channels)", raw])
         return try microphone(raw: raw)
     }
 
@@ -162,7 +182,7 @@ import Testing
         let scratch = try ScratchDirectory()
         let tone = scratch.path("tone.wav")
         try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
-        let microphone = try ALSATestDevices.microphone(playing: tone)
+        let microphone = try ALSATestDevices.microphone(playing: tone, format: .int32, channels: 2)
         let captured = scratch.path("captured.raw")
         try Tool.output("arecord", ["-q", "-D", microphone, "-f", "S32_LE", "-r", "48000", "-c", "2", "-s", "24000",
                                     "--period-size=480", "--buffer-size=1920", "-t", "raw", captured])

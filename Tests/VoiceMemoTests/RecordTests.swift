@@ -39,12 +39,18 @@ import Testing
 
     @Test func presetsAndFormatsAreHonoured() throws {
         let cli = try CLI()
-        let (device, _) = try microphone(cli, seconds: 2, "sine 440")
+        let source = cli.scratch.path("tone.wav")
+        try Sox.synth(to: source, rate: 44100, channels: 2, bits: 24, seconds: 2, "sine 440")
+        // Each microphone gives what its recording asks for: 24-bit stereo at 44.1 kHz, then float mono for Opus.
+        let device = try ALSATestDevices.microphone(playing: source, format: .int24, rate: 44100, channels: 2)
         let caf = try cli.json(try cli.run("record", "--device", device, "--duration", "1", "--format", "caf",
                                            "--sample-rate", "44100", "--channels", "2", "--bit-depth", "24", "--json"))
-        let info = try Sox.info(try #require(caf["file"] as? String))
+        let file = try #require(caf["file"] as? String)
+        let info = try Sox.info(file)
         #expect(info.rate == 44100 && info.channels == 2 && info.bits == 24 && info.frames == 44100)
-        let voice = try cli.json(try cli.run("record", "--device", device, "--duration", "0.5", "--preset", "voice", "--json"))
+        #expect(try Sox.samples(of: file) == Array(try Sox.samples(of: source).prefix(88200)))
+        let voiceMicrophone = try ALSATestDevices.microphone(playing: source, format: .float32, channels: 1)
+        let voice = try cli.json(try cli.run("record", "--device", voiceMicrophone, "--duration", "0.5", "--preset", "voice", "--json"))
         #expect(voice["format"] as? String == "opus")
         #expect(try Tool.run("opusinfo", [try #require(voice["file"] as? String)]).status == 0)
     }

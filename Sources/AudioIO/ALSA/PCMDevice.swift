@@ -3,22 +3,39 @@ import Glibc
 
 /// How samples are laid out in the device's buffer.
 package enum PCMSampleFormat: Equatable, Sendable {
-    /// 32-bit signed little-endian integers: exact for 16- and 24-bit sources, so tried first.
+    /// 32-bit signed little-endian integers: exact for 16- and 24-bit sources.
     case int32
     /// 32-bit IEEE float, little-endian.
     case float32
+    /// 24-bit signed little-endian integers in three bytes (`S24_3LE`), as USB microphones give them.
+    case int24
     /// 16-bit signed little-endian integers, which every device takes.
     case int16
 
-    var bytesPerSample: Int { self == .int16 ? 2 : 4 }
+    var bytesPerSample: Int {
+        switch self {
+        case .int16: 2
+        case .int24: 3
+        case .int32, .float32: 4
+        }
+    }
 
     var alsaFormat: snd_pcm_format_t {
         switch self {
         case .int32: SND_PCM_FORMAT_S32_LE
         case .float32: SND_PCM_FORMAT_FLOAT_LE
+        case .int24: SND_PCM_FORMAT_S24_3LE
         case .int16: SND_PCM_FORMAT_S16_LE
         }
     }
+}
+
+/// What a stream asks of its device: the rate and channel count it would like, and the sample formats it
+/// takes, best first. The device may agree on another rate or channel count (see ``PCMConfiguration``).
+struct PCMRequest: Equatable, Sendable {
+    var sampleRate: Int
+    var channelCount: Int
+    var formats: [PCMSampleFormat]
 }
 
 /// What the device agreed to.
@@ -80,26 +97,23 @@ final class PCMDevice {
     ///
     var isClocked: Bool { type != SND_PCM_TYPE_NULL && type != SND_PCM_TYPE_FILE }
 
-    /// Sets interleaved access, the first format of `formats` the device takes, `channels`, the rate nearest
-    /// `sampleRate` and a buffer of about `periods` periods of `periodFrames`; returns what was agreed.
+    /// Sets interleaved access, the first of the request's formats the device takes, the channel count and rate
+    /// nearest the request's, and a buffer of about `periods` periods of `periodFrames`; returns what was agreed.
     ///
     /// The corresponding C functions are `snd_pcm_hw_params_*` and `snd_pcm_sw_params_*`.
-    func configure(
-        sampleRate: Int, channels: Int, periodFrames: Int, periods: Int,
-        formats: [PCMSampleFormat] = [.int32, .float32, .int16]
-    ) throws(ALSAError) -> PCMConfiguration {
+    func configure(_ request: PCMRequest, periodFrames: Int, periods: Int) throws(ALSAError) -> PCMConfiguration {
         var hardware: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hardware), "snd_pcm_hw_params_malloc")
         defer { snd_pcm_hw_params_free(hardware) }
         try check(snd_pcm_hw_params_any(handle, hardware), "snd_pcm_hw_params_any")
         try check(snd_pcm_hw_params_set_access(handle, hardware, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
-        guard let format = formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, $0.alsaFormat) == 0 }) else {
+        guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, $0.alsaFormat) == 0 }) else {
             throw ALSAError(code: -EINVAL, function: "snd_pcm_hw_params_set_format")
         }
         try check(snd_pcm_hw_params_set_format(handle, hardware, format.alsaFormat), "snd_pcm_hw_params_set_format")
-        var channelCount = UInt32(channels)
+        var channelCount = UInt32(request.channelCount)
         try check(snd_pcm_hw_params_set_channels_near(handle, hardware, &channelCount), "snd_pcm_hw_params_set_channels_near")
-        var rate = UInt32(sampleRate)
+        var rate = UInt32(request.sampleRate)
         try check(snd_pcm_hw_params_set_rate_near(handle, hardware, &rate, nil), "snd_pcm_hw_params_set_rate_near")
         var period = snd_pcm_uframes_t(periodFrames)
         try check(snd_pcm_hw_params_set_period_size_near(handle, hardware, &period, nil), "snd_pcm_hw_params_set_period_size_near")

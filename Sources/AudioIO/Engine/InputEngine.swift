@@ -23,10 +23,13 @@ import Synchronization
 /// captured since the last read, which the device dropped, become a gap of that length in every tap,
 /// filled with silence by the recorder, so a recording keeps its timeline and the loss is reported.
 final class InputEngine: @unchecked Sendable {
-    /// The rate asked of the device; it may agree on another, which recorders then resample from.
-    static let preferredSampleRate = 48000
-    /// Frames per period asked of the device: 10 ms at 48 kHz.
-    static let preferredPeriodFrames = 480
+    /// What a meter asks of a device it opens: 48 kHz, and 32-bit samples, exact for 16- and 24-bit devices.
+    static func meterRequest(channels: Int) -> PCMRequest {
+        PCMRequest(sampleRate: 48000, channelCount: channels, formats: [.int32, .float32, .int16])
+    }
+
+    /// Periods per second asked of the device: 10 ms each.
+    static let periodsPerSecond = 100
     /// Periods in the device buffer.
     static let periods = 4
 
@@ -52,14 +55,14 @@ final class InputEngine: @unchecked Sendable {
 
     private static let engines = Mutex<[String: InputEngine]>([:])
 
-    /// The engine of `deviceName`, opening the device with `channels` channels (or as near as it
-    /// takes) if nothing captures from it yet.
-    static func engine(for deviceName: String, channels: Int) throws(AudioDeviceError) -> InputEngine {
+    /// The engine of `deviceName`, opening the device as `request` asks (or as near as it takes) if nothing
+    /// captures from it yet: the first recorder or meter of a device sets its format, and the others convert.
+    static func engine(for deviceName: String, asking request: PCMRequest) throws(AudioDeviceError) -> InputEngine {
         var opened = false
         let result: Result<InputEngine, AudioDeviceError> = engines.withLock { engines in
             if let engine = engines[deviceName] { return .success(engine) }
             do throws(ALSAError) {
-                let engine = try InputEngine(deviceName: deviceName, channels: channels)
+                let engine = try InputEngine(deviceName: deviceName, request: request)
                 engines[deviceName] = engine
                 opened = true
                 return .success(engine)
@@ -85,11 +88,10 @@ final class InputEngine: @unchecked Sendable {
         }
     }
 
-    private init(deviceName: String, channels: Int) throws(ALSAError) {
+    private init(deviceName: String, request: PCMRequest) throws(ALSAError) {
         device = try PCMDevice(name: deviceName, direction: .capture)
         configuration = try device.configure(
-            sampleRate: Self.preferredSampleRate, channels: channels, periodFrames: Self.preferredPeriodFrames,
-            periods: Self.periods)
+            request, periodFrames: max(64, request.sampleRate / Self.periodsPerSecond), periods: Self.periods)
         self.deviceName = deviceName
         // Waiting up to half a period for a late writer costs nothing on a clocked device (the buffer holds
         // several) and keeps an unclocked one from racing past its writers.

@@ -70,8 +70,8 @@ final class OutputEngine: @unchecked Sendable {
     private init(deviceName: String) throws(ALSAError) {
         device = try PCMDevice(name: deviceName, direction: .playback)
         configuration = try device.configure(
-            sampleRate: Self.preferredSampleRate, channels: 2, periodFrames: Self.preferredPeriodFrames,
-            periods: Self.periods)
+            PCMRequest(sampleRate: Self.preferredSampleRate, channelCount: 2, formats: [.int32, .float32, .int16]),
+            periodFrames: Self.preferredPeriodFrames, periods: Self.periods)
         // Voices are mono or stereo: a device that insists on more channels is not one to play on.
         guard (1...2).contains(configuration.channelCount) else {
             throw ALSAError(code: EINVAL, function: "snd_pcm_hw_params_set_channels_near")

@@ -45,7 +45,7 @@ public final class AudioInputMeter: @unchecked Sendable {
         let result: Result<Void, AudioDeviceError> = state.withLock { state in
             guard state.tap == nil else { return .success(()) }
             do throws(AudioDeviceError) {
-                let engine = try InputEngine.engine(for: device, channels: requestedChannels)
+                let engine = try InputEngine.engine(for: device, asking: InputEngine.meterRequest(channels: requestedChannels))
                 let channels = engine.configuration.channelCount
                 let tap = CaptureTap(
                     channelCount: channels, channelMap: .identity, periodFrames: engine.configuration.periodFrames,

@@ -87,7 +87,7 @@ extension AudioRecorder {
         if state.writer != nil { return true }
         do {
             let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
-            let engine = try InputEngine.engine(for: name, channels: max(2, settings.channelCount))
+            let engine = try InputEngine.engine(for: name, asking: settings.captureRequest)
             guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
                 throw AudioDeviceError(
                     device: name, operation: .open, underlying: ALSAError(code: EINVAL, function: "snd_pcm_hw_params_set_channels"))

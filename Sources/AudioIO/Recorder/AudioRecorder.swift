@@ -17,9 +17,11 @@ import SystemPackage
 /// device share one capture stream and its clock, so ``record(atTime:)`` with one device time starts
 /// several on the same frame.
 ///
-/// The device is read at its own rate (48 kHz when it lets us choose) on a capture thread that allocates
-/// nothing and never touches the disk; a writer thread maps channels, resamples with libsoxr when the
-/// file's rate differs, and writes. Input the device or the writer could not keep (an overrun) is filled
+/// The device is opened in the recording's own sample format, channel count and rate whenever it takes them,
+/// as `arecord -f S16_LE -c 1 -r 48000` does, so that a 16- or 24-bit recording holds the device's samples bit
+/// for bit; a device that does not, or one another recorder opened first in another format, is read as it is
+/// and converted. The capture thread allocates nothing and never touches the disk; a writer thread maps
+/// channels, resamples with libsoxr when the device's rate differs from the file's, and writes. Input the device or the writer could not keep (an overrun) is filled
 /// with silence of the same length, so the recording keeps its timeline, and reported as
 /// ``Event/overrun(lostTime:)``. WAV and CAF headers are rewritten after every write and Opus is written
 /// page by page, so a process killed mid-recording leaves a readable file missing at most the last moments.
@@ -131,7 +133,7 @@ public final class AudioRecorder: @unchecked Sendable {
     /// ``record(atTime:)``. Opens the device if nothing records from it yet.
     public var deviceCurrentTime: TimeInterval {
         let name = state.withLock { $0.deviceName } ?? AudioSession.shared.inputForNewRecorders
-        return (try? InputEngine.engine(for: name, channels: max(2, settings.channelCount)).deviceCurrentTime) ?? 0
+        return (try? InputEngine.engine(for: name, asking: settings.captureRequest).deviceCurrentTime) ?? 0
     }
 
     /// What the last finished recording wrote: frames, rate, channels, whole-file levels (measured while

@@ -19,16 +19,20 @@ import Testing
         let cli = try CLI()
         let source = cli.scratch.path("source.wav")
         try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 4, "pinknoise")
-        let microphone = try ALSATestDevices.microphone(playing: source)
+        // A microphone for each format, in the layout its recording asks for: 16-bit for WAV and CAF, float for Opus.
+        let microphones = ["wav": try ALSATestDevices.microphone(playing: source, channels: 2),
+                           "opus": try ALSATestDevices.microphone(playing: source, format: .float32, channels: 2)]
         var random = SeededGenerator(seed: 0xDEAD)
         var complete: Set<String> = [try cli.importTone(title: "Before everything")]
         for round in 0..<Torture.scale(quick: 12, long: 200) {
             // Rename and delete need a memo; while there is none, a record takes their turn.
             let target = Array(complete).sorted().randomElement(using: &random) ?? ""
             let command = target.isEmpty && round % 4 >= 2 ? 1 : round % 4
+            let format = ["wav", "caf", "opus"].randomElement(using: &random)!
             let arguments: [String] = switch command {
-            case 0: ["import", source, "--title", "Import \(round)", "--format", ["wav", "caf", "opus"].randomElement(using: &random)!]
-            case 1: ["record", "--device", microphone, "--duration", "3", "--title", "Record \(round)", "--format", ["wav", "caf", "opus"].randomElement(using: &random)!]
+            case 0: ["import", source, "--title", "Import \(round)", "--format", format]
+            case 1: ["record", "--device", microphones[format] ?? microphones["wav"]!, "--duration", "3", "--title", "Record \(round)",
+                     "--format", format, "--channels", "2"]
             case 2: ["rename", target, "Renamed \(round)"]
             default: ["delete", target]
             }
