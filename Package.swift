@@ -24,11 +24,12 @@ let package = Package(
         systemLibrary("COpus", pkgConfig: "opus", apt: "libopus-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
+        systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         .systemLibrary(name: "CFileSystem"),
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]

@@ -143,21 +143,12 @@ public struct MemoStore: Sendable {
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
                 if recordingStatus(of: memo.id) == .live { continue }
-                // Its process died: keep what reached the disk, or drop the entry when no audio did. A file
-                // with no frames in it has nothing to lose and goes too (an Opus file killed before its
-                // first audio page is all headers, which libsndfile calls malformed); a larger unreadable
-                // one stays, unlisted, as every unreadable file does.
+                // Its process died: the memo keeps what reached the disk, even if that is nothing. One that died before
+                // it made its file has no memo to show.
                 reconciled.changed = true
-                let file = fileURL(of: memo)
-                do {
-                    let facts = try AudioFileFacts(url: file)
-                    reconciled.index.memos[position] = facts.memo(
-                        id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName,
-                        state: .recovered)
-                } catch let error as AudioFileError where Self.holdsNoAudio(error, file) {
-                    DurableFile.removeQuietly(file.path)
-                    dropped.append(position)
-                } catch {
+                if fileIsThere {
+                    reconciled.index.memos[position] = recovered(memo)
+                } else {
                     dropped.append(position)
                 }
             } else if !fileIsThere {
@@ -199,15 +190,37 @@ public struct MemoStore: Sendable {
         }
     }
 
+    /// `memo`, whose recording process died, as its file now stands: the file's cut end repaired (an Opus page torn
+    /// by the kill), then its length, levels and size read from it. A file with no audio in it (empty, headers
+    /// only) or one that cannot be read makes a memo of length 0 with silent levels: the memo stays
+    /// listed, so that nobody loses sight of a recording that failed.
+    private func recovered(_ memo: Memo) -> Memo {
+        let file = fileURL(of: memo)
+        _ = try? AudioFile.repairCutRecording(at: file)
+        if let facts = try? AudioFileFacts(url: file) {
+            return facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
+        }
+        var empty = memo
+        empty.state = .recovered
+        empty.duration = 0
+        empty.sizeBytes = FileManager.default.sizeOfItem(atPath: file.path) ?? 0
+        empty.peakDBFS = Array(repeating: AudioLevels.floor, count: memo.channels)
+        empty.averageDBFS = empty.peakDBFS
+        return empty
+    }
+
     /// A memo for an audio file the index does not list, from the file's own metadata and samples; its
     /// state comes from its recording lock, if it has one. An unreadable file is left alone (and
     /// unlisted) rather than deleted.
     private func adoptedMemo(fileName: String) -> Memo? {
         guard let id = Memo.id(fromFileName: fileName).map(String.init) else { return nil }
         let url = directory.appendingPathComponent(fileName)
+        let status = recordingStatus(of: id)
+        // A recording that died before its index entry was written: its file may end in a torn page.
+        if status == .ended { _ = try? AudioFile.repairCutRecording(at: url) }
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
-        let state: Memo.State = switch recordingStatus(of: id) {
+        let state: Memo.State = switch status {
         case .none: .complete
         case .live: .recording
         case .ended: .recovered
@@ -247,18 +260,6 @@ public struct MemoStore: Sendable {
         DurableFile.removeQuietly(path)
         lock.unlock()
         return true
-    }
-
-    /// Whether the file `error` was about has no audio to lose: empty, no frames, or damaged within the
-    /// size of its headers.
-    private static func holdsNoAudio(_ error: AudioFileError, _ url: URL) -> Bool {
-        switch error.reason {
-        case .empty, .noAudio: return true
-        case .malformed:
-            let size = FileManager.default.sizeOfItem(atPath: url.path) ?? .max
-            return size <= 4096
-        default: return false
-        }
     }
 
     /// Seconds a converted file may go unlocked before it counts as left behind.

@@ -63,17 +63,31 @@ extension MemoStoreTests {
         try writer.close()
     }
 
-    @Test func aRecordingAbandonedBeforeAnyAudioIsDroppedWithItsEmptyFile() throws {
+    /// A recording that died before any audio reached its file stays listed, recovered with nothing in it, so that
+    /// nobody loses sight of it; one that died before it made its file has no memo to show.
+    @Test func aRecordingAbandonedBeforeAnyAudioIsListedAsRecoveredWithNothingInIt() throws {
         var noFile: RecordingTicket? = try store.beginRecording(title: "Nothing", settings: AudioSettings())
-        var headerOnly: RecordingTicket? = try store.beginRecording(title: "Header only", settings: AudioSettings())
-        let emptyFile = try #require(headerOnly).fileURL
-        try AudioFileWriter(url: emptyFile, settings: try #require(headerOnly).settings).close()
-        #expect(try store.memos().count == 2)
+        var tickets: [RecordingTicket]? = []
+        for (title, settings) in [("Empty", AudioSettings()), ("Header only", AudioSettings()), ("Opus headers", AudioSettings(format: .opus))] {
+            let ticket = try store.beginRecording(title: title, settings: settings)
+            if title == "Empty" {
+                try Data().write(to: ticket.fileURL)
+            } else {
+                try AudioFileWriter(url: ticket.fileURL, settings: ticket.settings).close()
+            }
+            tickets?.append(ticket)
+        }
+        #expect(try store.memos().count == 4)
         noFile = nil
-        headerOnly = nil
-        #expect(noFile == nil && headerOnly == nil)
-        #expect(try store.memos().isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: emptyFile.path))
+        tickets = nil
+        #expect(noFile == nil && tickets == nil)
+        let memos = try store.memos()
+        #expect(memos.map(\.title) == ["Empty", "Header only", "Opus headers"])
+        for memo in memos {
+            #expect(memo.state == .recovered && memo.duration == 0 && memo.peakDBFS == [-160] && memo.averageDBFS == [-160], "\(memo)")
+            #expect(FileManager.default.fileExists(atPath: store.fileURL(of: memo).path))
+        }
+        #expect(try store.memos() == memos)
         let hidden = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasSuffix(".recording") }
         #expect(hidden.isEmpty)
     }

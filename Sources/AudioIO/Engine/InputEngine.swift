@@ -28,6 +28,9 @@ final class InputEngine: @unchecked Sendable {
         PCMRequest(sampleRate: 48000, channelCount: channels, formats: [.int32, .float32, .int16])
     }
 
+    /// How long, in nanoseconds, the capture thread of a device without a clock waits for room in a tap's ring.
+    static let unclockedOverflowWait = 10_000_000_000
+
     /// Periods per second asked of the device: 10 ms each.
     static let periodsPerSecond = 100
     /// Periods in the device buffer.
@@ -94,11 +97,13 @@ final class InputEngine: @unchecked Sendable {
             request, periodFrames: max(64, request.sampleRate / Self.periodsPerSecond), periods: Self.periods)
         self.deviceName = deviceName
         // Waiting up to half a period for a late writer costs nothing on a clocked device (the buffer holds
-        // several) and keeps an unclocked one from racing past its writers.
+        // several). A device without a clock (ALSA's `file` and `null`) loses nothing by waiting for as long as a
+        // writer needs, and must not race past a slow one: its recordings stay sample-exact on a busy machine.
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
         cycle = CaptureCycle(
             format: configuration.format, channelCount: configuration.channelCount,
-            maximumFrames: configuration.periodFrames, overflowWait: periodNanoseconds / 2)
+            maximumFrames: configuration.periodFrames,
+            overflowWait: device.isClocked ? periodNanoseconds / 2 : Self.unclockedOverflowWait)
         RealtimeThread.start(name: "audio-in", realtime: device.isClocked) { [self] in captureLoop() }
         // The event thread blocks (a recorder waits for its writer there) and runs delegates' code.
         RealtimeThread.start(name: "audio-in-events", realtime: false) { [self] in eventLoop() }

@@ -59,8 +59,10 @@ public enum AudioFileConverter {
         do {
             // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
             // the file reads back at the rate it was written with.
+            let frames = Int64((Double(input.frameCount) * settings.sampleRate / input.sampleRate).rounded(.up))
             let output = try AudioFileWriter(
-                url: temporary, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions)
+                url: temporary, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
+                expectedFrameCount: frames)
             var meter = LevelAccumulator(channelCount: settings.channelCount)
             if canCopyIntegers(from: input, to: settings, channelMap) {
                 try copyIntegers(from: input, to: output, meter: &meter)

@@ -6,8 +6,11 @@ import SystemPackage
 /// Writes a WAV, CAF or Ogg/Opus file from interleaved 32-bit float frames, as ``AudioSettings`` say.
 ///
 /// WAV and CAF headers are rewritten after every ``write(_:)``, so a process killed mid-recording leaves
-/// a file that reads back with every frame that reached the disk. Opus is written page by page, which
-/// leaves a stream that plays up to its last complete page. Samples outside −1…1 are clipped, not wrapped.
+/// a file that reads back with every frame that reached the disk. A WAV file whose length is not known in
+/// advance (a recording) is written as RF64 that stays plain WAV (RIFF) below 4 GiB and becomes RF64 past it,
+/// where a RIFF header's 32-bit sizes would wrap. Opus is written in Ogg pages of at most ``opusPageDuration``,
+/// so that a process killed mid-recording leaves a stream missing at most that much (its torn last page is
+/// dropped when the memo store recovers it). Samples outside −1…1 are clipped, not wrapped.
 ///
 /// The file is locked (`flock(2)`, exclusive) while it is open for writing.
 ///
@@ -27,6 +30,13 @@ public final class AudioFileWriter {
     private let descriptor: FileDescriptor
     private var isClosed = false
 
+    /// The longest stretch of an Opus recording that is held back before it is written out, in milliseconds: the
+    /// duration of an Ogg page at most (libsndfile's own default is a second).
+    static let opusPageDuration = 250.0
+
+    /// The largest size of a plain WAV (RIFF) file's data: its sizes are 32-bit.
+    static let riffLimit: Int64 = 0xFFFF_FFFF - 1024
+
     /// Creates (or truncates) the file at `url` and prepares it for writing.
     ///
     /// - Parameters:
@@ -34,11 +44,14 @@ public final class AudioFileWriter {
     ///   - settings: Format, rate, channels and bit depth or bit rate; validated here.
     ///   - metadata: Title and creation date, stored in the container's own fields.
     ///   - permissions: Mode bits for a new file (the process umask applies); recordings use `0o600`.
+    ///   - expectedFrameCount: How many frames will be written, when that is known: a WAV file that will fit in
+    ///     4 GiB is then written as plain WAV from the start. `nil` (a recording) writes WAV that becomes RF64
+    ///     should it pass 4 GiB.
     /// - Throws: ``AudioSettingsError`` when `settings` cannot be written, ``AudioFileError`` when the file
     ///   cannot be created.
     public init(
         url: URL, settings: AudioSettings, metadata: AudioMetadata = AudioMetadata(),
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], expectedFrameCount: Int64? = nil
     ) throws {
         try settings.validate()
         let path = url.path
@@ -54,17 +67,24 @@ public final class AudioFileWriter {
         var info = SF_INFO()
         info.samplerate = Int32(settings.sampleRate)
         info.channels = Int32(settings.channelCount)
-        info.format = Self.formatCode(settings)
+        let bytesPerFrame = Int64(settings.channelCount * settings.effectiveBitDepth.rawValue / 8)
+        let mayPassRIFFLimit = expectedFrameCount.map { $0 > Self.riffLimit / bytesPerFrame } ?? true
+        info.format = Self.formatCode(settings, mayPassRIFFLimit: mayPassRIFFLimit)
         do {
             file = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: false)
             file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
+            // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
+            if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
             if let title = metadata.title { try file.setString(Int32(SF_STR_TITLE), title) }
             if let date = metadata.creationDate {
                 try file.setString(Int32(SF_STR_DATE), AudioMetadata.dateText(date))
             }
             try file.setString(Int32(SF_STR_SOFTWARE), "voicememo")
             if settings.format == .opus {
-                try file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: Self.compressionLevel(settings))
+                guard file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: Self.compressionLevel(settings)) else {
+                    throw file.lastError
+                }
+                file.command(Int32(SFC_SET_OGG_PAGE_LATENCY_MS), double: Self.opusPageDuration)
             } else {
                 file.command(Int32(SFC_SET_UPDATE_HEADER_AUTO), int: Int32(SF_TRUE))
             }
@@ -106,6 +126,17 @@ public final class AudioFileWriter {
         }
     }
 
+    /// Waits until everything written so far is on the disk, so that a power cut cannot take it.
+    ///
+    /// - Throws: ``AudioFileError`` when the disk reports a failure.
+    public func synchronize() throws(AudioFileError) {
+        do {
+            try DurableFile.sync(descriptor)
+        } catch {
+            throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+        }
+    }
+
     /// Finishes the file (final header or Ogg page), syncs it to the disk and closes it. Calling it again
     /// does nothing.
     ///
@@ -122,11 +153,11 @@ public final class AudioFileWriter {
         }
     }
 
-    private static func formatCode(_ settings: AudioSettings) -> Int32 {
+    private static func formatCode(_ settings: AudioSettings, mayPassRIFFLimit: Bool) -> Int32 {
         let container = switch settings.format {
         case .caf: SF_FORMAT_CAF
         case .opus: SF_FORMAT_OGG
-        default: SF_FORMAT_WAV
+        default: mayPassRIFFLimit ? SF_FORMAT_RF64 : SF_FORMAT_WAV
         }
         let codec = switch (settings.format, settings.effectiveBitDepth) {
         case (.opus, _): SF_FORMAT_OPUS

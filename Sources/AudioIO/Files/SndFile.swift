@@ -110,15 +110,19 @@ final class SndFile {
         sf_command(handle, command, nil, value)
     }
 
-    /// Sends a command whose argument is a pointer to a `double`, as `SFC_SET_COMPRESSION_LEVEL` takes.
+    /// Sends a command whose argument is a pointer to a `double`, as `SFC_SET_COMPRESSION_LEVEL` takes; returns
+    /// whether libsndfile reports success (``lastError`` says why not). libsndfile 1.2.0 applies
+    /// `SFC_SET_OGG_PAGE_LATENCY_MS` and reports failure all the same.
     ///
     /// The corresponding C function is `sf_command`.
-    func command(_ command: Int32, double value: Double) throws(SndFileError) {
+    @discardableResult
+    func command(_ command: Int32, double value: Double) -> Bool {
         var value = value
-        if sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) != Int32(SF_TRUE) {
-            throw SndFileError.last(handle)
-        }
+        return sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) == Int32(SF_TRUE)
     }
+
+    /// The error libsndfile holds for this file now.
+    var lastError: SndFileError { .last(handle) }
 
     /// libsndfile's name for the file's container, e.g. "WAV (Microsoft)".
     ///

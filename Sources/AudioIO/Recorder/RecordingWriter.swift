@@ -9,12 +9,15 @@ import Synchronization
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
 /// While the input runs it writes once ``minimumBlockFrames`` (about 20 ms at 48 kHz) are waiting, so
-/// that the disk sees few, large writes.
+/// that the disk sees few, large writes, and syncs the file every ``syncInterval``, so that a power cut takes at
+/// most that much more than a killed process does.
 final class RecordingWriter: @unchecked Sendable {
     /// Frames taken from the ring per step at most.
     static let chunkFrames = 4096
     /// Frames to wait for before writing, while the input runs.
     static let minimumBlockFrames = 1024
+    /// Seconds between two syncs of the file to the disk.
+    static let syncInterval: Duration = .seconds(1)
 
     private let tap: CaptureTap
     private let audio: SPSCRing<Float>
@@ -106,7 +109,12 @@ final class RecordingWriter: @unchecked Sendable {
         let channels = tap.channelCount
         var position: Int64 = 0
         var backoff = PollingBackoff()
+        var lastSync = ContinuousClock.now
         while true {
+            if ContinuousClock.now - lastSync >= Self.syncInterval {
+                try file.synchronize()
+                lastSync = .now
+            }
             // Read first: once the input has ended, everything it delivered is in the rings.
             let ended = inputEnded()
             let gap = tap.gaps.peek()

@@ -1,0 +1,84 @@
+import COgg
+import Glibc
+import SystemPackage
+
+/// Reads the pages of an Ogg file in order through libogg's sync layer (`ogg_sync_*`), which finds each page's
+/// capture pattern and checks its CRC: what it returns is a whole, intact page, a run of bytes that is none (a
+/// damaged span), or the end of the file, with any bytes left there that make no whole page (a page torn by a
+/// write cut short).
+///
+/// **Not thread-safe**: one thread reads at a time.
+final class OggPageReader {
+    /// What the next look at the file found.
+    enum Item: Equatable {
+        /// An intact page.
+        case page(OggPage)
+        /// `byteCount` bytes at `offset` that are no page: damage, or bytes that were never a page.
+        case damaged(offset: Int64, byteCount: Int)
+        /// The end of the file; the last `tornByteCount` bytes (from `offset` on) are the start of a page that was
+        /// never finished, or 0.
+        case end(offset: Int64, tornByteCount: Int)
+    }
+
+    private let descriptor: FileDescriptor
+    private let sync: UnsafeMutablePointer<ogg_sync_state>
+    /// The file offset of the first byte libogg holds and has not returned yet.
+    private var position: Int64
+    /// The file offset just past the last byte read.
+    private var readEnd: Int64
+    private var isAtEndOfFile = false
+
+    /// Reads pages from `descriptor`, from `offset` on (with `pread`: the descriptor's own offset stays as it is).
+    ///
+    /// The corresponding C function is `ogg_sync_init`.
+    init(descriptor: FileDescriptor, offset: Int64 = 0) {
+        self.descriptor = descriptor
+        position = offset
+        readEnd = offset
+        sync = .allocate(capacity: 1)
+        ogg_sync_init(sync)
+    }
+
+    deinit {
+        ogg_sync_clear(sync)
+        sync.deallocate()
+    }
+
+    /// Bytes asked of the file at a time.
+    private static let chunkSize = 65536
+
+    /// The next page, damaged span or the end.
+    ///
+    /// The corresponding C functions are `ogg_sync_pageseek`, `ogg_sync_buffer` and `ogg_sync_wrote`.
+    ///
+    /// - Throws: `Errno` when the file cannot be read.
+    func next() throws(Errno) -> Item {
+        while true {
+            var page = ogg_page()
+            let result = ogg_sync_pageseek(sync, &page)
+            if result > 0 {
+                defer { position += Int64(result) }
+                return .page(OggPage(page, offset: position))
+            }
+            if result < 0 {
+                defer { position += Int64(-result) }
+                return .damaged(offset: position, byteCount: Int(-result))
+            }
+            if isAtEndOfFile {
+                return .end(offset: position, tornByteCount: Int(readEnd - position))
+            }
+            guard let buffer = ogg_sync_buffer(sync, Self.chunkSize) else { throw .noMemory }
+            let count: Int
+            do {
+                count = try descriptor.read(
+                    fromAbsoluteOffset: readEnd, into: UnsafeMutableRawBufferPointer(start: buffer, count: Self.chunkSize),
+                    retryOnInterrupt: true)
+            } catch {
+                throw error as? Errno ?? .ioError
+            }
+            if count == 0 { isAtEndOfFile = true }
+            ogg_sync_wrote(sync, count)
+            readEnd += Int64(count)
+        }
+    }
+}
