@@ -53,27 +53,40 @@ extension MemoStore {
     ///
     /// - Parameters:
     ///   - memo: A memo of this store.
-    ///   - destination: The file to create or replace (atomically).
-    ///   - format: The target format; `nil` takes it from `destination`'s extension, else the memo's own.
+    ///   - destination: The file to create, outside the store; written atomically.
+    ///   - format: The target format; `nil` takes it from `destination`'s extension, which must then name a format
+    ///     this library writes.
     ///   - sampleRate: The target rate in hertz; `nil` keeps the memo's (48 kHz when Opus cannot take it).
     ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
+    ///   - replacingExisting: Whether a file already at `destination` is replaced; when false (the default) it is
+    ///     kept and the export fails with ``AudioFileError/Reason/exists``.
     /// - Returns: What was written.
-    /// - Throws: ``AudioFileError``, ``AudioSettingsError``.
+    /// - Throws: ``MemoStoreError/exportIntoStore(path:)`` for a destination inside the store (where it could
+    ///   replace another memo's file or the index), ``MemoStoreError/unknownExportFormat(path:)`` when the format
+    ///   is neither given nor told by a writable extension, ``AudioFileError``, ``AudioSettingsError``.
     public func export(
-        _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil
+        _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil,
+        replacingExisting: Bool = false
     ) throws -> AudioFileSummary {
-        let source = fileURL(of: memo)
-        guard destination.standardizedFileURL.resolvingSymlinksInPath() != source.resolvingSymlinksInPath() else {
-            throw AudioFileError(path: destination.path, reason: .writeFailed("that is the memo's own file"))
+        if isInside(destination) { throw MemoStoreError.exportIntoStore(path: destination.path) }
+        guard let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap({ $0.isWritable ? $0 : nil }) else {
+            throw MemoStoreError.unknownExportFormat(path: destination.path)
         }
+        let source = fileURL(of: memo)
         let input = try AudioFile(forReading: source)
-        let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap { $0.isWritable ? $0 : nil }
-            ?? memo.format
         var settings = AudioSettings(preserving: input, as: format)
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
         return try AudioFileConverter.convert(
             contentsOf: source, to: destination, settings: settings,
-            metadata: AudioMetadata(title: memo.title, creationDate: memo.createdAt))
+            metadata: AudioMetadata(title: memo.title, creationDate: memo.createdAt), replacingExisting: replacingExisting)
+    }
+
+    /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.
+    private func isInside(_ url: URL) -> Bool {
+        let store = directory.resolvingSymlinksInPath().path
+        let parent = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().path
+        let target = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return parent == store || target.hasPrefix(store + "/")
     }
 }

@@ -1,3 +1,4 @@
+import AudioIO
 import FoundationEssentials
 
 /// Why the memo store could not do what was asked; its `description` says what to do.
@@ -18,6 +19,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case recordingInProgress(String)
     /// An audio file could not be removed; `reason` is the system's.
     case deleteFailed(path: String, reason: String)
+    /// An export was asked to write into the store's own directory, where it could replace a memo or the index.
+    case exportIntoStore(path: String)
+    /// An export's format was not given and its file name's extension names none that can be written.
+    case unknownExportFormat(path: String)
 
     public var description: String {
         switch self {
@@ -37,6 +42,12 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "“\(title)” is being recorded right now; stop that recording, then try again"
         case .deleteFailed(let path, let reason):
             "cannot delete '\(path)': \(reason); check that you may write to the memo store directory"
+        case .exportIntoStore(let path):
+            "cannot export to '\(path)': that is inside the memo store, where it could replace a memo; pick a place outside it"
+        case .unknownExportFormat(let path):
+            "cannot tell which format to write '\(path)' in: voicememo writes "
+                + AudioFileFormat.allCases.filter(\.isWritable).map { "." + $0.fileExtension }.joined(separator: ", ")
+                + "; end the name with one of those or give --format"
         }
     }
 }

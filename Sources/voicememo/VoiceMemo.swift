@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioIO
 import FoundationEssentials
 import Glibc
+import MemoStore
 import SystemPackage
 
 @main
@@ -60,6 +61,7 @@ struct VoiceMemo: AsyncParsableCommand {
         switch error {
         case is AudioSettingsError: true
         case AudioPresetError.notFound: true
+        case MemoStoreError.unknownExportFormat: true
         default: false
         }
     }

@@ -143,6 +143,6 @@ import Testing
         #expect(summary.sampleRate == 48000 && summary.frameCount == 96000)
         let file = try AudioFile(forReading: scratch.file("talk.opus"))
         #expect(file.format == .opus && file.metadata.title == "Talk")
-        #expect(throws: AudioFileError.self) { try store.export(memo, to: store.fileURL(of: memo)) }
+        #expect(throws: MemoStoreError.exportIntoStore(path: store.fileURL(of: memo).path)) { try store.export(memo, to: store.fileURL(of: memo)) }
     }
 }

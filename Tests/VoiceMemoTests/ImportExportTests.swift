@@ -62,6 +62,76 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: cli.scratch.path("out/a.wav")))
     }
 
+    /// Export writes outside the store only: never over another memo's file, the index or a lock.
+    @Test func exportNeverWritesInsideTheStore() throws {
+        let cli = try CLI()
+        let a = try cli.importTone(title: "A")
+        let b = try cli.importTone(title: "B", seconds: 0.7)
+        let before = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).sorted()
+        let bFile = cli.home.appendingPathComponent("\(b).wav")
+        let bBytes = try Data(contentsOf: bFile)
+        let index = cli.index
+        for target in [bFile.path, cli.home.appendingPathComponent("memos.json").path, cli.home.appendingPathComponent(".lock").path,
+                       cli.home.path, cli.home.appendingPathComponent("new.wav").path] {
+            let result = try cli.run("export", a, target, "--format", "wav", "--force")
+            #expect(result.status == 1 && result.standardError.contains("inside the memo store"), "\(target): \(result.standardError)")
+        }
+        // Through a link to the store too.
+        try FileManager.default.createSymbolicLink(atPath: cli.scratch.path("link"), withDestinationPath: cli.home.path)
+        #expect(try cli.run("export", a, cli.scratch.path("link/\(b).wav"), "--force").status == 1)
+        #expect(try Data(contentsOf: bFile) == bBytes && cli.index == index)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.home.path).sorted() == before)
+    }
+
+    @Test func anExistingFileIsKeptUnlessForced() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone")
+        let target = cli.scratch.path("taken.wav")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: target))
+        let refused = try cli.run("export", id, target)
+        #expect(refused.status == 1 && refused.standardError == "voicememo: '\(target)' exists already; pass --force to replace it, or pick another name\n")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
+        #expect(try cli.run("export", id, target, "--force").status == 0)
+        #expect(try Sox.info(target).frames == 24000)
+        // Into a directory, named after the title: the second time the name is taken too.
+        try FileManager.default.createDirectory(atPath: cli.scratch.path("out"), withIntermediateDirectories: false)
+        #expect(try cli.run("export", id, cli.scratch.path("out")).status == 0)
+        #expect(try cli.run("export", id, cli.scratch.path("out")).status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.scratch.path("out")) == ["Tone.wav"])
+    }
+
+    @Test func aMissingDirectoryIsSaidToBeMissing() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone")
+        let target = cli.scratch.path("nosuch/dir/out.wav")
+        let result = try cli.run("export", id, target)
+        #expect(result.status == 1)
+        #expect(result.standardError == "voicememo: cannot write '\(target)': there is no such directory; create it or pick another place\n")
+    }
+
+    @Test func aLongNonASCIITitleMakesAFileNameThatFitsCutBetweenCharacters() throws {
+        let cli = try CLI()
+        let title = String(repeating: "日本語のメモ🎙", count: 40)
+        let id = try cli.importTone(title: title)
+        try FileManager.default.createDirectory(atPath: cli.scratch.path("out"), withIntermediateDirectories: false)
+        let result = try cli.run("export", id, cli.scratch.path("out"))
+        #expect(result.status == 0, "\(result.standardError)")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: cli.scratch.path("out")).first)
+        #expect(name.utf8.count <= 255 && name.utf8.count > 240 && name.hasSuffix(".wav"))
+        #expect(title.hasPrefix(String(name.dropLast(4))))
+    }
+
+    @Test(arguments: ["out.mp3", "out.flac", "out", "out.txt"])
+    func anExtensionVoicememoCannotWriteListsTheOnesItCan(name: String) throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone")
+        let target = cli.scratch.path(name)
+        let result = try cli.run("export", id, target)
+        #expect(result.status == 2)
+        #expect(result.standardError == "voicememo: cannot tell which format to write '\(target)' in: voicememo writes .wav, .caf, .opus; end the name with one of those or give --format\n")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test func versionNamesTheLibrariesItRunsOn() throws {
         let version = try CLI().run("--version").standardOutput
         for library in ["alsa-lib", "libsndfile", "libopus", "libsoxr"] { #expect(version.contains(library)) }

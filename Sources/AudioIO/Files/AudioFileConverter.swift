@@ -37,12 +37,14 @@ public enum AudioFileConverter {
     ///   - settings: The target format; its sample rate and channel count are what the file gets.
     ///   - metadata: Title and creation date for the new file; `nil` keeps the source's.
     ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
+    ///   - replacingExisting: Whether a file already at `destination` is replaced; when false, it is kept and
+    ///     the conversion fails with ``AudioFileError/Reason/exists`` (also should one appear meanwhile).
     /// - Returns: The frame count, format and levels of what was written.
     /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``AudioFileError`` when the
     ///   source cannot be read (including a source with no audio) or the destination cannot be written.
     public static func convert(
         contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], replacingExisting: Bool = true
     ) throws -> AudioFileSummary {
         try settings.validate()
         let input = try AudioFile(forReading: source)
@@ -52,8 +54,9 @@ public enum AudioFileConverter {
                 "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
         }
         // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
-        if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
-            throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
+        if let status = try? FilePath(destination.path).stat() {
+            if let kind = AudioFile.kindIfNotRegular(status.type) { throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind)) }
+            if !replacingExisting { throw AudioFileError(path: destination.path, reason: .exists) }
         }
         let temporary = temporaryURL(beside: destination)
         do {
@@ -70,7 +73,11 @@ public enum AudioFileConverter {
                 try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
             }
             try output.close()
-            try DurableFile.replace(destination.path, with: temporary.path)
+            if replacingExisting {
+                try DurableFile.replace(destination.path, with: temporary.path)
+            } else {
+                try DurableFile.place(temporary.path, at: destination.path)
+            }
             try? DurableFile.syncDirectory(containing: destination.path)
             let size = FileManager.default.sizeOfItem(atPath: destination.path) ?? 0
             return AudioFileSummary(
@@ -78,7 +85,11 @@ public enum AudioFileConverter {
                 levels: meter.levels, byteCount: size)
         } catch let error as Errno {
             DurableFile.removeQuietly(temporary.path)
-            throw AudioFileError(path: destination.path, reason: .writeFailed(error.description))
+            throw AudioFileError(path: destination.path, creating: error)
+        } catch let error as AudioFileError where error.path == temporary.path {
+            // Said of the file asked for, not of the hidden one it was being written as.
+            DurableFile.removeQuietly(temporary.path)
+            throw AudioFileError(path: destination.path, reason: error.reason)
         } catch let error as ResamplerError {
             DurableFile.removeQuietly(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed("resampling failed: \(error)"))
@@ -88,11 +99,12 @@ public enum AudioFileConverter {
         }
     }
 
-    /// A hidden, unique name in the destination's directory, so that the final rename stays on one file system.
+    /// A hidden, unique name in the destination's directory, so that the final rename stays on one file system;
+    /// within the 255 bytes a name may have, however long the destination's.
     static func temporaryURL(beside destination: URL) -> URL {
         let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        return destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(suffix).partial")
+        let name = destination.lastPathComponent.prefix(utf8Bytes: 200)
+        return destination.deletingLastPathComponent().appendingPathComponent(".\(name).\(suffix).partial")
     }
 
     private static func canCopyIntegers(from input: AudioFile, to settings: AudioSettings, _ map: ChannelMap) -> Bool {

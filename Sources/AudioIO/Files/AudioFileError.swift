@@ -30,6 +30,12 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         /// The destination exists and is not a regular file (a device, a FIFO, a directory...), which a
         /// written file must not replace.
         case notAFileToReplace(String)
+        /// The destination exists, and was not to be replaced.
+        case exists
+        /// The directory the file was to be written into does not exist.
+        case directoryNotFound
+        /// The file system the file was to be written on is mounted read-only.
+        case readOnlyFileSystem
     }
 
     /// The path of the file concerned, as given.
@@ -48,7 +54,7 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notFound:
             "cannot open '\(path)': no such file; check the path"
         case .permissionDenied:
-            "cannot open '\(path)': permission denied; check the file's permissions"
+            "cannot open '\(path)': permission denied; check the permissions of the file and its directory"
         case .notARegularFile(let kind):
             "cannot read '\(path)': it is \(kind), not an audio file; pass a regular audio file"
         case .empty:
@@ -67,6 +73,24 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
             "writing '\(path)' failed: \(why); free some space or pick another place and try again"
         case .notAFileToReplace(let kind):
             "cannot write '\(path)': it is \(kind); give the path of a file to create or replace"
+        case .exists:
+            "'\(path)' exists already; pick another name, or remove it first"
+        case .directoryNotFound:
+            "cannot write '\(path)': there is no such directory; create it or pick another place"
+        case .readOnlyFileSystem:
+            "cannot write '\(path)': the file system is read-only; pick another place"
+        }
+    }
+
+    /// The error for a failed `open(2)`, `link(2)` or `rename(2)` creating `path`.
+    init(path: String, creating errno: Errno) {
+        switch errno {
+        case .noSuchFileOrDirectory, .notDirectory: self.init(path: path, reason: .directoryNotFound)
+        case .readOnlyFileSystem: self.init(path: path, reason: .readOnlyFileSystem)
+        case .permissionDenied, .notPermitted: self.init(path: path, reason: .permissionDenied)
+        case .fileExists: self.init(path: path, reason: .exists)
+        case .isDirectory: self.init(path: path, reason: .notAFileToReplace("a directory"))
+        default: self.init(path: path, reason: .writeFailed(errno.description))
         }
     }
 

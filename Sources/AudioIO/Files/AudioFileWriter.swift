@@ -59,7 +59,7 @@ public final class AudioFileWriter {
             descriptor = try FileDescriptor.open(
                 path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: permissions)
         } catch {
-            throw AudioFileError(path: path, reason: .writeFailed("\(error)"))
+            throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
         // Held until the descriptor closes: whoever finds the file (a store cleaning up after a killed
         // process) can tell one being written from one left behind.

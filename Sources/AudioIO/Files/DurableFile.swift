@@ -21,6 +21,17 @@ package enum DurableFile {
         if rename(source, destination) != 0 { throw Errno(rawValue: errno) }
     }
 
+    /// Puts `source` at `destination` unless something is there already, in one step: the new name is a second
+    /// link to the file, and the first goes once it is made.
+    ///
+    /// The corresponding C functions are `link` and `unlink`.
+    ///
+    /// - Throws: `Errno.fileExists` when `destination` exists; nothing changes then.
+    package static func place(_ source: String, at destination: String) throws(Errno) {
+        if link(source, destination) != 0 { throw Errno(rawValue: errno) }
+        unlink(source)
+    }
+
     /// Syncs the directory holding `path`, so that a rename or a new entry in it survives a power cut.
     package static func syncDirectory(containing path: String) throws(Errno) {
         let directory = FilePath(path).removingLastComponent()
