@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemPackage
 
 /// `memos.json`: the list of memos, with a schema version so that later versions can migrate it.
 ///
@@ -28,6 +29,9 @@ struct MemoIndex: Codable {
     /// What reading the index file found.
     enum Loaded {
         case missing
+        /// The file is there but cannot be read (its permissions, a disk error): not damage, and not to be rebuilt.
+        case inaccessible(Errno)
+        /// The file was read and is not an index: damage, to be rebuilt from the audio files.
         case unreadable
         case newerSchema(Int)
         /// The index, and the identity of the store directory for which its cache vouches that it lists exactly
@@ -44,8 +48,13 @@ struct MemoIndex: Codable {
            cached.index.schemaVersion == currentSchemaVersion {
             return .index(cached.index, vouchedDirectory: cached.vouchedDirectory)
         }
-        guard let data = try? Data(contentsOf: url) else {
-            return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
+        let data: Data
+        do throws(Errno) {
+            data = Data(try DurableFile.contents(of: url.path))
+        } catch .noSuchFileOrDirectory {
+            return .missing
+        } catch {
+            return .inaccessible(error)
         }
         // One pass in the usual case; the version alone is read only when the whole does not decode, to
         // tell a newer schema from damage.

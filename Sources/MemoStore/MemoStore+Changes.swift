@@ -11,8 +11,8 @@ extension MemoStore {
     /// is written beside the old one and replaces it in one step, so a failure leaves the memo as it was.
     ///
     /// An Opus file is kept as it is: changing its title would mean encoding it again, which loses
-    /// quality. The new title is recorded only in the index, so if the index is ever rebuilt from the
-    /// files, an Opus memo gets back the title it was recorded or imported with.
+    /// quality. The new title is kept in the index and beside the file (as every title a file cannot hold
+    /// whole is), so an index rebuilt from the files has it too.
     ///
     /// All of it happens under the store's lock.
     ///
@@ -30,9 +30,9 @@ extension MemoStore {
             var renamed = index.memos[position]
             guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
             renamed.title = title
+            let file = fileURL(of: renamed)
             if renamed.format != .opus {
                 do {
-                    let file = fileURL(of: renamed)
                     let summary = try AudioFileConverter.convert(
                         contentsOf: file, to: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
                         metadata: AudioMetadata(title: title, creationDate: renamed.createdAt),
@@ -42,6 +42,8 @@ extension MemoStore {
                     return .failure(error)
                 }
             }
+            let fileTitle = renamed.format == .opus ? (try? AudioFile(forReading: file))?.metadata.title : Self.storedTitle(title)
+            try keepTitle(title, of: renamed.id, fileTitle: fileTitle)
             index.memos[position] = renamed
             return .success(renamed)
         }
@@ -73,6 +75,7 @@ extension MemoStore {
                 if unlink(path) != 0, errno != ENOENT {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
+                DurableFile.removeQuietly(titlePath(of: memo.id))
                 index.memos.removeAll { $0.id == memo.id }
             }
             return nil

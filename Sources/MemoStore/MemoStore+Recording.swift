@@ -33,6 +33,7 @@ extension MemoStore {
                     id: id, title: title, createdAt: createdAt, duration: 0, fileName: "\(id).\(settings.format.rawValue)",
                     format: settings.format, sampleRate: settings.sampleRate, channels: settings.channelCount,
                     sizeBytes: 0, peakDBFS: silence, averageDBFS: silence, state: .recording)
+                try keepTitle(title, of: id, fileTitle: Self.storedTitle(title))
                 index.memos.append(memo)
                 return RecordingTicket(memo: memo, fileURL: fileURL(of: memo), settings: settings, lock: lock)
             }

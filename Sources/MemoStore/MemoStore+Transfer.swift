@@ -37,7 +37,8 @@ extension MemoStore {
             state: .complete)
         do {
             // Not adopted first: that would read the whole file again for levels the summary already has.
-            try update(entering: fileName) { index in
+            try update(entering: fileName) { index throws(MemoStoreError) in
+                try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
                 // Another process may have adopted the file already; this entry, with the levels, wins.
                 index.memos.removeAll { $0.id == id }
                 index.memos.append(memo)

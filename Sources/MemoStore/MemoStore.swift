@@ -181,9 +181,10 @@ public struct MemoStore: Sendable {
             return (ReconciledIndex(index: loaded), vouched)
         case .missing:
             return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
+        case .inaccessible(let error):
+            throw .indexInaccessible(path: indexURL.path, reason: error.description)
         case .unreadable:
-            let aside = directory.appendingPathComponent("memos.json.broken-\(Int(Date().timeIntervalSince1970))")
-            try? DurableFile.replace(aside.path, with: indexURL.path)
+            keepDamagedIndexAside()
             return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
@@ -209,6 +210,22 @@ public struct MemoStore: Sendable {
         return empty
     }
 
+    /// Moves the damaged index to `memos.json.broken-<seconds>`, or `-2`, `-3`… beside it when that is taken: no copy
+    /// of a damaged index is ever replaced, however many there are.
+    private func keepDamagedIndexAside() {
+        let stem = indexURL.path + ".broken-\(Int(Date().timeIntervalSince1970))"
+        for attempt in 1...1000 {
+            do {
+                try DurableFile.place(indexURL.path, at: attempt == 1 ? stem : "\(stem)-\(attempt)")
+                return
+            } catch .fileExists {
+                continue
+            } catch {
+                return
+            }
+        }
+    }
+
     /// A memo for an audio file the index does not list, from the file's own metadata and samples; its
     /// state comes from its recording lock, if it has one. An unreadable file is left alone (and
     /// unlisted) rather than deleted.
@@ -226,22 +243,26 @@ public struct MemoStore: Sendable {
         case .ended: .recovered
         }
         return facts.memo(
-            id: id, title: facts.metadata.title ?? "Untitled", createdAt: facts.metadata.creationDate ?? modified,
-            fileName: fileName, state: state)
+            id: id, title: keptTitle(of: id) ?? facts.metadata.title ?? "Untitled",
+            createdAt: facts.metadata.creationDate ?? modified, fileName: fileName, state: state)
     }
 
-    /// Removes what killed processes left half-written: drafts of the index and its cache, the recording locks of memos
-    /// never listed (all made only under the store's lock, which the caller holds), and converted files
-    /// no writer holds locked any more. A converted file of a few seconds is spared, in case its writer
-    /// has just created it and not yet locked it. Returns whether it spared any leftover.
+    /// Removes what killed processes left half-written: drafts of the index, its cache and kept titles, the recording
+    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles kept for
+    /// audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
+    /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared
+    /// any leftover.
     private func removeLeftovers(among names: [String], listed memos: [Memo]) -> Bool {
         let hidden = names.filter { $0.hasPrefix(".") }
         // Most stores hold nothing but the index's own hidden files: the ids are gathered only when needed.
         let listed = hidden.contains { $0.hasSuffix(".recording") } ? Set(memos.map(\.id)) : []
+        let audio = hidden.contains { $0.hasSuffix(".title") } ? Set(names.compactMap { Memo.id(fromFileName: $0) }) : []
         var spared = false
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
-            if name.hasPrefix(".memos.") && name.hasSuffix(".tmp") {
+            if name.hasSuffix(".tmp") {
+                DurableFile.removeQuietly(path)
+            } else if name.hasSuffix(".title"), !audio.contains(name.dropFirst().dropLast(".title".count)) {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
                 spared = !removeUnlocked(path) || spared

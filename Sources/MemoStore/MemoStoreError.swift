@@ -9,6 +9,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case locked(path: String)
     /// The index was written by a newer voicememo whose schema this one does not know.
     case newerSchema(path: String, version: Int)
+    /// The index is there but cannot be read (its permissions, a disk error); it was left as it is.
+    case indexInaccessible(path: String, reason: String)
     /// Writing the index failed; the previous index is intact.
     case indexWriteFailed(path: String, reason: String)
     /// No memo matches the reference.
@@ -32,6 +34,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "the memo store at '\(path)' is busy: another voicememo process holds its lock; try again when it is done"
         case .newerSchema(let path, let version):
             "'\(path)' was written by a newer voicememo (index schema \(version)); upgrade voicememo to use this store"
+        case .indexInaccessible(let path, let reason):
+            "cannot read the memo index '\(path)': \(reason); check its permissions (nothing was changed)"
         case .indexWriteFailed(let path, let reason):
             "cannot save the memo index '\(path)': \(reason); the previous index is unchanged, free some space and try again"
         case .noMatch(let reference):

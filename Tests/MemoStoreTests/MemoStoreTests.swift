@@ -104,6 +104,47 @@ import Testing
         #expect(try String(contentsOf: store.directory.appendingPathComponent(aside), encoding: .utf8).hasSuffix("tru"))
     }
 
+    @Test func everyDamagedIndexIsKeptAsideEvenTwoInOneSecond() throws {
+        _ = try store.importAudio(from: tone("a.wav"), title: "Still here")
+        let index = store.directory.appendingPathComponent("memos.json")
+        for damage in ["first damage", "second damage", "third damage"] {
+            try Data(damage.utf8).write(to: index)
+            #expect(try store.memos().map(\.title) == ["Still here"])
+        }
+        let copies = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasPrefix("memos.json.broken-") }
+        let kept = try Set(copies.map { try String(contentsOf: store.directory.appendingPathComponent($0), encoding: .utf8) })
+        #expect(kept == ["first damage", "second damage", "third damage"])
+    }
+
+    /// A rebuilt index has every title, however long: what a file cannot hold whole is kept beside it.
+    @Test func aRebuiltIndexKeepsEveryTitleWhateverItsLength() throws {
+        let long = String(repeating: "A title that goes on — ", count: 150) + "and ends"
+        let wide = String(repeating: "長いタイトル🎙", count: 200)
+        var expected: [String: String] = [:]
+        for (number, format) in [AudioFileFormat.wav, .caf, .opus].enumerated() {
+            let memo = try store.importAudio(from: tone("\(number).wav"), title: long + "\(number)", settings: AudioSettings(format: format))
+            expected[memo.id] = memo.title
+            // The file itself holds as much as it can read back, cut between characters.
+            let stored = try #require(try AudioFile(forReading: store.fileURL(of: memo)).metadata.title)
+            #expect(stored.utf8.count <= AudioMetadata.maximumStoredTitleBytes && memo.title.hasPrefix(stored))
+        }
+        let wideMemo = try store.importAudio(from: tone("wide.wav"), title: wide)
+        expected[wideMemo.id] = wide
+        let renamed = try store.importAudio(from: tone("r.wav"), title: "Before", settings: AudioSettings(format: .opus))
+        try store.rename(renamed, to: "After, kept beside the Opus file")
+        expected[renamed.id] = "After, kept beside the Opus file"
+        let short = try store.importAudio(from: tone("s.wav"), title: "Short")
+        expected[short.id] = "Short"
+        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.directory.appendingPathComponent(".memos.cache"))
+        #expect(Dictionary(uniqueKeysWithValues: try store.memos().map { ($0.id, $0.title) }) == expected)
+        // A short title needs nothing beside its file, and a deleted memo leaves nothing.
+        let hidden = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasSuffix(".title") }
+        #expect(hidden.count == 5 && !hidden.contains(".\(short.id).title"))
+        try store.delete(try store.memos())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasSuffix(".title") }.isEmpty)
+    }
+
     @Test func anIndexFromANewerVersionIsLeftAlone() throws {
         let index = store.directory.appendingPathComponent("memos.json")
         let newer = Data(#"{"schemaVersion": 99, "memos": []}"#.utf8)

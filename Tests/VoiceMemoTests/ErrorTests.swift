@@ -148,3 +148,26 @@ import Testing
         return data
     }
 }
+
+/// An index that cannot be read for its permissions is an error that says so: nothing is rebuilt, moved or lost.
+@Suite struct UnreadableIndexTests {
+    @Test func anIndexTheUserMayNotReadIsAnErrorAndNothingChanges() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Recorded", format: "opus")
+        #expect(try cli.run("rename", id, "Renamed").status == 0)
+        try Tool.output("chown", ["-R", "nobody", cli.home.path])
+        let index = cli.home.appendingPathComponent("memos.json").path
+        let cache = cli.home.appendingPathComponent(".memos.cache").path
+        try FileManager.default.removeItem(atPath: cache)
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: index)
+        let before = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).sorted()
+        for arguments in [["list"], ["info", id], ["rename", id, "Again"]] {
+            let result = try Tool.run("runuser", ["-u", "nobody", "--", "env", "VOICEMEMO_HOME=\(cli.home.path)", CLI.binary] + arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.standardError == "voicememo: cannot read the memo index '\(index)': Permission denied; check its permissions (nothing was changed)\n")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.home.path).sorted() == before)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: index)
+        #expect(try cli.run("list").standardOutput.contains("Renamed"))
+    }
+}

@@ -42,7 +42,8 @@ public final class AudioFileWriter {
     /// - Parameters:
     ///   - url: The file to write; an existing file there is replaced.
     ///   - settings: Format, rate, channels and bit depth or bit rate; validated here.
-    ///   - metadata: Title and creation date, stored in the container's own fields.
+    ///   - metadata: Title and creation date, stored in the container's own fields (the title cut to
+    ///     ``AudioMetadata/maximumStoredTitleBytes``).
     ///   - permissions: Mode bits for a new file (the process umask applies); recordings use `0o600`.
     ///   - expectedFrameCount: How many frames will be written, when that is known: a WAV file that will fit in
     ///     4 GiB is then written as plain WAV from the start. `nil` (a recording) writes WAV that becomes RF64
@@ -75,7 +76,9 @@ public final class AudioFileWriter {
             file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
             // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
             if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
-            if let title = metadata.title { try file.setString(Int32(SF_STR_TITLE), title) }
+            if let title = metadata.title {
+                try file.setString(Int32(SF_STR_TITLE), String(title.prefix(utf8Bytes: AudioMetadata.maximumStoredTitleBytes)))
+            }
             if let date = metadata.creationDate {
                 try file.setString(Int32(SF_STR_DATE), AudioMetadata.dateText(date))
             }

@@ -3,8 +3,14 @@ import FoundationEssentials
 /// Descriptive facts stored inside an audio file, in the container's own fields
 /// (WAV `LIST/INFO`, CAF `info`, Opus comment header).
 public struct AudioMetadata: Equatable, Sendable {
-    /// The recording's title (`INAM` in WAV, `title` in CAF, `TITLE` in Opus).
+    /// The recording's title (`INAM` in WAV, `title` in CAF, `TITLE` in Opus). A file keeps at most
+    /// ``maximumStoredTitleBytes`` of it: see there.
     public var title: String?
+
+    /// The most bytes of a title (in UTF-8) that ``AudioFileWriter`` stores in a file; a longer title is cut, between
+    /// two characters. libsndfile reads no WAV title of 2 KB or more back, nor a CAF one of 32 KB, and fails to open
+    /// an Opus file whose title fills 64 KB; what it writes, it must read.
+    public static let maximumStoredTitleBytes = 1024
     /// When the recording was made, stored as ISO 8601 with seconds (`ICRD`, `recorded date`, `DATE`).
     public var creationDate: Date?
 

@@ -72,6 +72,31 @@ package enum DurableFile {
         }
     }
 
+    /// The whole content of the file at `path`.
+    ///
+    /// - Throws: the C library's error when it cannot be opened or read (`ENOENT` when there is none).
+    package static func contents(of path: String) throws(Errno) -> [UInt8] {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
+        } catch {
+            throw error as? Errno ?? .ioError
+        }
+        defer { try? descriptor.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0, retryOnInterrupt: true) }
+            } catch {
+                throw error as? Errno ?? .ioError
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
     /// Removes `path` if it exists, ignoring failure: used to clean up after a failed write.
     package static func removeQuietly(_ path: String) {
         unlink(path)
