@@ -10,7 +10,7 @@ import SystemPackage
 struct FileLock: Sendable {
     private let descriptor: FileDescriptor
 
-    /// What one try for the lock on an existing file found.
+    /// What one try for the lock on a file found.
     enum Attempt {
         /// The lock is ours now.
         case acquired(FileLock)
@@ -18,30 +18,30 @@ struct FileLock: Sendable {
         case held
         /// There is no such file.
         case missing
+        /// The file cannot be opened or created for locking (a read-only file system, its permissions).
+        case unavailable(Errno)
     }
 
-    /// Waits up to `timeout` seconds for the lock on `path`, creating the file (0600) if needed.
+    /// Waits for the lock on `path` for as long as another process holds it, creating the file (0600) if needed: a
+    /// writer waits its turn rather than failing.
     ///
-    /// The corresponding C function is `flock` with `LOCK_EX | LOCK_NB`, polled.
-    init(path: String, storePath: String, timeout: Double = 10) throws(MemoStoreError) {
+    /// The corresponding C function is `flock` with `LOCK_EX`.
+    ///
+    /// - Throws: ``MemoStoreError/readOnly(path:)`` when the store is on a read-only file system,
+    ///   ``MemoStoreError/notWritable(path:reason:)`` when this process may not create or open the file.
+    init(path: String, storePath: String) throws(MemoStoreError) {
         do {
             descriptor = try FileDescriptor.open(
                 path, .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: [.ownerReadWrite])
         } catch {
-            throw .directoryUnusable(path: storePath, reason: "cannot open its lock file (\(error))")
+            throw MemoStoreError(changing: storePath, error as? Errno ?? .ioError)
         }
-        var waited = 0.0
-        while let failure = Self.tryLock(descriptor) {
-            guard failure == .wouldBlock else {
+        while flock(descriptor.rawValue, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let failure = Errno(rawValue: errno)
                 try? descriptor.close()
-                throw .directoryUnusable(path: storePath, reason: "cannot lock it (\(failure))")
+                throw .notWritable(path: storePath, reason: "cannot lock it (\(failure))")
             }
-            guard waited < timeout else {
-                try? descriptor.close()
-                throw .locked(path: storePath)
-            }
-            usleep(10_000)
-            waited += 0.01
         }
     }
 
@@ -49,16 +49,20 @@ struct FileLock: Sendable {
         self.descriptor = descriptor
     }
 
-    /// Tries once for the lock on the file at `path`, without waiting and without creating the file.
+    /// Tries once for the lock on the file at `path`, without waiting, creating the file (0600) when `creating`.
     ///
-    /// A file that exists but cannot be opened or locked counts as ``Attempt/held``: whoever made it is
-    /// taken to be alive.
-    static func attempt(path: String) -> Attempt {
+    /// Without `creating`, a file that exists but cannot be opened or locked counts as ``Attempt/held``: whoever made
+    /// it is taken to be alive.
+    static func attempt(path: String, creating: Bool = false) -> Attempt {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(path, .readWrite, options: [.closeOnExec, .noFollow])
+            descriptor = try FileDescriptor.open(
+                path, .readWrite, options: creating ? [.create, .closeOnExec, .noFollow] : [.closeOnExec, .noFollow],
+                permissions: creating ? [.ownerReadWrite] : nil)
         } catch {
-            return error as? Errno == .noSuchFileOrDirectory ? .missing : .held
+            let error = error as? Errno ?? .ioError
+            if creating { return .unavailable(error) }
+            return error == .noSuchFileOrDirectory ? .missing : .held
         }
         guard tryLock(descriptor) == nil else {
             try? descriptor.close()

@@ -25,24 +25,27 @@ extension MemoStore {
     ///   file cannot be rewritten (the memo keeps its old title), other ``MemoStoreError``s for the index.
     @discardableResult
     public func rename(_ memo: Memo, to title: String) throws -> Memo {
-        let renamed: Result<Memo, any Error> = try update { index throws(MemoStoreError) in
+        try requireChangeable()
+        guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
+        guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
+        let file = fileURL(of: current)
+        // A WAV or CAF file with the new title is made before the lock is taken: a long memo takes a while.
+        let staged = current.format == .opus ? nil : try AudioFileConverter.stage(
+            contentsOf: file, beside: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
+            metadata: AudioMetadata(title: title, creationDate: current.createdAt), permissions: [.ownerReadWrite])
+        let renamed: Result<Memo, AudioFileError> = try update { index throws(MemoStoreError) in
             guard let position = index.memos.firstIndex(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
             var renamed = index.memos[position]
             guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
             renamed.title = title
-            let file = fileURL(of: renamed)
-            if renamed.format != .opus {
-                do {
-                    let summary = try AudioFileConverter.convert(
-                        contentsOf: file, to: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
-                        metadata: AudioMetadata(title: title, creationDate: renamed.createdAt),
-                        permissions: [.ownerReadWrite])
-                    renamed.sizeBytes = summary.byteCount
+            if let staged {
+                do throws(AudioFileError) {
+                    renamed.sizeBytes = try staged.place(at: file, replacingExisting: true).byteCount
                 } catch {
                     return .failure(error)
                 }
             }
-            let fileTitle = renamed.format == .opus ? (try? AudioFile(forReading: file))?.metadata.title : Self.storedTitle(title)
+            let fileTitle = staged == nil ? (try? AudioFile(forReading: file))?.metadata.title : Self.storedTitle(title)
             try keepTitle(title, of: renamed.id, fileTitle: fileTitle)
             index.memos[position] = renamed
             return .success(renamed)

@@ -27,7 +27,7 @@ extension MemoStore {
             return try update { index throws(MemoStoreError) in
                 let id = Memo.newID(unlike: index.memos)
                 lockPath = recordingLockPath(of: id)
-                let lock = try FileLock(path: recordingLockPath(of: id), storePath: directory.path, timeout: 0)
+                let lock = try FileLock(path: recordingLockPath(of: id), storePath: directory.path)
                 let silence = Array(repeating: AudioLevels.floor, count: settings.channelCount)
                 let memo = Memo(
                     id: id, title: title, createdAt: createdAt, duration: 0, fileName: "\(id).\(settings.format.rawValue)",
@@ -88,17 +88,17 @@ extension MemoStore {
         case ended
     }
 
-    /// What the lock file of memo `id` says of its recording. An ended recording's lock file is removed,
-    /// so the caller, which holds the store's lock, settles its state once and for all.
-    func recordingStatus(of id: String) -> RecordingStatus {
+    /// What the lock file of memo `id` says of its recording. When the store may be changed (the caller holds its
+    /// lock), an ended recording's lock file is removed, so that its state is settled once and for all.
+    func recordingStatus(of id: String, access: Access = .changing) -> RecordingStatus {
         let path = recordingLockPath(of: id)
         switch FileLock.attempt(path: path) {
-        case .missing:
+        case .missing, .unavailable:
             return .none
         case .held:
             return .live
         case .acquired(let lock):
-            DurableFile.removeQuietly(path)
+            if access == .changing { DurableFile.removeQuietly(path) }
             lock.unlock()
             return .ended
         }

@@ -5,7 +5,9 @@ extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
     ///
     /// The file is converted through ``AudioFileConverter`` into `<id>.<format>` (mode 0600), with the
-    /// title and creation date written into the file's own metadata, then listed in the index.
+    /// title and creation date written into the file's own metadata, then listed in the index. The conversion
+    /// happens before the store's lock is taken, into a hidden file that is put in place and listed in one hold of
+    /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
     /// - Parameters:
     ///   - source: Any file ``AudioFile`` reads.
@@ -17,6 +19,7 @@ extension MemoStore {
     /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
     ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
+        try requireChangeable()
         let input = try AudioFile(forReading: source)
         guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
         let settings = settings ?? AudioSettings(preserving: input)
@@ -27,26 +30,26 @@ extension MemoStore {
         let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let memoTitle = title ?? input.metadata.title ?? source.deletingPathExtension().lastPathComponent
         let destination = directory.appendingPathComponent(fileName)
-        let summary = try AudioFileConverter.convert(
-            contentsOf: source, to: destination, settings: settings,
+        let staged = try AudioFileConverter.stage(
+            contentsOf: source, beside: destination, settings: settings,
             metadata: AudioMetadata(title: memoTitle, creationDate: createdAt), permissions: [.ownerReadWrite])
+        let summary = staged.summary
         let memo = Memo(
             id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
             format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
             sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
             state: .complete)
-        do {
-            // Not adopted first: that would read the whole file again for levels the summary already has.
-            try update(entering: fileName) { index throws(MemoStoreError) in
-                try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
-                // Another process may have adopted the file already; this entry, with the levels, wins.
-                index.memos.removeAll { $0.id == id }
-                index.memos.append(memo)
+        let placed: Result<Void, AudioFileError> = try update(entering: fileName) { index throws(MemoStoreError) in
+            do throws(AudioFileError) {
+                try staged.place(at: destination, replacingExisting: false)
+            } catch {
+                return .failure(error)
             }
-        } catch {
-            DurableFile.removeQuietly(destination.path)
-            throw error
+            try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
+            index.memos.append(memo)
+            return .success(())
         }
+        try placed.get()
         return memo
     }
 

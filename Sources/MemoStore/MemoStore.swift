@@ -72,18 +72,58 @@ public struct MemoStore: Sendable {
     }
 
     /// Every memo, in the order they were added.
+    ///
+    /// A reader never waits for a writer: when another process holds the store's lock, or the store cannot be
+    /// changed at all (a read-only file system, a backup that is not ours), this is the last index written, as the
+    /// directory stands, without changing anything. Otherwise what the reconciliation finds (a recording whose
+    /// process died, a file copied in) is saved, under the lock.
     public func memos() throws(MemoStoreError) -> [Memo] {
-        try update { $0.memos }
+        guard case .acquired(let lock) = FileLock.attempt(path: lockPath, creating: true) else {
+            return try reconciledIndex(entering: nil, access: .lookingOnly).index.memos
+        }
+        defer { lock.unlock() }
+        return try reconcileAndSave(entering: nil) { $0.memos }
     }
 
-    /// Runs `body` on the reconciled index under the store's lock and saves the index if `body` changed it.
-    /// `entering` names an audio file that `body` itself enters: it is not adopted (and read through) first.
+    /// How a reconciliation may treat the store.
+    enum Access {
+        /// It holds the lock: it repairs what it recovers, removes leftovers and saves what it finds.
+        case changing
+        /// It only looks: nothing is written, moved or removed.
+        case lookingOnly
+    }
+
+    private var lockPath: String { directory.appendingPathComponent(".lock").path }
+
+    /// Fails at once, before any work, when this process cannot change the store (a read-only file system, its
+    /// permissions), with the error a change would end in.
+    func requireChangeable() throws(MemoStoreError) {
+        switch FileLock.attempt(path: lockPath, creating: true) {
+        case .unavailable(let error): throw MemoStoreError(changing: directory.path, error)
+        case .acquired(let lock): lock.unlock()
+        case .held, .missing: break
+        }
+    }
+
+    /// Runs `body` on the reconciled index under the store's lock and saves the index if `body` changed it; waits for
+    /// the lock as long as another process holds it. `entering` names an audio file that `body` itself enters: it is
+    /// not adopted (and read through) first.
+    ///
+    /// - Throws: ``MemoStoreError/readOnly(path:)`` or ``MemoStoreError/notWritable(path:reason:)`` when the store
+    ///   cannot be changed, and what `body` throws.
     func update<T>(
         entering fileName: String? = nil, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
     ) throws(MemoStoreError) -> T {
-        let lock = try FileLock(path: directory.appendingPathComponent(".lock").path, storePath: directory.path)
+        let lock = try FileLock(path: lockPath, storePath: directory.path)
         defer { lock.unlock() }
-        var reconciled = try reconciledIndex(entering: fileName)
+        return try reconcileAndSave(entering: fileName, body)
+    }
+
+    /// ``update(entering:_:)`` once the lock is held.
+    private func reconcileAndSave<T>(
+        entering fileName: String?, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
+    ) throws(MemoStoreError) -> T {
+        var reconciled = try reconciledIndex(entering: fileName, access: .changing)
         let before = reconciled.index.memos
         let result = try body(&reconciled.index)
         if reconciled.changed || reconciled.index.memos != before {
@@ -108,12 +148,12 @@ public struct MemoStore: Sendable {
 
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
     /// vanished ones.
-    private func reconciledIndex(entering: String?) throws(MemoStoreError) -> ReconciledIndex {
-        var (reconciled, vouchedDirectory) = try loadedIndex()
+    private func reconciledIndex(entering: String?, access: Access) throws(MemoStoreError) -> ReconciledIndex {
+        var (reconciled, vouchedDirectory) = try loadedIndex(access: access)
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
         if let vouchedDirectory, vouchedDirectory == directoryIdentity,
-           reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id) == .live) }) {
+           reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live) }) {
             return reconciled
         }
         let entries: [(name: String, isRegularFile: Bool)]
@@ -123,7 +163,7 @@ public struct MemoStore: Sendable {
             throw .directoryUnusable(path: directoryPath, reason: "cannot read it (\(error))")
         }
         // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
-        var isPending = removeLeftovers(among: entries.map(\.name), listed: reconciled.index.memos)
+        var isPending = access == .changing && removeLeftovers(among: entries.map(\.name), listed: reconciled.index.memos)
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         // Each listed memo takes its file off this set; what remains is adopted.
         var unlisted = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
@@ -142,12 +182,12 @@ public struct MemoStore: Sendable {
             }
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
-                if recordingStatus(of: memo.id) == .live { continue }
+                if recordingStatus(of: memo.id, access: access) == .live { continue }
                 // Its process died: the memo keeps what reached the disk, even if that is nothing. One that died before
                 // it made its file has no memo to show.
                 reconciled.changed = true
                 if fileIsThere {
-                    reconciled.index.memos[position] = recovered(memo)
+                    reconciled.index.memos[position] = recovered(memo, access: access)
                 } else {
                     dropped.append(position)
                 }
@@ -160,7 +200,7 @@ public struct MemoStore: Sendable {
             reconciled.index.memos.removeSubranges(RangeSet(dropped, within: reconciled.index.memos))
         }
         for name in unlisted.sorted() {
-            guard name != entering, let memo = adoptedMemo(fileName: name) else {
+            guard name != entering, let memo = adoptedMemo(fileName: name, access: access) else {
                 isPending = true
                 continue
             }
@@ -173,9 +213,9 @@ public struct MemoStore: Sendable {
         return reconciled
     }
 
-    /// The index as its file (or its cache) has it, rebuilt empty when missing or unreadable (an unreadable one
-    /// is kept aside), and the directory its cache vouches for.
-    private func loadedIndex() throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
+    /// The index as its file (or its cache) has it, rebuilt empty when missing or damaged (a damaged one is kept
+    /// aside when the store may be changed), and the directory its cache vouches for.
+    private func loadedIndex(access: Access) throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
         switch MemoIndex.load(from: indexURL) {
         case .index(let loaded, let vouched):
             return (ReconciledIndex(index: loaded), vouched)
@@ -184,7 +224,7 @@ public struct MemoStore: Sendable {
         case .inaccessible(let error):
             throw .indexInaccessible(path: indexURL.path, reason: error.description)
         case .unreadable:
-            keepDamagedIndexAside()
+            if access == .changing { keepDamagedIndexAside() }
             return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
@@ -195,9 +235,9 @@ public struct MemoStore: Sendable {
     /// by the kill), then its length, levels and size read from it. A file with no audio in it (empty, headers
     /// only) or one that cannot be read makes a memo of length 0 with silent levels: the memo stays
     /// listed, so that nobody loses sight of a recording that failed.
-    private func recovered(_ memo: Memo) -> Memo {
+    private func recovered(_ memo: Memo, access: Access) -> Memo {
         let file = fileURL(of: memo)
-        _ = try? AudioFile.repairCutRecording(at: file)
+        if access == .changing { _ = try? AudioFile.repairCutRecording(at: file) }
         if let facts = try? AudioFileFacts(url: file) {
             return facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
         }
@@ -229,12 +269,12 @@ public struct MemoStore: Sendable {
     /// A memo for an audio file the index does not list, from the file's own metadata and samples; its
     /// state comes from its recording lock, if it has one. An unreadable file is left alone (and
     /// unlisted) rather than deleted.
-    private func adoptedMemo(fileName: String) -> Memo? {
+    private func adoptedMemo(fileName: String, access: Access) -> Memo? {
         guard let id = Memo.id(fromFileName: fileName).map(String.init) else { return nil }
         let url = directory.appendingPathComponent(fileName)
-        let status = recordingStatus(of: id)
+        let status = recordingStatus(of: id, access: access)
         // A recording that died before its index entry was written: its file may end in a torn page.
-        if status == .ended { _ = try? AudioFile.repairCutRecording(at: url) }
+        if status == .ended, access == .changing { _ = try? AudioFile.repairCutRecording(at: url) }
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
         let state: Memo.State = switch status {

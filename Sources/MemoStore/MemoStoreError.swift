@@ -1,12 +1,15 @@
 import AudioIO
 import FoundationEssentials
+import SystemPackage
 
 /// Why the memo store could not do what was asked; its `description` says what to do.
 public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store directory cannot be created or used.
     case directoryUnusable(path: String, reason: String)
-    /// Another process has held the store's lock for too long.
-    case locked(path: String)
+    /// The store is on a read-only file system: it can be listed, played and exported, not changed.
+    case readOnly(path: String)
+    /// This process may not change the store (its permissions); `reason` is the system's.
+    case notWritable(path: String, reason: String)
     /// The index was written by a newer voicememo whose schema this one does not know.
     case newerSchema(path: String, version: Int)
     /// The index is there but cannot be read (its permissions, a disk error); it was left as it is.
@@ -26,12 +29,23 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// An export's format was not given and its file name's extension names none that can be written.
     case unknownExportFormat(path: String)
 
+    /// The error for a failure to create or change a file in the store at `path`.
+    init(changing path: String, _ error: Errno) {
+        switch error {
+        case .readOnlyFileSystem: self = .readOnly(path: path)
+        case .permissionDenied, .notPermitted: self = .notWritable(path: path, reason: error.description)
+        default: self = .notWritable(path: path, reason: error.description)
+        }
+    }
+
     public var description: String {
         switch self {
         case .directoryUnusable(let path, let reason):
             "cannot use the memo store at '\(path)': \(reason); set VOICEMEMO_HOME to a writable directory"
-        case .locked(let path):
-            "the memo store at '\(path)' is busy: another voicememo process holds its lock; try again when it is done"
+        case .readOnly(let path):
+            "the memo store at '\(path)' is on a read-only file system: its memos can be listed, played and exported, not changed"
+        case .notWritable(let path, let reason):
+            "cannot change the memo store at '\(path)': \(reason); check that you may write to it"
         case .newerSchema(let path, let version):
             "'\(path)' was written by a newer voicememo (index schema \(version)); upgrade voicememo to use this store"
         case .indexInaccessible(let path, let reason):

@@ -46,6 +46,20 @@ public enum AudioFileConverter {
         contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], replacingExisting: Bool = true
     ) throws -> AudioFileSummary {
+        if let status = try? FilePath(destination.path).stat(), !replacingExisting, AudioFile.kindIfNotRegular(status.type) == nil {
+            throw AudioFileError(path: destination.path, reason: .exists)
+        }
+        let staged = try stage(contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
+        return try staged.place(at: destination, replacingExisting: replacingExisting)
+    }
+
+    /// Converts the audio file at `source` into a new hidden file beside `destination`, synced to the disk, and
+    /// returns it to be placed (or dropped, when it is released unplaced). Until then it is held locked, so that a
+    /// memo store cleaning up after killed processes leaves it alone.
+    package static func stage(
+        contentsOf source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
         try settings.validate()
         let input = try AudioFile(forReading: source)
         guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
@@ -54,9 +68,8 @@ public enum AudioFileConverter {
                 "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
         }
         // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
-        if let status = try? FilePath(destination.path).stat() {
-            if let kind = AudioFile.kindIfNotRegular(status.type) { throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind)) }
-            if !replacingExisting { throw AudioFileError(path: destination.path, reason: .exists) }
+        if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
+            throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
         }
         let temporary = temporaryURL(beside: destination)
         do {
@@ -73,16 +86,13 @@ public enum AudioFileConverter {
                 try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
             }
             try output.close()
-            if replacingExisting {
-                try DurableFile.replace(destination.path, with: temporary.path)
-            } else {
-                try DurableFile.place(temporary.path, at: destination.path)
-            }
-            try? DurableFile.syncDirectory(containing: destination.path)
-            let size = FileManager.default.sizeOfItem(atPath: destination.path) ?? 0
-            return AudioFileSummary(
+            // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
+            // a leftover meanwhile.
+            let staged = try StagedAudioFile(url: temporary)
+            staged.summary = AudioFileSummary(
                 frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
-                levels: meter.levels, byteCount: size)
+                levels: meter.levels, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
+            return staged
         } catch let error as Errno {
             DurableFile.removeQuietly(temporary.path)
             throw AudioFileError(path: destination.path, creating: error)
