@@ -2,16 +2,43 @@ import AudioIO
 import FoundationEssentials
 import SystemPackage
 
-/// `memos.json`: the list of memos, with a schema version so that later versions can migrate it.
+/// The index: `memos.json`, the list of memos as it was last written whole, with a schema version so that later
+/// versions can migrate it and a generation that names this writing of it; and `memos.journal`, the changes made
+/// since, a record per memo (see ``MemoJournal``). In a store of a thousand memos or more, a change appends to the
+/// journal; once the journal holds enough changes, `memos.json` is written whole again, with every change in it, and
+/// a new journal starts. Smaller stores have `memos.json` written whole at each change.
 ///
 /// The audio files are the truth; the index is a cache of their facts and titles that can always be
 /// rebuilt from them (``MemoStore`` does so when it is missing or unreadable).
 struct MemoIndex: Codable {
-    /// The schema this code writes and reads.
-    static let currentSchemaVersion = 1
+    /// The schema this code writes. Schema 1 (no generation, no journal) is read, and written as 2 at the first
+    /// change; a voicememo that knows only 1 leaves a store of 2 alone rather than miss its journal.
+    static let currentSchemaVersion = 2
 
     var schemaVersion = MemoIndex.currentSchemaVersion
+    /// Which writing of `memos.json` this is: 16 hexadecimal digits, random; `nil` in schema 1.
+    var generation: String?
     var memos: [Memo] = []
+
+    /// ``generation`` as the number the journal records.
+    var generationNumber: UInt64? { generation.flatMap { UInt64($0, radix: 16) } }
+
+    /// Where the journal of a loaded index stands: a writer appends after ``length`` bytes.
+    struct JournalPosition: Equatable {
+        var generation: UInt64
+        /// The bytes of whole records, 0 when there is no journal yet.
+        var length: Int64
+        /// The records in it.
+        var records: Int
+    }
+
+    /// The memos from which on a change goes into the journal: below, `memos.json` is written whole each time, which
+    /// costs a millisecond or so, and stays all there is to read for another program.
+    static let journalingMemoCount = 1000
+
+    /// A journal this long is folded into `memos.json`: 512 records, or an eighth of the memos, whichever is more
+    /// (at 50,000 memos, one write of `memos.json` in 6,250 changes).
+    static func journalLimit(memoCount: Int) -> Int { max(512, memoCount / 8) }
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -34,19 +61,42 @@ struct MemoIndex: Codable {
         /// The file was read and is not an index: damage, to be rebuilt from the audio files.
         case unreadable
         case newerSchema(Int)
-        /// The index, and the identity of the store directory for which its cache vouches that it lists exactly
-        /// the audio files there (see ``MemoIndexCache``).
-        case index(MemoIndex, vouchedDirectory: MemoIndexCache.Identity?)
+        /// The index with its journal's changes, the identity of the store directory for which its cache vouches
+        /// that it lists exactly the audio files there (see ``MemoIndexCache``), and where its journal stands (`nil`
+        /// when the next change must write `memos.json` whole: it has no generation, or its journal is another's).
+        case index(MemoIndex, vouchedDirectory: MemoIndexCache.Identity?, journal: JournalPosition?)
     }
 
-    /// Reads the index at `url`: from its binary cache when that was made from this very file (see
-    /// ``MemoIndexCache``), else from the JSON, which then becomes the cache.
+    /// Reads the index at `url` and its journal.
     static func load(from url: URL) -> Loaded {
+        let journalPath = Self.journalPath(beside: url)
+        // A journal of another generation may be the new one of a `memos.json` replaced since it was read.
+        for attempt in 1...3 {
+            let loaded = loadWritten(from: url)
+            guard case .index(var index, let vouched, _) = loaded, let generation = index.generationNumber else { return loaded }
+            switch MemoJournal.read(at: journalPath, generation: generation) {
+            case .missing:
+                return .index(index, vouchedDirectory: vouched, journal: JournalPosition(generation: generation, length: 0, records: 0))
+            case .otherGeneration:
+                if attempt < 3 { continue }
+                return .index(index, vouchedDirectory: vouched, journal: nil)
+            case .contents(let contents):
+                MemoJournal.apply(contents.changes, to: &index.memos)
+                return .index(index, vouchedDirectory: vouched, journal: JournalPosition(
+                    generation: generation, length: contents.length, records: contents.changes.count))
+            }
+        }
+        return .unreadable
+    }
+
+    /// `memos.json` as it was last written whole: from its binary cache when that was made from this very file (see
+    /// ``MemoIndexCache``), else from the JSON, which then becomes the cache.
+    private static func loadWritten(from url: URL) -> Loaded {
         let cache = cachePath(beside: url)
         let identity = MemoIndexCache.Identity(path: url.path)
         if let identity, let cached = MemoIndexCache.read(at: cache, for: identity),
            cached.index.schemaVersion == currentSchemaVersion {
-            return .index(cached.index, vouchedDirectory: cached.vouchedDirectory)
+            return .index(cached.index, vouchedDirectory: cached.vouchedDirectory, journal: nil)
         }
         let data: Data
         do throws(Errno) {
@@ -65,7 +115,7 @@ struct MemoIndex: Codable {
             if let identity, MemoIndexCache.Identity(path: url.path) == identity {
                 MemoIndexCache.write(index, at: cache, for: identity)
             }
-            return .index(index, vouchedDirectory: nil)
+            return .index(index, vouchedDirectory: nil, journal: nil)
         }
         struct Version: Decodable { let schemaVersion: Int }
         guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
@@ -76,6 +126,10 @@ struct MemoIndex: Codable {
         url.deletingLastPathComponent().appendingPathComponent(MemoIndexCache.fileName).path
     }
 
+    private static func journalPath(beside url: URL) -> String {
+        url.deletingLastPathComponent().appendingPathComponent(MemoJournal.fileName).path
+    }
+
     /// Records in the cache of the index at `url`, if it is still the cache of that very file, that the store directory
     /// as it was when it had `directory` holds exactly the audio files the index lists.
     static func vouch(for directory: MemoIndexCache.Identity, beside url: URL) {
@@ -83,20 +137,43 @@ struct MemoIndex: Codable {
         MemoIndexCache.vouch(for: directory, at: cachePath(beside: url), for: identity)
     }
 
-    /// Writes the index to `url` atomically: a temporary file beside it (0600), synced, then renamed over it.
-    func save(to url: URL) throws(MemoStoreError) {
+    /// Saves the index at `url`, which held `written` (with its journal at `journal`): the changes appended to the
+    /// journal and synced, or, when the journal is full or cannot be used, `memos.json` written whole (a temporary
+    /// file beside it, 0600, synced, renamed over it) with a new generation, and a new journal started.
+    func save(to url: URL, over written: [Memo], journal: JournalPosition?) throws(MemoStoreError) {
+        let changes = MemoJournal.changes(from: written, to: memos)
         do {
-            let data = try Self.encoder.encode(self)
-            // The old cache goes first: should the new one not be written, none is left to name an inode that a
-            // later index might reuse.
-            let cache = Self.cachePath(beside: url)
-            DurableFile.removeQuietly(cache)
-            try DurableFile.write(data, replacing: url.path, permissions: [.ownerReadWrite], syncing: true)
-            try DurableFile.syncDirectory(containing: url.path)
-            // Taken after the rename, which sets the change time.
-            if let identity = MemoIndexCache.Identity(path: url.path) { MemoIndexCache.write(self, at: cache, for: identity) }
+            if let journal, journal.generation == generationNumber, memos.count >= Self.journalingMemoCount,
+               journal.records + changes.count <= Self.journalLimit(memoCount: memos.count) {
+                let path = Self.journalPath(beside: url)
+                if journal.length == 0 { try MemoJournal.start(at: path, generation: journal.generation) }
+                try MemoJournal.append(changes, at: path, after: max(journal.length, Int64(MemoJournal.headerLength)))
+            } else {
+                try writeWhole(to: url)
+            }
         } catch {
             throw .indexWriteFailed(path: url.path, reason: "\(error)")
         }
+    }
+
+    /// Writes `memos.json` whole with a new generation, then an empty journal for it if there was one, then its cache.
+    private func writeWhole(to url: URL) throws {
+        var index = self
+        index.schemaVersion = Self.currentSchemaVersion
+        let generation = UInt64.random(in: 1...UInt64.max)
+        index.generation = String(generation, radix: 16)
+        let data = try Self.encoder.encode(index)
+        // The old cache goes first: should the new one not be written, none is left to name an inode that a
+        // later index might reuse.
+        let cache = Self.cachePath(beside: url)
+        DurableFile.removeQuietly(cache)
+        try DurableFile.write(data, replacing: url.path, permissions: [.ownerReadWrite], syncing: true)
+        // A reader that read the old `memos.json` finds this journal of another generation, and reads again. Without
+        // a journal before, a reader of the old `memos.json` had all of its memos.
+        let journal = Self.journalPath(beside: url)
+        if FileManager.default.fileExists(atPath: journal) { try MemoJournal.start(at: journal, generation: generation) }
+        try DurableFile.syncDirectory(containing: url.path)
+        // Taken after the rename, which sets the change time.
+        if let identity = MemoIndexCache.Identity(path: url.path) { MemoIndexCache.write(index, at: cache, for: identity) }
     }
 }

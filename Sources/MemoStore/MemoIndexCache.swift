@@ -19,14 +19,14 @@ import SystemPackage
 ///
 /// The layout, in the machine's byte order (a copy moved to another machine does not match and is remade):
 /// the magic, the identity of `memos.json`, the identity of the directory it vouches for (zeros for none), the
-/// schema version, the number of memos, an FNV-1a checksum of what follows, then per memo its strings (a 32-bit
+/// schema version, the generation (0 for none), the number of memos, an FNV-1a checksum of what follows, then per memo its strings (a 32-bit
 /// length and UTF-8), numbers and level lists.
 enum MemoIndexCache {
     /// The cache's name in the store directory.
     static let fileName = ".memos.cache"
 
     /// "VMCACHE" and the layout's version.
-    private static let magic: UInt64 = 0x0245_4843_4143_4D56
+    private static let magic: UInt64 = 0x0345_4843_4143_4D56
 
     /// Which version of a file or directory: of `memos.json`, which a cache was made from, or of the store directory,
     /// which it vouches for.
@@ -75,14 +75,15 @@ enum MemoIndexCache {
     static func read(at path: String, for identity: Identity) -> (index: MemoIndex, vouchedDirectory: Identity?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return data.withUnsafeBytes { bytes -> (MemoIndex, Identity?)? in
-            var reader = Reader(bytes: bytes)
+            var reader = MemoRecordReader(bytes: bytes)
             guard reader.word() == magic,
                   identity.words.allSatisfy({ reader.word() == $0 }),
                   let directoryWords = reader.words(Identity.wordCount),
                   let schemaVersion = reader.word().map({ Int(Int64(bitPattern: $0)) }),
+                  let generation = reader.word(),
                   let count = reader.word().flatMap({ Int(exactly: $0) }),
                   let checksum = reader.word(),
-                  checksum == Self.checksum(of: UnsafeRawBufferPointer(rebasing: bytes[reader.offset...]))
+                  checksum == MemoRecordWriter.checksum(of: UnsafeRawBufferPointer(rebasing: bytes[reader.offset...]))
             else { return nil }
             var memos: [Memo] = []
             memos.reserveCapacity(min(count, bytes.count / 64))
@@ -91,22 +92,23 @@ enum MemoIndexCache {
                 memos.append(memo)
             }
             guard reader.offset == bytes.count else { return nil }
-            return (MemoIndex(schemaVersion: schemaVersion, memos: memos), Identity(words: directoryWords))
+            let index = MemoIndex(schemaVersion: schemaVersion, generation: generation == 0 ? nil : String(generation, radix: 16), memos: memos)
+            return (index, Identity(words: directoryWords))
         }
     }
 
     /// Writes `index` as the cache of the `memos.json` that has `identity`, atomically; quietly does nothing
     /// when it cannot (a read-only store, a full disk): the cache only saves time.
     static func write(_ index: MemoIndex, at path: String, for identity: Identity) {
-        var body = Writer()
+        var body = MemoRecordWriter()
         for memo in index.memos { body.append(memo) }
-        var header = Writer()
-        let counts = [UInt64(bitPattern: Int64(index.schemaVersion)), UInt64(index.memos.count)]
+        var header = MemoRecordWriter()
+        let counts = [UInt64(bitPattern: Int64(index.schemaVersion)), index.generationNumber ?? 0, UInt64(index.memos.count)]
         let noDirectory = [UInt64](repeating: 0, count: Identity.wordCount)
         for word in [magic] + identity.words + noDirectory + counts {
             header.append(word)
         }
-        header.append(body.bytes.withUnsafeBytes { checksum(of: $0) })
+        header.append(body.bytes.withUnsafeBytes { MemoRecordWriter.checksum(of: $0) })
         try? DurableFile.write(header.bytes + body.bytes, replacing: path, permissions: [.ownerReadWrite], syncing: false)
     }
 
@@ -126,115 +128,5 @@ enum MemoIndexCache {
               found == header
         else { return }
         _ = try? directory.words.withUnsafeBytes { try file.writeAll(toAbsoluteOffset: Int64(header.count * 8), $0) }
-    }
-
-    /// 64-bit FNV-1a over 64-bit words (and the last bytes one by one): a byte at a time, 1.5 MB took milliseconds.
-    private static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        let words = bytes.count / 8
-        for offset in stride(from: 0, to: words * 8, by: 8) {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01B3
-        }
-        for byte in bytes[(words * 8)...] {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
-
-    private struct Writer {
-        var bytes: [UInt8] = []
-
-        mutating func append(_ word: UInt64) {
-            withUnsafeBytes(of: word) { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func append(_ number: Double) { append(number.bitPattern) }
-
-        mutating func append(_ text: String) {
-            withUnsafeBytes(of: UInt32(text.utf8.count)) { bytes.append(contentsOf: $0) }
-            bytes.append(contentsOf: text.utf8)
-        }
-
-        mutating func append(_ levels: [Double]) {
-            append(UInt64(levels.count))
-            for level in levels { append(level) }
-        }
-
-        mutating func append(_ memo: Memo) {
-            for text in [memo.id, memo.title, memo.fileName, memo.format.rawValue, memo.state.rawValue] {
-                append(text)
-            }
-            // To the second, as memos.json holds it, so that the copy and the JSON read the same.
-            append(memo.createdAt.timeIntervalSince1970.rounded(.down))
-            append(memo.duration)
-            append(memo.sampleRate)
-            append(UInt64(bitPattern: Int64(memo.channels)))
-            append(UInt64(bitPattern: memo.sizeBytes))
-            append(memo.peakDBFS)
-            append(memo.averageDBFS)
-        }
-    }
-
-    /// Reads what ``Writer`` wrote, checking every length against what is left.
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset = 0
-
-        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-        mutating func word() -> UInt64? {
-            guard bytes.count - offset >= 8 else { return nil }
-            defer { offset += 8 }
-            return bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        }
-
-        mutating func words(_ count: Int) -> [UInt64]? {
-            guard (bytes.count - offset) / 8 >= count else { return nil }
-            return (0..<count).map { _ in word()! }
-        }
-
-        mutating func number() -> Double? { word().map(Double.init(bitPattern:)) }
-
-        mutating func text() -> String? {
-            // Decoding, which mends what is not UTF-8, rather than validating: cheaper, and the checksum has
-            // already shown these bytes are what was written, the bytes of a String.
-            textBytes().map { String(decoding: $0, as: UTF8.self) }
-        }
-
-        mutating func textBytes() -> UnsafeBufferPointer<UInt8>? {
-            guard bytes.count - offset >= 4 else { return nil }
-            let length = Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            guard bytes.count - offset - 4 >= length else { return nil }
-            defer { offset += 4 + length }
-            return UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)]).assumingMemoryBound(to: UInt8.self)
-        }
-
-        private static let formats = AudioFileFormat.allCases.map { ($0, Array($0.rawValue.utf8)) }
-        private static let states = Memo.State.allCases.map { ($0, Array($0.rawValue.utf8)) }
-
-        mutating func levels() -> [Double]? {
-            guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return nil }
-            defer { offset += 8 * count }
-            return (0..<count).map { bytes.loadUnaligned(fromByteOffset: offset + 8 * $0, as: Double.self) }
-        }
-
-        /// The case of `Value` whose raw value is the next text, without making a string of it.
-        mutating func oneOf<Value>(_ values: [(Value, [UInt8])]) -> Value? {
-            guard let text = textBytes() else { return nil }
-            return values.first { $0.1.elementsEqual(text) }?.0
-        }
-
-        mutating func memo() -> Memo? {
-            guard let id = text(), let title = text(), let fileName = text(),
-                  let format = oneOf(Self.formats), let state = oneOf(Self.states),
-                  let createdAt = number(), let duration = number(), let sampleRate = number(),
-                  let channels = word(), let sizeBytes = word(),
-                  let peakDBFS = levels(), let averageDBFS = levels()
-            else { return nil }
-            return Memo(
-                id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
-                fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
-                sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
-        }
     }
 }

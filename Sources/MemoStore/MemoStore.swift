@@ -127,7 +127,7 @@ public struct MemoStore: Sendable {
         let before = reconciled.index.memos
         let result = try body(&reconciled.index)
         if reconciled.changed || reconciled.index.memos != before {
-            try reconciled.index.save(to: indexURL)
+            try reconciled.index.save(to: indexURL, over: reconciled.written, journal: reconciled.journal)
         } else if let directory = reconciled.vouchableDirectory, MemoIndexCache.Identity(path: directoryPath) == directory {
             // Nothing came or went while the directory was compared with the index: until something does, the next
             // reader can skip reading it.
@@ -139,6 +139,10 @@ public struct MemoStore: Sendable {
     /// The index as the directory stands, and what became of it on the way.
     private struct ReconciledIndex {
         var index: MemoIndex
+        /// The memos as the index files hold them, before reconciliation.
+        var written: [Memo] = []
+        /// Where the index's journal stands; `nil` when the next change writes `memos.json` whole.
+        var journal: MemoIndex.JournalPosition?
         /// Whether it differs from the index file.
         var changed = false
         /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
@@ -217,8 +221,8 @@ public struct MemoStore: Sendable {
     /// aside when the store may be changed), and the directory its cache vouches for.
     private func loadedIndex(access: Access) throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
         switch MemoIndex.load(from: indexURL) {
-        case .index(let loaded, let vouched):
-            return (ReconciledIndex(index: loaded), vouched)
+        case .index(let loaded, let vouched, let journal):
+            return (ReconciledIndex(index: loaded, written: loaded.memos, journal: journal), vouched)
         case .missing:
             return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
         case .inaccessible(let error):

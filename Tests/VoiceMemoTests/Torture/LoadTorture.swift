@@ -104,7 +104,7 @@ import Testing
         let recovered = try #require(try JSONSerialization.jsonObject(with: Data(cli.run("list", "--json").standardOutput.utf8)) as? [[String: Any]]).first
         let path = try #require(recovered?["file"] as? String)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64)
-        let frames = try Sox.info(path).frames
+        let frames = try FFprobe.audio(of: path).frames
         // Every frame counted but those of the last write, which the kill may have cut before its header caught up.
         #expect(recovered?["state"] as? String == "recovered" && size > fourGiB)
         #expect(Int64(frames) * 8 > size - 65536 && Int64(frames) * 8 <= size, "\(frames) frames in \(size) bytes")
@@ -124,11 +124,11 @@ import Testing
 
         let exported = cli.scratch.path("exported.wav")
         #expect(try cli.run("export", id, exported).status == 0)
-        #expect(try Sox.info(exported).frames == frames)
+        #expect(try FFprobe.audio(of: exported).frames == frames)
         let imported = try cli.json(cli.run("import", exported, "--title", "Imported long", "--json"))
         try FileManager.default.removeItem(atPath: exported)
         #expect(frameCount(imported) == frames)
-        #expect(try Sox.info(try #require(imported["file"] as? String)).frames == frames)
+        #expect(try FFprobe.audio(of: try #require(imported["file"] as? String)).frames == frames)
     }
 
     /// VmRSS of `pid` in kilobytes, while it runs.

@@ -1,0 +1,163 @@
+import AudioIO
+import Glibc
+import SystemPackage
+
+/// `memos.journal`: the changes to the index since `memos.json` was last written whole, appended one record per
+/// memo, so that a change to one memo costs the same in a store of 50,000 as in one of 10.
+///
+/// The journal belongs to one `memos.json`: it starts with that file's generation (a random number the index
+/// carries), and a journal of another generation is ignored (the index it belonged to was replaced). Every record
+/// carries its length and a checksum: a record a crash tore is where the journal ends, and the next writer cuts it
+/// off before it appends. Once the journal holds enough records, the store writes `memos.json` whole again, with a
+/// new generation, and starts a new journal (see ``MemoIndex``).
+///
+/// The layout, in the machine's byte order: the magic, the generation; then records of a 32-bit length of the
+/// payload, a 32-bit kind (1: a memo put in, replacing the one with its id or appended; 2: the memo with an id
+/// taken out), a 64-bit FNV-1a checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it,
+/// or an id).
+enum MemoJournal {
+    /// The journal's name in the store directory.
+    static let fileName = "memos.journal"
+
+    /// "VMJRNL" and the layout's version.
+    private static let magic: UInt64 = 0x0131_4C4E_524A_4D56
+
+    /// One change to the index.
+    enum Change: Equatable {
+        /// The memo, in place of the one with its id, or after the others when there is none.
+        case put(Memo)
+        /// The memo with this id is gone.
+        case remove(id: String)
+    }
+
+    /// What the journal beside an index of some generation holds.
+    struct Contents {
+        var changes: [Change] = []
+        /// The bytes up to the end of the last whole record: where the next record goes.
+        var length: Int64
+    }
+
+    /// What reading the journal at `path` for the index of `generation` found.
+    enum Read {
+        /// There is no journal: nothing has changed since the index was written.
+        case missing
+        /// The journal belongs to another generation of the index.
+        case otherGeneration
+        case contents(Contents)
+    }
+
+    /// The bytes before the first record.
+    static let headerLength = 16
+    private static let recordHeaderLength = 16
+
+    /// The journal at `path`, if it belongs to the index of `generation`.
+    static func read(at path: String, generation: UInt64) -> Read {
+        guard let bytes = try? DurableFile.contents(of: path) else { return .missing }
+        return bytes.withUnsafeBytes { bytes -> Read in
+            var reader = MemoRecordReader(bytes: bytes)
+            guard reader.word() == magic, let found = reader.word() else { return .otherGeneration }
+            guard found == generation else { return .otherGeneration }
+            var contents = Contents(length: Int64(headerLength))
+            while bytes.count - reader.offset >= recordHeaderLength {
+                let start = reader.offset
+                let length = Int(bytes.loadUnaligned(fromByteOffset: start, as: UInt32.self))
+                let kind = bytes.loadUnaligned(fromByteOffset: start + 4, as: UInt32.self)
+                let checksum = bytes.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
+                let payloadStart = start + recordHeaderLength
+                guard bytes.count - payloadStart >= length else { break }
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<(payloadStart + length)])
+                guard MemoRecordWriter.checksum(of: payload) == checksum else { break }
+                var record = MemoRecordReader(bytes: payload)
+                switch kind {
+                case 1:
+                    guard let memo = record.memo(), record.offset == length else { return .contents(contents) }
+                    contents.changes.append(.put(memo))
+                case 2:
+                    guard let id = record.text(), record.offset == length else { return .contents(contents) }
+                    contents.changes.append(.remove(id: id))
+                default:
+                    return .contents(contents)
+                }
+                reader.offset = payloadStart + length
+                contents.length = Int64(reader.offset)
+            }
+            return .contents(contents)
+        }
+    }
+
+    /// Starts the journal of the index of `generation` at `path`, empty, in place of any other (atomically, synced).
+    static func start(at path: String, generation: UInt64) throws {
+        var header = MemoRecordWriter()
+        header.append(magic)
+        header.append(generation)
+        try DurableFile.write(header.bytes, replacing: path, permissions: [.ownerReadWrite], syncing: true)
+    }
+
+    /// Appends `changes` to the journal at `path` after its first `length` bytes (cutting off a torn record there),
+    /// and waits until they are on the disk.
+    static func append(_ changes: [Change], at path: String, after length: Int64) throws(Errno) {
+        var records = MemoRecordWriter()
+        for change in changes {
+            var payload = MemoRecordWriter()
+            let kind: UInt32
+            switch change {
+            case .put(let memo):
+                payload.append(memo)
+                kind = 1
+            case .remove(let id):
+                payload.append(id)
+                kind = 2
+            }
+            withUnsafeBytes(of: UInt32(payload.bytes.count)) { records.bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: kind) { records.bytes.append(contentsOf: $0) }
+            records.append(payload.bytes.withUnsafeBytes { MemoRecordWriter.checksum(of: $0) })
+            records.bytes += payload.bytes
+        }
+        let descriptor: FileDescriptor
+        do {
+            // Not through a link: the journal is written only where the store is.
+            descriptor = try FileDescriptor.open(path, .writeOnly, options: [.noFollow, .closeOnExec])
+        } catch {
+            throw error as? Errno ?? .ioError
+        }
+        defer { try? descriptor.close() }
+        guard ftruncate(descriptor.rawValue, off_t(length)) == 0 else { throw Errno(rawValue: errno) }
+        do {
+            _ = try descriptor.writeAll(toAbsoluteOffset: length, records.bytes)
+        } catch {
+            throw error as? Errno ?? .ioError
+        }
+        try DurableFile.sync(descriptor)
+    }
+
+    /// The changes that make `before` into `after`: a put for each memo that is new or different, a remove for each
+    /// that is gone. Memos keep their order: a memo new to `before` is put after the others.
+    static func changes(from before: [Memo], to after: [Memo]) -> [Change] {
+        let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        let kept = Set(after.map(\.id))
+        var changes = before.filter { !kept.contains($0.id) }.map { Change.remove(id: $0.id) }
+        for memo in after where old[memo.id] != memo { changes.append(.put(memo)) }
+        return changes
+    }
+
+    /// `memos` with `changes` made to them, in order.
+    static func apply(_ changes: [Change], to memos: inout [Memo]) {
+        guard !changes.isEmpty else { return }
+        var positions = Dictionary(memos.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { _, last in last })
+        var removed: Set<Int> = []
+        for change in changes {
+            switch change {
+            case .put(let memo):
+                if let position = positions[memo.id], !removed.contains(position) {
+                    memos[position] = memo
+                } else {
+                    positions[memo.id] = memos.count
+                    memos.append(memo)
+                }
+            case .remove(let id):
+                if let position = positions.removeValue(forKey: id) { removed.insert(position) }
+            }
+        }
+        if !removed.isEmpty { memos.removeSubranges(RangeSet(removed, within: memos)) }
+    }
+}
