@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import Glibc
 
 /// One voice memo: an audio file in the store and what the index knows of it.
 public struct Memo: Codable, Equatable, Sendable, Identifiable {
@@ -81,7 +82,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     var isWellFormed: Bool {
         var (fileName, id) = (fileName, id)
         let namesItsFile = fileName.withUTF8 { name in
-            id.withUTF8 { id in Memo.isStoreFileName(name) && name[..<12].elementsEqual(id) }
+            id.withUTF8 { id in Memo.fileKey(name) != nil && name[..<12].elementsEqual(id) }
         }
         return namesItsFile && isPlausible
     }
@@ -97,22 +98,53 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
     }
 
-    /// The extensions of the formats the store writes, as UTF-8.
-    private static let storeExtensions = AudioFileFormat.allCases.filter(\.isWritable).map { Array($0.rawValue.utf8) }
+    /// The formats the store writes, and their extensions in UTF-8.
+    private static let storeFormats = AudioFileFormat.allCases.filter(\.isWritable).map { ($0, Array($0.rawValue.utf8)) }
 
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
     static func id(fromFileName name: String) -> Substring? {
-        var name = name
-        guard name.withUTF8(isStoreFileName) else { return nil }
+        guard fileKey(ofFileName: name) != nil else { return nil }
         return name[..<name.utf8.index(name.startIndex, offsetBy: 12)]
     }
 
-    /// Whether `name`, in UTF-8, is `<12 hex digits>.<wav|caf|opus>`. Bytes, not characters, and nothing copied: a
-    /// store of thousands of memos asks this of every name in it.
-    private static func isStoreFileName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count > 13, name[12] == UInt8(ascii: "."),
-              name[..<12].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
-        else { return false }
-        return storeExtensions.contains { name[13...].elementsEqual($0) }
+    /// A store file name, `<12 hex digits>.<wav|caf|opus>`, as one number: the id's 48 bits, then the format's place
+    /// among the store's. A store of 50,000 memos is compared with its directory as numbers, not strings.
+    static func fileKey(ofFileName name: String) -> UInt64? {
+        var name = name
+        return name.withUTF8(fileKey)
+    }
+
+    /// The key of `name` in UTF-8, or `nil` when it is no store file name. Bytes, not characters, and nothing copied.
+    static func fileKey(_ name: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard name.count > 13, name[12] == UInt8(ascii: ".") else { return nil }
+        var id: UInt64 = 0
+        for index in 0..<12 {
+            let byte = name[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+            id = id << 4 | UInt64(digit)
+        }
+        let ext = UnsafeBufferPointer(rebasing: name[13...])
+        for format in storeFormats.indices where storeFormats[format].1.count == ext.count
+            && storeFormats[format].1.withUnsafeBufferPointer({ memcmp($0.baseAddress!, ext.baseAddress!, ext.count) == 0 }) {
+            return id << 2 | UInt64(format)
+        }
+        return nil
+    }
+
+    /// The file name whose ``fileKey(_:)`` is `key`.
+    static func fileName(forKey key: UInt64) -> String {
+        let digits = String(key >> 2, radix: 16)
+        return String(repeating: "0", count: 12 - digits.count) + digits + "." + storeFormats[Int(key & 3)].0.rawValue
+    }
+
+    /// The keys the audio file of memo `id` would have, one per format.
+    static func fileKeys(ofID id: Substring) -> [UInt64] {
+        guard let number = UInt64(id, radix: 16) else { return [] }
+        return storeFormats.indices.map { number << 2 | UInt64($0) }
     }
 }

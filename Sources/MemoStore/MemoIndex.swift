@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import Synchronization
 import SystemPackage
 
 /// The index: `memos.json`, the list of memos as it was last written whole, with a schema version so that later
@@ -67,8 +68,41 @@ struct MemoIndex: Codable {
         case index(MemoIndex, vouchedDirectory: MemoIndexCache.Identity?, journal: JournalPosition?)
     }
 
+    /// The index this process read last, and which files it came from: read again before they change (a command
+    /// that finds a memo, then changes it), it costs a look at the files rather than a read.
+    final class LastRead: Sendable {
+        /// The identities of `memos.json`, of its cache and of the journal when they were read.
+        fileprivate struct Source: Equatable {
+            var index: MemoIndexCache.Identity?
+            var cache: MemoIndexCache.Identity?
+            var journal: MemoIndexCache.Identity?
+
+            init(_ url: URL) {
+                index = MemoIndexCache.Identity(path: url.path)
+                cache = MemoIndexCache.Identity(path: MemoIndex.cachePath(beside: url))
+                journal = MemoIndexCache.Identity(path: MemoIndex.journalPath(beside: url))
+            }
+        }
+
+        fileprivate let value = Mutex<(source: Source, loaded: Loaded)?>(nil)
+    }
+
+    /// Reads the index at `url` and its journal, or takes what `lastRead` holds when neither has changed since.
+    static func load(from url: URL, remembering lastRead: LastRead) -> Loaded {
+        let source = LastRead.Source(url)
+        if source.index != nil, let last = lastRead.value.withLock({ $0 }), last.source == source { return last.loaded }
+        let loaded = load(from: url)
+        // Remembered only if the index and its journal did not change while they were read; the cache may have, made
+        // from the JSON just now.
+        let after = LastRead.Source(url)
+        if case .index = loaded, after.index == source.index, after.journal == source.journal {
+            lastRead.value.withLock { $0 = (after, loaded) }
+        }
+        return loaded
+    }
+
     /// Reads the index at `url` and its journal.
-    static func load(from url: URL) -> Loaded {
+    private static func load(from url: URL) -> Loaded {
         let journalPath = Self.journalPath(beside: url)
         // A journal of another generation may be the new one of a `memos.json` replaced since it was read.
         for attempt in 1...3 {
@@ -95,7 +129,7 @@ struct MemoIndex: Codable {
         let cache = cachePath(beside: url)
         let identity = MemoIndexCache.Identity(path: url.path)
         if let identity, let cached = MemoIndexCache.read(at: cache, for: identity),
-           cached.index.schemaVersion == currentSchemaVersion {
+           (1...currentSchemaVersion).contains(cached.index.schemaVersion) {
             return .index(cached.index, vouchedDirectory: cached.vouchedDirectory, journal: nil)
         }
         let data: Data
@@ -122,11 +156,11 @@ struct MemoIndex: Codable {
         return version.schemaVersion > currentSchemaVersion ? .newerSchema(version.schemaVersion) : .unreadable
     }
 
-    private static func cachePath(beside url: URL) -> String {
+    fileprivate static func cachePath(beside url: URL) -> String {
         url.deletingLastPathComponent().appendingPathComponent(MemoIndexCache.fileName).path
     }
 
-    private static func journalPath(beside url: URL) -> String {
+    fileprivate static func journalPath(beside url: URL) -> String {
         url.deletingLastPathComponent().appendingPathComponent(MemoJournal.fileName).path
     }
 

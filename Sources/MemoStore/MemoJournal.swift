@@ -133,6 +133,10 @@ enum MemoJournal {
     /// The changes that make `before` into `after`: a put for each memo that is new or different, a remove for each
     /// that is gone. Memos keep their order: a memo new to `before` is put after the others.
     static func changes(from before: [Memo], to after: [Memo]) -> [Change] {
+        // Most changes change memos where they stand: compared in place, with no table of ids.
+        if before.count == after.count, zip(before, after).allSatisfy({ $0.id == $1.id }) {
+            return zip(before, after).compactMap { $0 == $1 ? nil : .put($1) }
+        }
         let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         let kept = Set(after.map(\.id))
         var changes = before.filter { !kept.contains($0.id) }.map { Change.remove(id: $0.id) }
@@ -143,21 +147,24 @@ enum MemoJournal {
     /// `memos` with `changes` made to them, in order.
     static func apply(_ changes: [Change], to memos: inout [Memo]) {
         guard !changes.isEmpty else { return }
-        var positions = Dictionary(memos.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { _, last in last })
-        var removed: Set<Int> = []
+        // What each memo changed to last (nil: removed), and the memos new to the index in the order they came:
+        // one look along the memos then makes every change, with a table of the changes alone.
+        var last: [String: Memo?] = [:]
+        var order: [String] = []
         for change in changes {
             switch change {
             case .put(let memo):
-                if let position = positions[memo.id], !removed.contains(position) {
-                    memos[position] = memo
-                } else {
-                    positions[memo.id] = memos.count
-                    memos.append(memo)
-                }
+                if last.updateValue(memo, forKey: memo.id) == nil { order.append(memo.id) }
             case .remove(let id):
-                if let position = positions.removeValue(forKey: id) { removed.insert(position) }
+                if last.updateValue(nil, forKey: id) == nil { order.append(id) }
             }
         }
+        var removed: [Int] = []
+        for position in memos.indices {
+            guard let change = last.removeValue(forKey: memos[position].id) else { continue }
+            if let memo = change { memos[position] = memo } else { removed.append(position) }
+        }
         if !removed.isEmpty { memos.removeSubranges(RangeSet(removed, within: memos)) }
+        for id in order { if case let memo?? = last[id] { memos.append(memo) } }
     }
 }

@@ -1,7 +1,8 @@
 import AudioIO
 import FoundationEssentials
+import SystemPackage
 
-/// Titles the audio file cannot hold, kept beside it: `.<id>.title`, the whole title in UTF-8.
+/// Titles the audio file cannot hold, kept beside it: `.<id>.title`, the whole title in UTF-8 and a newline.
 ///
 /// A file keeps at most ``AudioMetadata/maximumStoredTitleBytes`` of a title, and an Opus file keeps the title it was
 /// recorded or imported with (a rename does not encode it again). The index has every title; the file beside the
@@ -16,15 +17,23 @@ extension MemoStore {
             return
         }
         do {
-            try DurableFile.write(Array(title.utf8), replacing: path, permissions: [.ownerReadWrite], syncing: true)
+            // Rewritten in place, so that renaming a memo again leaves the directory as it is (and a store of thousands
+            // is not read through for it). A write cut short leaves no newline at the end: no title is read from it.
+            let descriptor = try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .truncate, .noFollow, .closeOnExec], permissions: [.ownerReadWrite])
+            try descriptor.closeAfter {
+                _ = try descriptor.writeAll(Array(title.utf8) + [UInt8(ascii: "\n")])
+                try DurableFile.sync(descriptor)
+            }
         } catch {
             throw .indexWriteFailed(path: path, reason: "\(error)")
         }
     }
 
-    /// The title kept beside the audio of memo `id`, if there is one.
+    /// The title kept beside the audio of memo `id`, if there is one, whole.
     func keptTitle(of id: String) -> String? {
-        FileManager.default.contents(atPath: titlePath(of: id)).flatMap { String(validating: $0, as: UTF8.self) }
+        guard let bytes = try? DurableFile.contents(of: titlePath(of: id)), bytes.last == UInt8(ascii: "\n") else { return nil }
+        return String(validating: bytes.dropLast(), as: UTF8.self)
     }
 
     /// The title a file written now with `title` holds.

@@ -24,6 +24,8 @@ public struct MemoStore: Sendable {
     public let directory: URL
     /// `directory`'s path, kept: `list --json` gives the path of each of thousands of memos.
     private let directoryPath: String
+    /// The index as this process read it last.
+    private let lastRead = MemoIndex.LastRead()
 
     /// The index file.
     var indexURL: URL { directory.appendingPathComponent("memos.json") }
@@ -160,27 +162,28 @@ public struct MemoStore: Sendable {
            reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live) }) {
             return reconciled
         }
-        let entries: [(name: String, isRegularFile: Bool)]
+        let listing: DirectoryListing.Listing
         do {
-            entries = try DirectoryListing.entries(at: directoryPath)
+            listing = try DirectoryListing.scan(at: directoryPath)
         } catch {
             throw .directoryUnusable(path: directoryPath, reason: "cannot read it (\(error))")
         }
         // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
-        var isPending = access == .changing && removeLeftovers(among: entries.map(\.name), listed: reconciled.index.memos)
+        var isPending = access == .changing && removeLeftovers(in: listing, listed: reconciled.index.memos)
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         // Each listed memo takes its file off this set; what remains is adopted.
-        var unlisted = Set(entries.lazy.filter { $0.isRegularFile && Memo.id(fromFileName: $0.name) != nil }.map(\.name))
+        var unlisted = listing.storeFiles
         // Entries are changed where they stand, and dropped in one pass at the end, so that a store of thousands
         // of memos is not copied memo by memo.
         var dropped: [Int] = []
         for position in reconciled.index.memos.indices {
             let memo = reconciled.index.memos[position]
-            let fileIsThere = unlisted.remove(memo.fileName) != nil
+            let key = Memo.fileKey(ofFileName: memo.fileName)
+            let fileIsThere = key.map { unlisted.remove($0) != nil } ?? false
             // An entry names its file by its own id, or it is forged: it must not lead outside the store. An
             // entry with numbers no memo has is dropped too; its file is adopted again from its own facts.
             guard memo.isWellFormed else {
-                if fileIsThere { unlisted.insert(memo.fileName) }
+                if fileIsThere, let key { unlisted.insert(key) }
                 dropped.append(position)
                 continue
             }
@@ -203,7 +206,7 @@ public struct MemoStore: Sendable {
             reconciled.changed = true
             reconciled.index.memos.removeSubranges(RangeSet(dropped, within: reconciled.index.memos))
         }
-        for name in unlisted.sorted() {
+        for name in unlisted.sorted().map(Memo.fileName(forKey:)) {
             guard name != entering, let memo = adoptedMemo(fileName: name, access: access) else {
                 isPending = true
                 continue
@@ -220,7 +223,7 @@ public struct MemoStore: Sendable {
     /// The index as its file (or its cache) has it, rebuilt empty when missing or damaged (a damaged one is kept
     /// aside when the store may be changed), and the directory its cache vouches for.
     private func loadedIndex(access: Access) throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
-        switch MemoIndex.load(from: indexURL) {
+        switch MemoIndex.load(from: indexURL, remembering: lastRead) {
         case .index(let loaded, let vouched, let journal):
             return (ReconciledIndex(index: loaded, written: loaded.memos, journal: journal), vouched)
         case .missing:
@@ -296,17 +299,17 @@ public struct MemoStore: Sendable {
     /// audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
     /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared
     /// any leftover.
-    private func removeLeftovers(among names: [String], listed memos: [Memo]) -> Bool {
-        let hidden = names.filter { $0.hasPrefix(".") }
+    private func removeLeftovers(in listing: DirectoryListing.Listing, listed memos: [Memo]) -> Bool {
+        let hidden = listing.otherNames.filter { $0.hasPrefix(".") }
         // Most stores hold nothing but the index's own hidden files: the ids are gathered only when needed.
         let listed = hidden.contains { $0.hasSuffix(".recording") } ? Set(memos.map(\.id)) : []
-        let audio = hidden.contains { $0.hasSuffix(".title") } ? Set(names.compactMap { Memo.id(fromFileName: $0) }) : []
         var spared = false
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
             if name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
-            } else if name.hasSuffix(".title"), !audio.contains(name.dropFirst().dropLast(".title".count)) {
+            } else if name.hasSuffix(".title"),
+                      !Memo.fileKeys(ofID: name.dropFirst().dropLast(".title".count)).contains(where: listing.storeFiles.contains) {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
                 spared = !removeUnlocked(path) || spared

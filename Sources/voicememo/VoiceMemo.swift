@@ -52,7 +52,7 @@ struct VoiceMemo: AsyncParsableCommand {
             return 2
         }
         if error is ExitCode { return code.rawValue }
-        _ = try? FileDescriptor.standardError.writeAll("voicememo: \(String(describing: error).singleLine)\n".utf8)
+        _ = try? FileDescriptor.standardError.writeAll("voicememo: \(String(describing: error).terminalSafe)\n".utf8)
         return isUsageError(error) ? 2 : 1
     }
 

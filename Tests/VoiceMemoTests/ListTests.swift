@@ -21,7 +21,7 @@ import Testing
             ("Meeting notes", "Meeting notes", 13),
             ("日本語のメモ", "日本語のメモ", 12),
             ("Cafe\u{301} crème 🎙️ and a very long title that goes on and on", "Cafe\u{301} crème 🎙️ and a very long title tha…", 40),
-            ("Line one\nline two", "Line one line two", 17),
+            ("Line one\nline two", #"Line one\nline two"#, 18),
         ]
         let ids = try titles.map { try cli.importTone(title: $0.title) }
         let lines = try cli.lines("list")

@@ -18,7 +18,7 @@ extension VoiceMemo {
             let memos = try store.memos(matching: memos)
             try store.delete(memos)
             for memo in memos {
-                print("Deleted \(memo.id) “\(memo.title.singleLine)”")
+                print("Deleted \(memo.id) “\(memo.title.terminalSafe)”")
             }
         }
     }

@@ -51,7 +51,7 @@ extension VoiceMemo {
                 throw ExportTargetExists(path: error.path)
             }
             let written = try AudioFile(forReading: destination)
-            print("Exported “\(memo.title)” to \(destination.path): \(Describe.duration(summary.duration)), "
+            print("Exported “\(memo.title.terminalSafe)” to \(destination.path.terminalSafe): \(Describe.duration(summary.duration)), "
                 + "\(Describe.format(written.format, sampleRate: summary.sampleRate, channels: summary.channelCount)), "
                 + Describe.size(summary.byteCount))
         }

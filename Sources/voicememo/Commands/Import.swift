@@ -33,7 +33,7 @@ extension VoiceMemo {
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
             } else {
-                print("Imported “\(memo.title)” as \(memo.id): \(Describe.duration(memo.duration)), "
+                print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                     + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
                     + Describe.size(memo.sizeBytes))
             }

@@ -22,7 +22,7 @@ extension VoiceMemo {
                 return
             }
             let fields = [
-                ("Title", memo.title.singleLine),
+                ("Title", memo.title.terminalSafe),
                 ("ID", memo.id),
                 ("Created", Describe.dateTime(memo.createdAt)),
                 ("Duration", "\(Describe.duration(memo.duration)) (\(Describe.number(memo.duration, "%.3f")) s)"),
@@ -33,7 +33,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
-                ("File", store.filePath(of: memo)),
+                ("File", store.filePath(of: memo).terminalSafe),
             ]
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {

@@ -71,7 +71,7 @@ extension VoiceMemo {
             let display = onTerminal ? TerminalDisplay() : nil
             if !json, display == nil {
                 for memo in memos {
-                    print("Playing “\(memo.title.singleLine)” (\(Describe.duration(memo.duration))) on \(device)")
+                    print("Playing “\(memo.title.terminalSafe)” (\(Describe.duration(memo.duration))) on \(device.terminalSafe)")
                 }
                 // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
                 fflush(nil)
@@ -83,7 +83,7 @@ extension VoiceMemo {
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
             let completed: Bool
             if let display {
-                let title = memos.map(\.title.singleLine).joined(separator: " + ")
+                let title = memos.map(\.title.terminalSafe).joined(separator: " + ")
                 completed = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter).run(on: display)
             } else {
                 completed = try await group.playTogether()
@@ -111,7 +111,7 @@ struct PlaybackFailure: Error, CustomStringConvertible {
     let status: AudioPlayer.Status
 
     var description: String {
-        guard case .failed(let error) = status else { return "cannot play “\(memo.title.singleLine)”" }
-        return "cannot play “\(memo.title.singleLine)”: \(Describe.failure(error))"
+        guard case .failed(let error) = status else { return "cannot play “\(memo.title.terminalSafe)”" }
+        return "cannot play “\(memo.title.terminalSafe)”: \(Describe.failure(error))"
     }
 }

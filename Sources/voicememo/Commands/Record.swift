@@ -54,10 +54,10 @@ extension VoiceMemo {
                 throw Self.failure(of: recorder, progress)
             }
             if case .plain = live.style {
-                print("Recording “\(ticket.memo.title.singleLine)” as \(ticket.memo.id); Ctrl-C stops.")
+                print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); Ctrl-C stops.")
                 fflush(nil)
             }
-            let statusPrefix = "● REC  \(ticket.memo.title.singleLine)"
+            let statusPrefix = "● REC  \(ticket.memo.title.terminalSafe)"
             let path = ticket.fileURL.path
             while !progress.hasFinished {
                 if stop.received != nil {
@@ -81,7 +81,7 @@ extension VoiceMemo {
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
             } else {
-                print("Recorded “\(memo.title.singleLine)” as \(memo.id): \(Describe.duration(memo.duration)), "
+                print("Recorded “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                     + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
                     + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))")
             }

@@ -8,8 +8,9 @@ extension VoiceMemo {
             abstract: "Give a memo a new title.",
             discussion: """
                 The title is written into WAV and CAF files too, without touching their sound. Opus files \
-                are left as they are (changing their title would mean encoding them again), so for them the \
-                new title lives in the memo index only.
+                are left as they are (changing their title would mean encoding them again): their new title \
+                is kept in the memo index and in a small file beside the memo. A title that starts with '-' \
+                goes after '--': voicememo rename ID -- -draft.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -26,9 +27,8 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memo = try store.memo(matching: memo)
-            let renamed = try store.rename(memo, to: newTitle)
-            print("Renamed \(memo.id) from “\(memo.title.singleLine)” to “\(renamed.title.singleLine)”")
+            let (before, after) = try store.rename(matching: memo, to: newTitle)
+            print("Renamed \(before.id) from “\(before.title.terminalSafe)” to “\(after.title.terminalSafe)”")
         }
     }
 }

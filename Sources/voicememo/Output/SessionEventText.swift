@@ -11,9 +11,9 @@ enum SessionEventText {
         case .interruptionEnded(let reason, let shouldResume):
             "interruption ended: \(reason.words)" + (shouldResume ? ", audio may resume" : "")
         case .routeChanged(let reason, let port, _):
-            "route change: \(reason.words)" + (port.map { ": \($0.name) (\($0.description))" } ?? "")
-        case .mediaServicesWereLost(let device): "media services lost: the stream on '\(device)' failed"
-        case .mediaServicesWereReset(let device): "media services reset: '\(device)' is open again"
+            "route change: \(reason.words)" + (port.map { ": \($0.name.terminalSafe) (\($0.description.terminalSafe))" } ?? "")
+        case .mediaServicesWereLost(let device): "media services lost: the stream on '\(device.terminalSafe)' failed"
+        case .mediaServicesWereReset(let device): "media services reset: '\(device.terminalSafe)' is open again"
         }
     }
 
@@ -29,12 +29,12 @@ enum SessionEventText {
             let lost = switch port.type {
             case .headphones: "headphones unplugged"
             case .headsetMic: "microphone unplugged"
-            default: "'\(port.name)' went away"
+            default: "'\(port.name.terminalSafe)' went away"
             }
             if recording { return "\(lost) — recording stopped; what was captured is kept" }
             return "\(lost) — paused" + (keys ? ", press space to resume" : "")
         case .routeChanged(.newDeviceAvailable, let port?, _):
-            return "new device: \(port.name) (\(port.description)); \(what) stays where it is"
+            return "new device: \(port.name.terminalSafe) (\(port.description.terminalSafe)); \(what) stays where it is"
         default: return nil
         }
     }

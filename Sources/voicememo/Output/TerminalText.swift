@@ -1,4 +1,4 @@
-/// Text as a terminal shows it: how many columns it takes, cut to fit, and free of control characters.
+/// Text as a terminal shows it: how many columns it takes, cut to fit, and safe to show (``terminalSafe``).
 ///
 /// Widths follow what terminals do (the rules of `wcwidth`): East Asian wide and fullwidth characters and
 /// emoji take two columns, combining marks and zero-width characters none, everything else one. They are
@@ -51,16 +51,46 @@ extension String {
             return columns
         }
         if let asciiColumns { return asciiColumns }
-        let fitted = singleLine.fitted(toColumns: columns)
+        let fitted = terminalSafe.fitted(toColumns: columns)
         bytes.append(contentsOf: fitted.text.utf8)
         return fitted.columns
     }
 
-    /// This text on one line: control characters (newlines, tabs, escapes) become spaces, so that a title
-    /// cannot break a table or move the cursor.
-    var singleLine: String {
+    /// This text as it is safe to show on a terminal: the one sanitizer of everything voicememo prints for a person
+    /// (titles, tags, paths, messages). A control character (C0, DEL, C1) or a bidirectional embedding, override or
+    /// isolate (U+202A–U+202E, U+2066–U+2069) is shown escaped, as `\n`, `\t`, `\r`, `\e`, `\x7F` or `\u{202E}`: a
+    /// title can neither move the cursor, change colors, break a line nor turn the text after it around.
+    var terminalSafe: String {
         if isPrintableASCII { return self }
-        return String(map { $0.isNewline || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 })
+        guard unicodeScalars.contains(where: Self.needsEscaping) else { return self }
+        var escaped = ""
+        for scalar in unicodeScalars {
+            guard Self.needsEscaping(scalar) else {
+                escaped.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case "\r": escaped += "\\r"
+            case "\u{1B}": escaped += "\\e"
+            case _ where scalar.value < 0x80: escaped += "\\x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            default: escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return escaped
+    }
+
+    /// Control characters (C0, DEL, C1) and the bidirectional controls that reorder what follows them.
+    private static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    private func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 
     /// Only the bytes 32…126: every character one column wide, none a control character. Checked byte by
