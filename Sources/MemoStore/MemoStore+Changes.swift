@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Glibc
+import Synchronization
 import SystemPackage
 
 extension MemoStore {
@@ -93,9 +94,26 @@ extension MemoStore {
     /// - Throws: ``MemoStoreError/noMatch(_:)`` for a memo no longer in the store,
     ///   ``MemoStoreError/recordingInProgress(_:)`` for one being recorded,
     ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be removed (the memos before it
-    ///   in `memos` are deleted, the others are not), other ``MemoStoreError``s for the index.
+    ///   in `memos` are deleted, the others are not), ``MemoStoreError/deletedButIndexNotSaved(titles:reason:)`` when
+    ///   the audio is gone but the index could not be written, other ``MemoStoreError``s for the index.
     public func delete(_ memos: [Memo]) throws(MemoStoreError) {
-        let failure: MemoStoreError? = try update { index throws(MemoStoreError) in
+        let removed = RemovedTitles()
+        let failure: MemoStoreError?
+        do {
+            failure = try deleteFiles(of: memos, noting: removed)
+        } catch .indexWriteFailed(_, let reason) where !removed.titles.withLock({ $0.isEmpty }) {
+            throw .deletedButIndexNotSaved(titles: removed.titles.withLock { $0 }, reason: reason)
+        }
+        if let failure { throw failure }
+    }
+
+    /// The titles of the memos whose audio a delete has removed so far.
+    private final class RemovedTitles: Sendable {
+        let titles = Mutex<[String]>([])
+    }
+
+    private func deleteFiles(of memos: [Memo], noting removed: RemovedTitles) throws(MemoStoreError) -> MemoStoreError? {
+        try update { index throws(MemoStoreError) in
             for memo in memos {
                 guard let listed = index.memos.first(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
                 guard listed.state != .recording else { throw .recordingInProgress(listed.title) }
@@ -110,10 +128,10 @@ extension MemoStore {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
+                removed.titles.withLock { $0.append(memo.title) }
                 index.memos.removeAll { $0.id == memo.id }
             }
             return nil
         }
-        if let failure { throw failure }
     }
 }

@@ -24,6 +24,9 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case recordingInProgress(String)
     /// An audio file could not be removed; `reason` is the system's.
     case deleteFailed(path: String, reason: String)
+    /// A delete removed the audio of the memos titled `titles` but could not write the index; `reason` is why. The
+    /// index drops their entries the next time the store is read, as it does for every file that is gone.
+    case deletedButIndexNotSaved(titles: [String], reason: String)
     /// An export was asked to write into the store's own directory, where it could replace a memo or the index.
     case exportIntoStore(path: String)
     /// An export's format was not given and its file name's extension names none that can be written.
@@ -60,6 +63,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "“\(title)” is being recorded right now; stop that recording, then try again"
         case .deleteFailed(let path, let reason):
             "cannot delete '\(path)': \(reason); check that you may write to the memo store directory"
+        case .deletedButIndexNotSaved(let titles, let reason):
+            "deleted the audio of " + titles.map { "“\($0)”" }.joined(separator: ", ")
+                + " but could not update the memo index (\(reason)); the next command that reads the store drops "
+                + (titles.count == 1 ? "it" : "them") + " from the index"
         case .exportIntoStore(let path):
             "cannot export to '\(path)': that is inside the memo store, where it could replace a memo; pick a place outside it"
         case .unknownExportFormat(let path):

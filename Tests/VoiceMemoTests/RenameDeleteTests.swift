@@ -83,4 +83,36 @@ import Testing
             #expect(try attributes(cli.home.appendingPathComponent(name).path)[.posixPermissions] as? Int == 0o600, "\(name)")
         }
     }
+
+    /// A delete that removed the audio but could not write the index says exactly that; the next read drops the memo.
+    @Test func aDeleteWhoseIndexCannotBeWrittenSaysTheAudioIsGone() throws {
+        let cli = try CLI()
+        let kept = try cli.importTone(title: "Kept")
+        let gone = try cli.importTone(title: "Gone")
+        var environment = cli.environment
+        environment["VOICEMEMO"] = CLI.binary
+        // No file of this process may grow past 0 bytes: the audio can be removed, no index written.
+        let result = try Tool.run("bash", ["-c", #"trap '' XFSZ; ulimit -f 0; exec "$VOICEMEMO" delete "$0""#, gone], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("voicememo: deleted the audio of “Gone” but could not update the memo index ("))
+        #expect(result.standardError.hasSuffix("); the next command that reads the store drops it from the index\n"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("\(gone).wav").path))
+        #expect(try cli.lines("list").dropFirst().map { String($0.prefix(12)) } == [kept])
+    }
+
+    @Test func aTitleThatStartsWithADashIsATitle() throws {
+        let cli = try CLI()
+        let tone = cli.scratch.path("tone.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.2, "sine 440")
+        for arguments in [["import", tone, "--title", "-draft", "--json"], ["import", tone, "--title=-notes", "--json"]] {
+            let result = try cli.run(arguments, with: [:])
+            #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        }
+        let titles = try cli.lines("list", "--sort", "title").dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+        #expect(titles == ["-draft", "-notes"])
+        let renamed = try cli.run("rename", "--", "-draft", "-final")
+        #expect(renamed.status == 0 && renamed.standardOutput.contains("to “-final”"), "\(renamed.standardError)")
+        #expect(try cli.run("import", "--help").standardOutput.contains("--title=-x"))
+        #expect(try cli.run("rename", "--help").standardOutput.contains("rename ID -- -x"))
+    }
 }

@@ -74,6 +74,13 @@ public final class AudioFile {
         do {
             file = try SndFile(descriptor: descriptor, mode: .read, closesDescriptor: true)
         } catch {
+            // libsndfile's word for an impossible WAV header is "SF_INFO struct incomplete": say which field it is.
+            if let again = try? FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec]) {
+                defer { try? again.close() }
+                if let impossibility = WAVFormatFields(descriptor: again)?.impossibility {
+                    throw AudioFileError(path: path, reason: .malformed(impossibility))
+                }
+            }
             throw AudioFileError(path: path, opening: error)
         }
         let info = file.info

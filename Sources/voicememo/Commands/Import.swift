@@ -16,7 +16,9 @@ extension VoiceMemo {
         @Argument(help: ArgumentHelp("The audio file to import.", valueName: "file"))
         var file: String
 
-        @Option(help: ArgumentHelp("The memo's title (default: the file's own title, else its name).", valueName: "title"))
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "The memo's title (default: the file's own title, else its name); one that starts with '-' too, as --title=-x.",
+            valueName: "title"))
         var title: String?
 
         @OptionGroup(title: "Encoding")

@@ -18,7 +18,9 @@ extension VoiceMemo {
                 what reached the disk and is listed as recovered.
                 """)
 
-        @Option(help: ArgumentHelp("The memo's title (default: “Memo” and the date and time).", valueName: "title"))
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "The memo's title (default: “Memo” and the date and time); one that starts with '-' too, as --title=-x.",
+            valueName: "title"))
         var title: String?
 
         @OptionGroup(title: "Encoding")

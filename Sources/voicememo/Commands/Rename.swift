@@ -16,7 +16,7 @@ extension VoiceMemo {
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
 
-        @Argument(help: ArgumentHelp("The new title: any text.", valueName: "new-title"))
+        @Argument(help: ArgumentHelp("The new title: any text; one that starts with '-' goes after '--' (rename ID -- -x).", valueName: "new-title"))
         var newTitle: String
 
         func validate() throws {
