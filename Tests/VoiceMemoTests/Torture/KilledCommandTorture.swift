@@ -18,42 +18,68 @@ import Testing
     @Test func everyCompleteMemoSurvivesCommandsKilledAtRandomMoments() async throws {
         let cli = try CLI()
         let source = cli.scratch.path("source.wav")
-        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 4, "pinknoise")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 20, "pinknoise")
         // A microphone for each format, in the layout its recording asks for: 16-bit for WAV and CAF, float for Opus.
         let microphones = ["wav": try ALSATestDevices.microphone(playing: source, channels: 2),
                            "opus": try ALSATestDevices.microphone(playing: source, format: .float32, channels: 2)]
-        var random = SeededGenerator(seed: 0xDEAD)
-        var complete: Set<String> = [try cli.importTone(title: "Before everything")]
-        for round in 0..<Torture.scale(quick: 12, long: 200) {
-            // Rename and delete need a memo; while there is none, a record takes their turn.
-            let target = Array(complete).sorted().randomElement(using: &random) ?? ""
-            let command = target.isEmpty && round % 4 >= 2 ? 1 : round % 4
-            let format = ["wav", "caf", "opus"].randomElement(using: &random)!
-            let arguments: [String] = switch command {
+        let formats = ["wav", "caf", "opus"]
+        /// The command of kind `command` (0 import, 1 record, 2 rename, 3 delete) in `format`, on `target`.
+        func arguments(_ command: Int, _ format: String, _ target: String, _ round: Int) -> [String] {
+            switch command {
             case 0: ["import", source, "--title", "Import \(round)", "--format", format]
-            case 1: ["record", "--device", microphones[format] ?? microphones["wav"]!, "--duration", "3", "--title", "Record \(round)",
+            case 1: ["record", "--device", microphones[format] ?? microphones["wav"]!, "--duration", "15", "--title", "Record \(round)",
                      "--format", format, "--channels", "2"]
             case 2: ["rename", target, "Renamed \(round)"]
             default: ["delete", target]
             }
-            let running = try cli.start(arguments, with: try ALSATestDevices.environment())
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &random)))
+        }
+        // How long each kind of command takes here, unkilled, at the least of two runs: a kill comes within the
+        // first half of that, while the command runs.
+        var runtime: [String: Double] = [:]
+        for command in 0..<4 {
+            for format in formats {
+                var fastest = Double.infinity
+                for _ in 0..<2 {
+                    let target = command >= 2 ? try cli.importTone(title: "Calibration", seconds: 20, channels: 2, format: format) : ""
+                    let started = ContinuousClock.now
+                    let result = try cli.run(arguments(command, format, target, -1), with: try ALSATestDevices.environment())
+                    #expect(result.status == 0, "\(result.standardError)")
+                    fastest = min(fastest, (ContinuousClock.now - started) / .seconds(1))
+                }
+                runtime["\(command) \(format)"] = fastest
+            }
+        }
+        var random = SeededGenerator(seed: 0xDEAD)
+        var complete = Set(try listed(cli).keys)
+        for round in 0..<Torture.scale(quick: 12, long: 200) {
+            // Rename and delete need a memo of the format; while there is none, a record takes their turn.
+            let format = formats.randomElement(using: &random)!
+            let candidates = try listed(cli).filter { complete.contains($0.key) && $0.value["format"] as? String == format }.keys.sorted()
+            let target = candidates.randomElement(using: &random) ?? ""
+            let command = target.isEmpty && round % 4 >= 2 ? 1 : round % 4
+            let running = try cli.start(arguments(command, format, target, round), with: try ALSATestDevices.environment())
+            let delay = Double.random(in: 0...(runtime["\(command) \(format)"]! / 2), using: &random)
+            try await Task.sleep(for: .seconds(delay))
+            #expect(running.isRunning, "round \(round): \(arguments(command, format, target, round).prefix(2)) ended before \(delay) s")
             running.kill()
 
             let memos = try listed(cli)
             // A delete may have gone through before the kill; nothing else may go missing.
             let mayBeGone: Set<String> = command == 3 ? [target] : []
-            #expect(complete.subtracting(mayBeGone).isSubset(of: Set(memos.keys)), "round \(round): \(arguments)")
+            #expect(complete.subtracting(mayBeGone).isSubset(of: Set(memos.keys)), "round \(round): \(arguments(command, format, target, round))")
             for (id, memo) in memos {
                 let state = memo["state"] as? String
                 #expect(state == "complete" || state == "recovered", "round \(round): \(id) is \(state ?? "?")")
                 let file = try #require(memo["file"] as? String)
                 if memo["format"] as? String == "opus" {
-                    // opusdec, not opusinfo: a stream cut by a kill has no end-of-stream page, which opusinfo
-                    // warns of (exit 1) as "normal for live streams".
+                    // A stream cut by a kill was closed when it was recovered: opusinfo finds it whole, and opusdec
+                    // decodes what the memo's duration says.
                     let decoded = cli.scratch.path("decoded.wav")
-                    let result = try Tool.run("opusdec", ["--quiet", file, decoded])
+                    let result = try Tool.run("opusdec", ["--quiet", "--rate", "48000", file, decoded])
                     #expect(result.status == 0, "round \(round): \(file) \(result.standardError)")
+                    #expect(try Sox.info(decoded).frames == Int(((memo["duration"] as? Double ?? 0) * 48000).rounded()), "round \(round): \(id)")
+                    let opusinfo = try Tool.run("opusinfo", [file])
+                    #expect(opusinfo.status == 0 && !opusinfo.standardOutput.contains("WARNING"), "round \(round): \(opusinfo.standardOutput)")
                 } else {
                     let info = try Tool.run("soxi", ["-s", file])
                     #expect(info.status == 0, "round \(round): \(file) \(info.standardError)")
@@ -64,14 +90,16 @@ import Testing
             complete = Set(memos.keys)
         }
         // Once what the killed processes left is older than a live writer's grace, the next command
-        // removes it: only memos, the index, its cache, its lock and what was kept aside remain.
+        // removes it: only memos (and the titles kept beside Opus memos renamed), the index, its cache, its lock and
+        // what was kept aside remain.
         for name in try FileManager.default.contentsOfDirectory(atPath: cli.home.path) where name.hasSuffix(".partial") {
             try FileManager.default.setAttributes([.modificationDate: Date() - 60], ofItemAtPath: cli.home.appendingPathComponent(name).path)
         }
         complete = Set(try listed(cli).keys)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
         let strays = names.filter { name in
-            !([".lock", "memos.json", ".memos.cache"].contains(name) || name.hasPrefix("memos.json.broken-") || complete.contains { name.hasPrefix($0 + ".") })
+            !([".lock", "memos.json", ".memos.cache"].contains(name) || name.hasPrefix("memos.json.broken-")
+                || complete.contains { name.hasPrefix($0 + ".") || name == ".\($0).title" })
         }
         #expect(strays.isEmpty, "\(strays)")
     }
