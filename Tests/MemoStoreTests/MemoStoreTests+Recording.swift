@@ -51,6 +51,7 @@ extension MemoStoreTests {
         try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
         #expect(try store.memos().map { [$0.id, $0.title, $0.state.rawValue] } == [[started.id, "Interrupted", "recording"]])
 
+        #expect(recorder.isRunning)
         recorder.kill()
         let recovered = try #require(try store.memos().first)
         #expect(try store.memos().count == 1)
