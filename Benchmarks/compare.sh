@@ -9,6 +9,7 @@
 set -euo pipefail
 
 voicememo=$(realpath "${1:?usage: compare.sh PATH/TO/voicememo}")
+benchmarks=$(cd "$(dirname "$0")" && pwd)
 reps=${BENCH_REPS:-5}
 rt_reps=$(( reps < 3 ? reps : 3 ))
 sections="opus conversion playback list store latency memory pulse"
@@ -140,31 +141,9 @@ fi
 
 if want list; then
 # --- list with 10,000 memos ---------------------------------------------------------------------------------------
-# The index as MemoStore writes it, and 10,000 audio files (hard links to one short WAV) so that every entry
-# is kept when the index is reconciled with the directory.
+# The index as MemoStore writes it, and 10,000 audio files (hard links to one short WAV): make-store.py.
 echo "compare.sh: list with 10,000 memos" >&2
-store; mkdir -m 700 "$work/store"
-python3 - "$work/store" "$work/short.wav" <<'EOF'
-import json, os, random, sys, datetime
-store, short = sys.argv[1], sys.argv[2]
-random.seed(7)
-size = os.path.getsize(short)
-start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-memos = []
-for n in range(10000):
-    memo_id = "%012x" % random.getrandbits(48)
-    os.link(short, os.path.join(store, memo_id + ".wav"))
-    created = start + datetime.timedelta(minutes=37 * n)
-    memos.append({
-        "averageDBFS": [-9.03], "channels": 1, "createdAt": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration": 1.0, "file": memo_id + ".wav", "format": "wav", "id": memo_id, "peakDBFS": [-6.02],
-        "sampleRate": 48000.0, "sizeBytes": size, "state": "complete",
-        "title": "Memo %d: %s" % (n, random.choice(["standup", "dentist", "idea for the garden", "lecture notes"])),
-    })
-with open(os.path.join(store, "memos.json"), "w") as index:
-    json.dump({"memos": memos, "schemaVersion": 1}, index, indent=2, sort_keys=True)
-EOF
-chmod 600 "$work/store/memos.json"
+store; python3 "$benchmarks/make-store.py" "$work/store" "$work/short.wav" 10000
 count=$("$voicememo" list --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
 [ "$count" = 10000 ] || { echo "compare.sh: voicememo list showed $count memos, not 10000" >&2; exit 1; }
 # What `list --json` is measured against: Python reading and writing the same index, as a tool would.
@@ -234,27 +213,7 @@ json.dump(index, open(sys.argv[1], "w"))
 EOF
 for count in 100 50000; do
     dir=$work/store-$count
-    rm -rf "$dir"; mkdir -m 700 "$dir"
-    python3 - "$dir" "$work/short.opus" "$count" <<'EOF'
-import json, os, random, sys, datetime
-store, short, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-random.seed(11)
-size = os.path.getsize(short)
-start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-memos = []
-for n in range(count):
-    memo_id = "%012x" % random.getrandbits(48)
-    os.link(short, os.path.join(store, memo_id + ".opus"))
-    created = start + datetime.timedelta(minutes=11 * n)
-    memos.append({
-        "averageDBFS": [-9.03], "channels": 1, "createdAt": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "duration": 1.0, "file": memo_id + ".opus", "format": "opus", "id": memo_id, "peakDBFS": [-6.02],
-        "sampleRate": 48000.0, "sizeBytes": size, "state": "complete", "title": "Memo %d" % n,
-    })
-with open(os.path.join(store, "memos.json"), "w") as index:
-    json.dump({"memos": memos, "schemaVersion": 1}, index, indent=2, sort_keys=True)
-EOF
-    chmod 600 "$dir/memos.json"
+    rm -rf "$dir"; python3 "$benchmarks/make-store.py" "$dir" "$work/short.opus" "$count"
     cp "$dir/memos.json" "$work/index-$count.json"
     export VOICEMEMO_HOME=$dir
     target=$("$voicememo" list --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[-1]["id"])')

@@ -65,13 +65,7 @@ import Testing
         let first = try rig.recorder("first.wav", AudioSettings(format: .wav, channelCount: 1), device: device)
         let second = try rig.recorder(
             "second.caf", AudioSettings(format: .caf, sampleRate: 44100, channelCount: 2, bitDepth: .int24), device: device)
-        #expect(first.prepareToRecord() && second.prepareToRecord())
-        let streams = [first.events(), second.events()]
-        let time = first.deviceCurrentTime + 0.1
-        #expect(first.record(atTime: time, forDuration: 2) && second.record(atTime: time, forDuration: 2))
-        for stream in streams {
-            for await event in stream where event == .finishedRecording(successfully: true) { break }
-        }
+        await rig.recordTogether([first, second], in: 0.1, forDuration: 2)
         #expect(try Sox.samples(of: first.url.path) == Array(samples.prefix(96000)))
         let info = try Sox.info(second.url.path)
         #expect(info.rate == 44100 && info.channels == 2 && info.bits == 24 && info.frames == 88200)
@@ -147,13 +141,7 @@ import Testing
         let (device, _) = try rig.microphone(seconds: 1.5, "whitenoise")
         let first = try rig.recorder("first.wav", AudioSettings(format: .wav), device: device)
         let second = try rig.recorder("second.wav", AudioSettings(format: .wav), device: device)
-        #expect(first.prepareToRecord() && second.prepareToRecord())
-        let streams = [first.events(), second.events()]
-        let time = first.deviceCurrentTime + 0.3
-        #expect(first.record(atTime: time, forDuration: 0.5) && second.record(atTime: time, forDuration: 0.5))
-        for stream in streams {
-            for await event in stream where event == .finishedRecording(successfully: true) { break }
-        }
+        await rig.recordTogether([first, second], in: 0.3, forDuration: 0.5)
         let a = try Sox.samples(of: first.url.path)
         let b = try Sox.samples(of: second.url.path)
         #expect(a.count == 24000 && a == b)

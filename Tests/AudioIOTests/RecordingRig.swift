@@ -38,6 +38,18 @@ struct RecordingRig {
         return recorder
     }
 
+    /// Prepares `recorders` (of one device), starts them all at one device time `delay` seconds from now for
+    /// `duration` seconds, and waits until each has finished.
+    func recordTogether(_ recorders: [AudioRecorder], in delay: Double, forDuration duration: Double) async {
+        #expect(recorders.allSatisfy { $0.prepareToRecord() })
+        let streams = recorders.map { $0.events() }
+        let time = recorders[0].deviceCurrentTime + delay
+        #expect(recorders.allSatisfy { $0.record(atTime: time, forDuration: duration) })
+        for stream in streams {
+            for await event in stream where event == .finishedRecording(successfully: true) { break }
+        }
+    }
+
     /// Runs `start` on `recorder` and waits until it reports the recording finished; returns every event.
     @discardableResult
     func record(_ recorder: AudioRecorder, start: (AudioRecorder) -> Bool) async throws -> [AudioRecorder.Event] {
