@@ -19,7 +19,61 @@ struct MemoIndex: Codable {
     var schemaVersion = MemoIndex.currentSchemaVersion
     /// Which writing of `memos.json` this is: 16 hexadecimal digits, random; `nil` in schema 1.
     var generation: String?
-    var memos: [Memo] = []
+    /// The memos, in the order they were added; changed through ``put(_:)``, ``replace(at:with:)``, ``append(_:)``
+    /// and ``remove(atPositions:)``, which note each change.
+    private(set) var memos: [Memo] = []
+    /// The changes made since the index was read, in order: what a save appends to the journal, with no comparison
+    /// of 50,000 memos before and after.
+    private(set) var changes: [MemoJournal.Change] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, generation, memos
+    }
+
+    init(schemaVersion: Int = MemoIndex.currentSchemaVersion, generation: String? = nil, memos: [Memo] = []) {
+        self.schemaVersion = schemaVersion
+        self.generation = generation
+        self.memos = memos
+    }
+
+    /// Puts `memo` in place of the one with its id, or after the others when there is none.
+    mutating func put(_ memo: Memo) {
+        if let position = memos.firstIndex(where: { $0.id == memo.id }) {
+            replace(at: position, with: memo)
+        } else {
+            append(memo)
+        }
+    }
+
+    /// Puts `memo` in place of the one at `position`.
+    mutating func replace(at position: Int, with memo: Memo) {
+        if memos[position].id != memo.id { changes.append(.remove(id: memos[position].id)) }
+        memos[position] = memo
+        changes.append(.put(memo))
+    }
+
+    /// Adds `memo` after the others.
+    mutating func append(_ memo: Memo) {
+        memos.append(memo)
+        changes.append(.put(memo))
+    }
+
+    /// Takes out the memos at `positions`.
+    mutating func remove(atPositions positions: [Int]) {
+        guard !positions.isEmpty else { return }
+        for position in positions { changes.append(.remove(id: memos[position].id)) }
+        memos.removeSubranges(RangeSet(positions, within: memos))
+    }
+
+    /// Takes out the memos with these ids.
+    mutating func remove(ids: Set<String>) {
+        remove(atPositions: memos.indices.filter { ids.contains(memos[$0].id) })
+    }
+
+    /// Makes the journal's `changes`, as read, without noting them: they are written already.
+    fileprivate mutating func applyWritten(_ changes: [MemoJournal.Change]) {
+        MemoJournal.apply(changes, to: &memos)
+    }
 
     /// ``generation`` as the number the journal records.
     var generationNumber: UInt64? { generation.flatMap { UInt64($0, radix: 16) } }
@@ -88,17 +142,35 @@ struct MemoIndex: Codable {
     }
 
     /// Reads the index at `url` and its journal, or takes what `lastRead` holds when neither has changed since.
-    static func load(from url: URL, remembering lastRead: LastRead) -> Loaded {
+    ///
+    /// With `taking`, what `lastRead` holds is handed over and forgotten: a writer changes the memos in place, with no
+    /// copy of 50,000 of them, and ``remember(_:vouchedDirectory:journal:beside:in:)`` what it saved.
+    static func load(from url: URL, remembering lastRead: LastRead, taking: Bool = false) -> Loaded {
         let source = LastRead.Source(url)
-        if source.index != nil, let last = lastRead.value.withLock({ $0 }), last.source == source { return last.loaded }
+        if source.index != nil {
+            let last = lastRead.value.withLock { value in
+                defer { if taking { value = nil } }
+                return value
+            }
+            if let last, last.source == source { return last.loaded }
+        }
         let loaded = load(from: url)
         // Remembered only if the index and its journal did not change while they were read; the cache may have, made
         // from the JSON just now.
         let after = LastRead.Source(url)
-        if case .index = loaded, after.index == source.index, after.journal == source.journal {
+        if !taking, case .index = loaded, after.index == source.index, after.journal == source.journal {
             lastRead.value.withLock { $0 = (after, loaded) }
         }
         return loaded
+    }
+
+    /// Remembers in `lastRead` the index at `url` as a writer has just saved it, with its journal at `journal`.
+    static func remember(
+        _ index: MemoIndex, vouchedDirectory: MemoIndexCache.Identity?, journal: JournalPosition, beside url: URL, in lastRead: LastRead
+    ) {
+        var saved = index
+        saved.changes = []
+        lastRead.value.withLock { $0 = (LastRead.Source(url), .index(saved, vouchedDirectory: vouchedDirectory, journal: journal)) }
     }
 
     /// Reads the index at `url` and its journal.
@@ -115,7 +187,7 @@ struct MemoIndex: Codable {
                 if attempt < 3 { continue }
                 return .index(index, vouchedDirectory: vouched, journal: nil)
             case .contents(let contents):
-                MemoJournal.apply(contents.changes, to: &index.memos)
+                index.applyWritten(contents.changes)
                 return .index(index, vouchedDirectory: vouched, journal: JournalPosition(
                     generation: generation, length: contents.length, records: contents.changes.count))
             }
@@ -171,26 +243,31 @@ struct MemoIndex: Codable {
         MemoIndexCache.vouch(for: directory, at: cachePath(beside: url), for: identity)
     }
 
-    /// Saves the index at `url`, which held `written` (with its journal at `journal`): the changes appended to the
-    /// journal and synced, or, when the journal is full or cannot be used, `memos.json` written whole (a temporary
-    /// file beside it, 0600, synced, renamed over it) with a new generation, and a new journal started.
-    func save(to url: URL, over written: [Memo], journal: JournalPosition?) throws(MemoStoreError) {
-        let changes = MemoJournal.changes(from: written, to: memos)
+    /// Saves the index's ``changes`` at `url`, whose journal is at `journal`: appended to the journal and synced, or,
+    /// when `wholly`, when the journal is full or cannot be used, `memos.json` written whole (a temporary file beside
+    /// it, 0600, synced, renamed over it) with a new generation, and a new journal started. Returns where the
+    /// journal stands then, `nil` when it was not appended to.
+    @discardableResult
+    func save(to url: URL, journal: JournalPosition?, wholly: Bool) throws(MemoStoreError) -> JournalPosition? {
         do {
-            if let journal, journal.generation == generationNumber, memos.count >= Self.journalingMemoCount,
+            if !wholly, let journal, journal.generation == generationNumber, memos.count >= Self.journalingMemoCount,
                journal.records + changes.count <= Self.journalLimit(memoCount: memos.count) {
                 let path = Self.journalPath(beside: url)
                 if journal.length == 0 { try MemoJournal.start(at: path, generation: journal.generation) }
-                try MemoJournal.append(changes, at: path, after: max(journal.length, Int64(MemoJournal.headerLength)))
-            } else {
-                try writeWhole(to: url)
+                return JournalPosition(
+                    generation: journal.generation,
+                    length: try MemoJournal.append(changes, at: path, after: max(journal.length, Int64(MemoJournal.headerLength))),
+                    records: journal.records + changes.count)
             }
+            try writeWhole(to: url)
+            return nil
         } catch {
             throw .indexWriteFailed(path: url.path, reason: "\(error)")
         }
     }
 
-    /// Writes `memos.json` whole with a new generation, then an empty journal for it if there was one, then its cache.
+    /// Writes `memos.json` whole with a new generation, then an empty journal for it if the store keeps one, then its
+    /// cache.
     private func writeWhole(to url: URL) throws {
         var index = self
         index.schemaVersion = Self.currentSchemaVersion
@@ -203,9 +280,12 @@ struct MemoIndex: Codable {
         DurableFile.removeQuietly(cache)
         try DurableFile.write(data, replacing: url.path, permissions: [.ownerReadWrite], syncing: true)
         // A reader that read the old `memos.json` finds this journal of another generation, and reads again. Without
-        // a journal before, a reader of the old `memos.json` had all of its memos.
+        // a journal before, a reader of the old `memos.json` had all of its memos. A store that keeps one gets it now,
+        // with `memos.json`, so that the changes to come leave the directory as it is.
         let journal = Self.journalPath(beside: url)
-        if FileManager.default.fileExists(atPath: journal) { try MemoJournal.start(at: journal, generation: generation) }
+        if memos.count >= Self.journalingMemoCount || FileManager.default.fileExists(atPath: journal) {
+            try MemoJournal.start(at: journal, generation: generation)
+        }
         try DurableFile.syncDirectory(containing: url.path)
         // Taken after the rename, which sets the change time.
         if let identity = MemoIndexCache.Identity(path: url.path) { MemoIndexCache.write(index, at: cache, for: identity) }

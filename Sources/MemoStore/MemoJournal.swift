@@ -94,8 +94,9 @@ enum MemoJournal {
     }
 
     /// Appends `changes` to the journal at `path` after its first `length` bytes (cutting off a torn record there),
-    /// and waits until they are on the disk.
-    static func append(_ changes: [Change], at path: String, after length: Int64) throws(Errno) {
+    /// and waits until they are on the disk; returns the journal's length then.
+    @discardableResult
+    static func append(_ changes: [Change], at path: String, after length: Int64) throws(Errno) -> Int64 {
         var records = MemoRecordWriter()
         for change in changes {
             var payload = MemoRecordWriter()
@@ -128,20 +129,7 @@ enum MemoJournal {
             throw error as? Errno ?? .ioError
         }
         try DurableFile.sync(descriptor)
-    }
-
-    /// The changes that make `before` into `after`: a put for each memo that is new or different, a remove for each
-    /// that is gone. Memos keep their order: a memo new to `before` is put after the others.
-    static func changes(from before: [Memo], to after: [Memo]) -> [Change] {
-        // Most changes change memos where they stand: compared in place, with no table of ids.
-        if before.count == after.count, zip(before, after).allSatisfy({ $0.id == $1.id }) {
-            return zip(before, after).compactMap { $0 == $1 ? nil : .put($1) }
-        }
-        let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-        let kept = Set(after.map(\.id))
-        var changes = before.filter { !kept.contains($0.id) }.map { Change.remove(id: $0.id) }
-        for memo in after where old[memo.id] != memo { changes.append(.put(memo)) }
-        return changes
+        return length + Int64(records.bytes.count)
     }
 
     /// `memos` with `changes` made to them, in order.

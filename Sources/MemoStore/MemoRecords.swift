@@ -99,6 +99,18 @@ struct MemoRecordReader {
         return values.first { $0.1.elementsEqual(text) }?.0
     }
 
+    /// Moves past the next memo without reading it; false when what is left is no whole memo.
+    mutating func skipMemo() -> Bool {
+        for _ in 0..<5 { guard textBytes() != nil else { return false } }
+        guard bytes.count - offset >= 5 * 8 else { return false }
+        offset += 5 * 8
+        for _ in 0..<2 {
+            guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return false }
+            offset += 8 * count
+        }
+        return true
+    }
+
     mutating func memo() -> Memo? {
         guard let id = text(), let title = text(), let fileName = text(),
               let format = oneOf(Self.formats), let state = oneOf(Self.states),

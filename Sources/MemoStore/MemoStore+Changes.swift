@@ -79,9 +79,10 @@ extension MemoStore {
                 return .failure(error)
             }
         }
-        let fileTitle = staged == nil ? (try? AudioFile(forReading: file))?.metadata.title : Self.storedTitle(title)
+        // An Opus file keeps the title it was made with: the new one is kept beside it.
+        let fileTitle = staged == nil ? nil : Self.storedTitle(title)
         try keepTitle(title, of: renamed.id, fileTitle: fileTitle)
-        index.memos[position] = renamed
+        index.replace(at: position, with: renamed)
         return .success(renamed)
     }
 
@@ -129,7 +130,7 @@ extension MemoStore {
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
                 removed.titles.withLock { $0.append(memo.title) }
-                index.memos.removeAll { $0.id == memo.id }
+                index.remove(ids: [memo.id])
             }
             return nil
         }

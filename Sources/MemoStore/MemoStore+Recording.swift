@@ -34,7 +34,7 @@ extension MemoStore {
                     format: settings.format, sampleRate: settings.sampleRate, channels: settings.channelCount,
                     sizeBytes: 0, peakDBFS: silence, averageDBFS: silence, state: .recording)
                 try keepTitle(title, of: id, fileTitle: Self.storedTitle(title))
-                index.memos.append(memo)
+                index.append(memo)
                 return RecordingTicket(memo: memo, fileURL: fileURL(of: memo), settings: settings, lock: lock)
             }
         } catch {
@@ -67,11 +67,7 @@ extension MemoStore {
             memo.sizeBytes = summary.byteCount
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
-            if let position = index.memos.firstIndex(where: { $0.id == memo.id }) {
-                index.memos[position] = memo
-            } else {
-                index.memos.append(memo)
-            }
+            index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
             DurableFile.removeQuietly(recordingLockPath(of: memo.id))
             return memo

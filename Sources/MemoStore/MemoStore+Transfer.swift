@@ -46,7 +46,7 @@ extension MemoStore {
                 return .failure(error)
             }
             try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
-            index.memos.append(memo)
+            index.append(memo)
             return .success(())
         }
         try placed.get()

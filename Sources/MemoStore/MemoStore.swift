@@ -126,10 +126,12 @@ public struct MemoStore: Sendable {
         entering fileName: String?, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
     ) throws(MemoStoreError) -> T {
         var reconciled = try reconciledIndex(entering: fileName, access: .changing)
-        let before = reconciled.index.memos
         let result = try body(&reconciled.index)
-        if reconciled.changed || reconciled.index.memos != before {
-            try reconciled.index.save(to: indexURL, over: reconciled.written, journal: reconciled.journal)
+        if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {
+            let journal = try reconciled.index.save(to: indexURL, journal: reconciled.journal, wholly: reconciled.isRebuilt)
+            if let journal {
+                MemoIndex.remember(reconciled.index, vouchedDirectory: reconciled.vouchedDirectory, journal: journal, beside: indexURL, in: lastRead)
+            }
         } else if let directory = reconciled.vouchableDirectory, MemoIndexCache.Identity(path: directoryPath) == directory {
             // Nothing came or went while the directory was compared with the index: until something does, the next
             // reader can skip reading it.
@@ -141,12 +143,12 @@ public struct MemoStore: Sendable {
     /// The index as the directory stands, and what became of it on the way.
     private struct ReconciledIndex {
         var index: MemoIndex
-        /// The memos as the index files hold them, before reconciliation.
-        var written: [Memo] = []
         /// Where the index's journal stands; `nil` when the next change writes `memos.json` whole.
         var journal: MemoIndex.JournalPosition?
-        /// Whether it differs from the index file.
-        var changed = false
+        /// The index was missing or damaged: it is written whole.
+        var isRebuilt = false
+        /// The identity of the directory its cache vouches for, if any.
+        var vouchedDirectory: MemoIndexCache.Identity?
         /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
         /// pending, and a later change is sure to show in the identity. Nil when the cache vouches for it already.
         var vouchableDirectory: MemoIndexCache.Identity?
@@ -155,7 +157,8 @@ public struct MemoStore: Sendable {
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
     /// vanished ones.
     private func reconciledIndex(entering: String?, access: Access) throws(MemoStoreError) -> ReconciledIndex {
-        var (reconciled, vouchedDirectory) = try loadedIndex(access: access)
+        var reconciled = try loadedIndex(access: access)
+        let vouchedDirectory = reconciled.vouchedDirectory
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
         if let vouchedDirectory, vouchedDirectory == directoryIdentity,
@@ -192,9 +195,8 @@ public struct MemoStore: Sendable {
                 if recordingStatus(of: memo.id, access: access) == .live { continue }
                 // Its process died: the memo keeps what reached the disk, even if that is nothing. One that died before
                 // it made its file has no memo to show.
-                reconciled.changed = true
                 if fileIsThere {
-                    reconciled.index.memos[position] = recovered(memo, access: access)
+                    reconciled.index.replace(at: position, with: recovered(memo, access: access))
                 } else {
                     dropped.append(position)
                 }
@@ -202,17 +204,13 @@ public struct MemoStore: Sendable {
                 dropped.append(position)
             }
         }
-        if !dropped.isEmpty {
-            reconciled.changed = true
-            reconciled.index.memos.removeSubranges(RangeSet(dropped, within: reconciled.index.memos))
-        }
+        reconciled.index.remove(atPositions: dropped)
         for name in unlisted.sorted().map(Memo.fileName(forKey:)) {
             guard name != entering, let memo = adoptedMemo(fileName: name, access: access) else {
                 isPending = true
                 continue
             }
-            reconciled.index.memos.append(memo)
-            reconciled.changed = true
+            reconciled.index.append(memo)
         }
         if !isPending, let directoryIdentity, directoryIdentity.revealsLaterChanges(ofDirectoryAt: directoryPath) {
             reconciled.vouchableDirectory = directoryIdentity
@@ -222,17 +220,17 @@ public struct MemoStore: Sendable {
 
     /// The index as its file (or its cache) has it, rebuilt empty when missing or damaged (a damaged one is kept
     /// aside when the store may be changed), and the directory its cache vouches for.
-    private func loadedIndex(access: Access) throws(MemoStoreError) -> (ReconciledIndex, vouchedDirectory: MemoIndexCache.Identity?) {
-        switch MemoIndex.load(from: indexURL, remembering: lastRead) {
+    private func loadedIndex(access: Access) throws(MemoStoreError) -> ReconciledIndex {
+        switch MemoIndex.load(from: indexURL, remembering: lastRead, taking: access == .changing) {
         case .index(let loaded, let vouched, let journal):
-            return (ReconciledIndex(index: loaded, written: loaded.memos, journal: journal), vouched)
+            return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched)
         case .missing:
-            return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
         case .inaccessible(let error):
             throw .indexInaccessible(path: indexURL.path, reason: error.description)
         case .unreadable:
             if access == .changing { keepDamagedIndexAside() }
-            return (ReconciledIndex(index: MemoIndex(), changed: true), nil)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
         }
