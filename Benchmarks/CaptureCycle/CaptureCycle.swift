@@ -2,7 +2,7 @@ import AudioIO
 import Benchmark
 
 /// The input engine's capture cycle: `CaptureCycle.process(_:frames:firstFrame:)` over every tap (decode the
-/// device's int32, map channels, meter, push into the ring), as `InputEngine.captureLoop` runs it once per
+/// device's int32, map channels, meter, push into the ring), as `StreamEngine.capturePeriod` runs it once per
 /// period after the device read.
 ///
 /// - `cycle-recording`, `cycle-recording-and-meter`: one sample is one cycle (480 frames); the rings are

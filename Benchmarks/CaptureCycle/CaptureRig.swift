@@ -2,7 +2,7 @@ import AudioIO
 import Glibc
 
 /// The capture thread's work for one device period, on a real ``CaptureCycle`` and real ``CaptureTap``s:
-/// what `InputEngine.captureLoop` does each period after `snd_pcm_readi` returned.
+/// what `StreamEngine.capturePeriod` does each period after `snd_pcm_readi` returned.
 ///
 /// The device is what the input engine asks for: signed 32-bit stereo at 48 kHz, 480-frame periods. The
 /// taps are those `voicememo record` and `voicememo meter` make: a recording in mono (the channels averaged),

@@ -2,7 +2,7 @@ import AudioIO
 import Benchmark
 
 /// The playback engine's render cycle: `Mixer.render(into:frames:firstFrame:)` over every voice, then
-/// `SampleConversion.encode(_:as:into:)` to int32, as `OutputEngine.renderLoop` runs it once per period.
+/// `SampleConversion.encode(_:as:into:)` to int32, as `StreamEngine.renderPeriod` runs it once per period.
 ///
 /// - `cycle-1-voice`, `cycle-8-voices`: one sample is one cycle (480 frames), with the player's ring size;
 ///   the rings are topped up between samples, outside the measured region. Time and mallocs per cycle.

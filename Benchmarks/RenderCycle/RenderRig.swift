@@ -3,7 +3,7 @@ import AudioIO
 import Glibc
 
 /// The render thread's work for one device period, on a real ``Mixer`` whose voices are fed the way the
-/// decoder thread feeds them: what `OutputEngine.renderLoop` does each period, short of the device write.
+/// decoder thread feeds them: what `StreamEngine.renderPeriod` does each period, short of the device write.
 ///
 /// Stereo, 48 kHz, 480-frame periods: the engine's preferred device settings. Every voice has its own pan,
 /// metering on and a fade always under way (one second each, one after the other), so every branch that

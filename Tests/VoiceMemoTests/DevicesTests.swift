@@ -70,12 +70,39 @@ import Testing
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
     }
 
-    @Test func watchingWithoutACardDirectoryFailsInOneLine() throws {
+    @Test func watchingOnAMachineWithoutSoundCardsSaysSoOnceAndStillReportsInterruptions() async throws {
         let cli = try CLI()
         let missing = cli.scratch.path("nosuch")
-        let result = try cli.run(["devices", "--watch"], with: ["AUDIOIO_SND_DIR": missing])
+        let watch = try cli.start(["devices", "--watch", "--json"], with: ["AUDIOIO_SND_DIR": missing])
+        defer { if watch.isRunning { watch.kill() } }
+        #expect(watch.nextLine()?.hasPrefix("{\"inputs\":") == true)
+        watch.send(SIGTSTP)
+        let began = try #require(watch.nextLine(), "no line for Ctrl-Z (running: \(watch.isRunning))")
+        #expect(began.contains("\"event\":\"interruptionBegan\""))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Self.state(of: watch.processIdentifier) != "T", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Self.state(of: watch.processIdentifier) == "T")
+        watch.send(SIGCONT)
+        let ended = try #require(watch.nextLine(), "no line for fg (running: \(watch.isRunning))")
+        #expect(ended.contains("\"event\":\"interruptionEnded\""))
+        #expect(watch.isRunning)
+        watch.send(SIGINT)
+        let result = watch.finish()
+        #expect(result.status == 0)
+        #expect(result.standardError == "voicememo: no sound cards on this machine ('\(missing)' does not exist): "
+            + "watching without card and jack events\n")
+    }
+
+    @Test func watchingACardDirectoryThatCannotBeReadFailsInOneLine() throws {
+        let cli = try CLI()
+        // A regular file where the directory should be: inotify refuses it whoever runs the test (root included).
+        let notADirectory = cli.scratch.path("notadirectory")
+        _ = FileManager.default.createFile(atPath: notADirectory, contents: nil)
+        let result = try cli.run(["devices", "--watch"], with: ["AUDIOIO_SND_DIR": notADirectory])
         #expect(result.status == 1)
-        #expect(result.standardError == "voicememo: cannot watch '\(missing)' for sound cards: No such file or directory; "
-            + "this machine may have no sound card (set AUDIOIO_SND_DIR to watch another directory)\n")
+        #expect(result.standardError == "voicememo: cannot watch '\(notADirectory)' for sound cards: Not a directory; "
+            + "check its permissions, or set AUDIOIO_SND_DIR to watch another directory\n")
     }
 }

@@ -167,7 +167,7 @@ import Testing
             #expect(result.status == status, "\(arguments)")
             #expect(result.standardOutput.isEmpty && !result.standardError.isEmpty, "\(arguments)")
             if status == 1 {
-                #expect(result.standardError == "voicememo: cannot open audio device 'nosuchdevice': No such file or directory; pick another device with --device (arecord -L lists them)\n")
+                #expect(result.standardError == "voicememo: cannot open audio device 'nosuchdevice': there is no such device; pick another with --device ('voicememo devices' lists them)\n")
             }
         }
         #expect(try memos(cli).isEmpty)

@@ -213,6 +213,6 @@ import Testing
         // The last redraw, the cursor shown again, then the error on a line of its own.
         let ending = try #require(meter.screen.components(separatedBy: "\u{1B}[?25h").last)
         let lines = ending.split(separator: "\r\n")
-        #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: ") && lines[0].hasSuffix("pick another device with --device (arecord -L lists them)"), "\(ending)")
+        #expect(lines.count == 1 && lines[0].hasPrefix("voicememo: ") && lines[0].hasSuffix("pick another device with --device ('voicememo devices' lists them)"), "\(ending)")
     }
 }

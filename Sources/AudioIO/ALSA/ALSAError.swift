@@ -1,34 +1,26 @@
 import CALSA
 import Glibc
 
-/// A failure reported by alsa-lib: a negative errno value and the function that returned it.
-///
-/// The corresponding C function for the text is `snd_strerror`.
-public struct ALSAError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The positive errno value (alsa-lib returns its negation).
-    public let code: Int32
-    /// The alsa-lib call that failed, e.g. "snd_pcm_open".
-    public let function: String
-
-    init(code: Int32, function: String) {
-        self.code = abs(code)
-        self.function = function
+extension DeviceError {
+    /// The error for an alsa-lib return code (a negative errno value), named for what happened to the device; the
+    /// text of one with no name of its own is alsa-lib's (`snd_strerror`).
+    init(alsaCode code: Int32) {
+        switch -code {
+        case EPIPE: self = .xrun
+        case ESTRPIPE: self = .suspended
+        case ENODEV, EBADFD, EIO: self = .disconnected
+        case EBUSY: self = .busy
+        case ENOENT: self = .notFound
+        case EACCES, EPERM: self = .permissionDenied
+        case EINVAL: self = .unsupportedConfiguration
+        default: self = .failed(String(cString: snd_strerror(code)))
+        }
     }
-
-    public var description: String { String(cString: snd_strerror(-code)) }
-
-    /// An underrun (playback) or overrun (capture): `EPIPE`. Recovered on the audio thread.
-    var isXrun: Bool { code == EPIPE }
-    /// The system suspended the device: `ESTRPIPE`. An interruption.
-    var isSuspended: Bool { code == ESTRPIPE }
-    /// The device went away (unplugged, module unloaded): `ENODEV`, `EBADFD` or `EIO`.
-    var isDeviceGone: Bool { code == ENODEV || code == EBADFD || code == EIO }
-    /// Another program holds the device: `EBUSY`.
-    var isBusy: Bool { code == EBUSY }
 }
 
-/// Turns an alsa-lib return value (negative errno on failure) into a Swift error.
+/// Turns an alsa-lib return value (negative errno on failure) into a ``DeviceError``: the one check every
+/// alsa-lib call of `ALSA/` goes through.
 @inline(__always)
-func check(_ result: Int32, _ function: String) throws(ALSAError) {
-    if result < 0 { throw ALSAError(code: result, function: function) }
+func checkALSA(_ result: Int32) throws(DeviceError) {
+    if result < 0 { throw DeviceError(alsaCode: result) }
 }

@@ -2,7 +2,7 @@ import CALSA
 import Glibc
 
 /// The one owner of a `snd_ctl_t*`: a sound card's control device, as far as its jack controls go. One
-/// method per alsa-lib call, each turning its return code into an `ALSAError`.
+/// method per alsa-lib call, each turning its return code into a ``DeviceError``.
 ///
 /// **Thread safety**: one thread at a time (`@unchecked`: it is opened on one thread and then used only by
 /// the thread watching its card).
@@ -22,11 +22,11 @@ final class ControlDevice: @unchecked Sendable {
     /// Opens the control device `name` (e.g. "hw:0") without blocking reads.
     ///
     /// The corresponding C function is `snd_ctl_open`.
-    init(name: String) throws(ALSAError) {
+    init(name: String) throws(DeviceError) {
         ALSALibrary.silenceErrorMessages()
         var handle: OpaquePointer?
-        try check(snd_ctl_open(&handle, name, SND_CTL_NONBLOCK), "snd_ctl_open")
-        guard let handle else { throw ALSAError(code: -ENODEV, function: "snd_ctl_open") }
+        try checkALSA(snd_ctl_open(&handle, name, SND_CTL_NONBLOCK))
+        guard let handle else { throw .notFound }
         self.name = name
         self.handle = handle
     }
@@ -36,28 +36,28 @@ final class ControlDevice: @unchecked Sendable {
     /// The card's short name, e.g. "HDA Intel PCH".
     ///
     /// The corresponding C functions are `snd_ctl_card_info` and `snd_ctl_card_info_get_name`.
-    func cardName() throws(ALSAError) -> String {
+    func cardName() throws(DeviceError) -> String {
         var info: OpaquePointer?
-        try check(snd_ctl_card_info_malloc(&info), "snd_ctl_card_info_malloc")
+        try checkALSA(snd_ctl_card_info_malloc(&info))
         defer { snd_ctl_card_info_free(info) }
-        try check(snd_ctl_card_info(handle, info), "snd_ctl_card_info")
+        try checkALSA(snd_ctl_card_info(handle, info))
         return String(cString: snd_ctl_card_info_get_name(info))
     }
 
     /// The card's jack controls, in the card's order.
     ///
     /// The corresponding C functions are `snd_ctl_elem_list` and `snd_ctl_elem_info`.
-    func jacks() throws(ALSAError) -> [Jack] {
+    func jacks() throws(DeviceError) -> [Jack] {
         var list: OpaquePointer?
-        try check(snd_ctl_elem_list_malloc(&list), "snd_ctl_elem_list_malloc")
+        try checkALSA(snd_ctl_elem_list_malloc(&list))
         defer { snd_ctl_elem_list_free(list) }
-        try check(snd_ctl_elem_list(handle, list), "snd_ctl_elem_list")
+        try checkALSA(snd_ctl_elem_list(handle, list))
         let count = snd_ctl_elem_list_get_count(list)
-        try check(snd_ctl_elem_list_alloc_space(list, count), "snd_ctl_elem_list_alloc_space")
+        try checkALSA(snd_ctl_elem_list_alloc_space(list, count))
         defer { snd_ctl_elem_list_free_space(list) }
-        try check(snd_ctl_elem_list(handle, list), "snd_ctl_elem_list")
+        try checkALSA(snd_ctl_elem_list(handle, list))
         var info: OpaquePointer?
-        try check(snd_ctl_elem_info_malloc(&info), "snd_ctl_elem_info_malloc")
+        try checkALSA(snd_ctl_elem_info_malloc(&info))
         defer { snd_ctl_elem_info_free(info) }
         var jacks: [Jack] = []
         for index in 0..<snd_ctl_elem_list_get_used(list) {
@@ -65,7 +65,7 @@ final class ControlDevice: @unchecked Sendable {
             guard snd_ctl_elem_list_get_interface(list, index) == SND_CTL_ELEM_IFACE_CARD, name.hasSuffix(" Jack") else { continue }
             let id = snd_ctl_elem_list_get_numid(list, index)
             snd_ctl_elem_info_set_numid(info, id)
-            try check(snd_ctl_elem_info(handle, info), "snd_ctl_elem_info")
+            try checkALSA(snd_ctl_elem_info(handle, info))
             if snd_ctl_elem_info_get_type(info) == SND_CTL_ELEM_TYPE_BOOLEAN { jacks.append(Jack(id: id, name: name)) }
         }
         return jacks
@@ -74,47 +74,47 @@ final class ControlDevice: @unchecked Sendable {
     /// Whether something is plugged into `jack`.
     ///
     /// The corresponding C functions are `snd_ctl_elem_read` and `snd_ctl_elem_value_get_boolean`.
-    func isPlugged(_ jack: Jack) throws(ALSAError) -> Bool {
+    func isPlugged(_ jack: Jack) throws(DeviceError) -> Bool {
         var value: OpaquePointer?
-        try check(snd_ctl_elem_value_malloc(&value), "snd_ctl_elem_value_malloc")
+        try checkALSA(snd_ctl_elem_value_malloc(&value))
         defer { snd_ctl_elem_value_free(value) }
         snd_ctl_elem_value_set_numid(value, jack.id)
-        try check(snd_ctl_elem_read(handle, value), "snd_ctl_elem_read")
+        try checkALSA(snd_ctl_elem_read(handle, value))
         return snd_ctl_elem_value_get_boolean(value, 0) != 0
     }
 
     /// Asks for an event each time an element changes.
     ///
     /// The corresponding C function is `snd_ctl_subscribe_events`.
-    func subscribe() throws(ALSAError) {
-        try check(snd_ctl_subscribe_events(handle, 1), "snd_ctl_subscribe_events")
+    func subscribe() throws(DeviceError) {
+        try checkALSA(snd_ctl_subscribe_events(handle, 1))
     }
 
     /// The descriptors to poll for events: readable when ``changedElements()`` has something to read.
     ///
     /// The corresponding C functions are `snd_ctl_poll_descriptors_count` and `snd_ctl_poll_descriptors`.
-    func pollDescriptors() throws(ALSAError) -> [pollfd] {
+    func pollDescriptors() throws(DeviceError) -> [pollfd] {
         let count = snd_ctl_poll_descriptors_count(handle)
-        try check(count, "snd_ctl_poll_descriptors_count")
+        try checkALSA(count)
         var descriptors = [pollfd](repeating: pollfd(), count: Int(count))
         let filled = snd_ctl_poll_descriptors(handle, &descriptors, UInt32(count))
-        try check(filled, "snd_ctl_poll_descriptors")
+        try checkALSA(filled)
         return Array(descriptors.prefix(Int(filled)))
     }
 
     /// The elements whose value changed, from the events queued since the last call, in order; empty
-    /// when none is queued. An error with ``ALSAError/isDeviceGone`` when the card went away.
+    /// when none is queued. ``DeviceError/disconnected`` when the card went away.
     ///
     /// The corresponding C functions are `snd_ctl_read` and `snd_ctl_event_elem_get_mask`.
-    func changedElements() throws(ALSAError) -> [UInt32] {
+    func changedElements() throws(DeviceError) -> [UInt32] {
         var event: OpaquePointer?
-        try check(snd_ctl_event_malloc(&event), "snd_ctl_event_malloc")
+        try checkALSA(snd_ctl_event_malloc(&event))
         defer { snd_ctl_event_free(event) }
         var changed: [UInt32] = []
         while true {
             let result = snd_ctl_read(handle, event)
             if result == -EAGAIN || result == 0 { return changed }
-            try check(result, "snd_ctl_read")
+            try checkALSA(result)
             guard snd_ctl_event_get_type(event) == SND_CTL_EVENT_ELEM else { continue }
             let mask = snd_ctl_event_elem_get_mask(event)
             // An element removed (all bits set) is no value change.

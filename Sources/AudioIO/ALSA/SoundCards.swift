@@ -44,10 +44,10 @@ enum SoundCards {
     ///
     /// The corresponding C functions are `snd_device_name_hint`, `snd_device_name_get_hint` and
     /// `snd_device_name_free_hint`.
-    static func pcmHints() throws(ALSAError) -> [PCMHint] {
+    static func pcmHints() throws(DeviceError) -> [PCMHint] {
         ALSALibrary.silenceErrorMessages()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-        try check(snd_device_name_hint(-1, "pcm", &hints), "snd_device_name_hint")
+        try checkALSA(snd_device_name_hint(-1, "pcm", &hints))
         guard let hints else { return [] }
         defer { snd_device_name_free_hint(hints) }
         var result: [PCMHint] = []

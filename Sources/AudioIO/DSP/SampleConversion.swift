@@ -5,7 +5,7 @@
 /// float file must not bring the render thread down). Allocates nothing.
 package enum SampleConversion {
     /// Writes `input` into `output` (room for `input.count` samples of `format`).
-    package static func encode(_ input: UnsafeBufferPointer<Float>, as format: PCMSampleFormat, into output: UnsafeMutableRawPointer) {
+    package static func encode(_ input: UnsafeBufferPointer<Float>, as format: SampleFormat, into output: UnsafeMutableRawPointer) {
         switch format {
         case .float32:
             output.copyMemory(from: input.baseAddress!, byteCount: input.count * 4)
@@ -34,7 +34,7 @@ package enum SampleConversion {
     }
 
     /// Reads `output.count` samples of `format` from `input` into floats.
-    static func decode(_ input: UnsafeRawPointer, as format: PCMSampleFormat, into output: UnsafeMutableBufferPointer<Float>) {
+    static func decode(_ input: UnsafeRawPointer, as format: SampleFormat, into output: UnsafeMutableBufferPointer<Float>) {
         switch format {
         case .float32:
             output.baseAddress!.update(from: input.assumingMemoryBound(to: Float.self), count: output.count)

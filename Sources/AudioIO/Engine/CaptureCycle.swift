@@ -17,7 +17,7 @@ package final class CaptureCycle: @unchecked Sendable {
     static let maximumTaps = 16
 
     /// The sample format of the device's frames.
-    let format: PCMSampleFormat
+    let format: SampleFormat
     /// The device's channels.
     let channelCount: Int
     /// The most frames one period has.
@@ -30,7 +30,7 @@ package final class CaptureCycle: @unchecked Sendable {
     private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
     private let samples: UnsafeMutableBufferPointer<Float>
 
-    package init(format: PCMSampleFormat, channelCount: Int, maximumFrames: Int, overflowWait: Int) {
+    package init(format: SampleFormat, channelCount: Int, maximumFrames: Int, overflowWait: Int) {
         self.format = format
         self.channelCount = channelCount
         self.maximumFrames = maximumFrames

@@ -116,5 +116,5 @@ protocol CaptureTapOwner: AnyObject, Sendable {
     /// Input was lost and will be filled with `frames` frames of silence.
     func tapDidOverrun(_ tap: CaptureTap, frames: Int)
     /// The engine's device failed; the tap gets nothing more.
-    func tapDidLoseDevice(_ tap: CaptureTap, error: ALSAError)
+    func tapDidLoseDevice(_ tap: CaptureTap, error: AudioDeviceError)
 }

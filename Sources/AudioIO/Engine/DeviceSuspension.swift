@@ -1,40 +1,37 @@
 import Atomics
 import Dispatch
-import Glibc
 
-/// A device the system suspended (`-ESTRPIPE`), handed from the audio thread to the engine's event
-/// thread: the audio thread must not sleep in `snd_pcm_resume`'s retries, log or take locks, so it
-/// flags the suspension and waits; the event thread posts the interruption (the session pauses players
-/// and recorders), brings the device back, posts the end of the interruption and lets the audio thread
-/// go on.
-final class DeviceSuspension: Sendable {
+/// A device the system suspended, handed from the stream thread to the engine's event thread: the stream thread
+/// must not sleep in a resume's retries, log or take locks, so it flags the suspension and waits; the event thread
+/// tells the ``EngineObservers`` (the session pauses players and recorders), brings the stream back, tells them it is
+/// back, and lets the stream thread go on.
+final class DeviceSuspension: @unchecked Sendable {
     private let isSuspended = ManagedAtomic<Bool>(false)
-    /// The errno of a failed resume, 0 when the device came back.
-    private let resumeFailure = ManagedAtomic<Int32>(0)
+    /// Written by the event thread before it signals ``resumed``; read by the stream thread after.
+    private nonisolated(unsafe) var resumeFailure: DeviceError?
     private let resumed = DispatchSemaphore(value: 0)
 
-    /// Audio thread: flags the suspension, wakes the event thread and waits for it to resume the device;
-    /// returns the error when it could not.
-    func handOver(waking eventThread: DispatchSemaphore) -> ALSAError? {
+    /// Stream thread: flags the suspension, wakes the event thread and waits for it to resume the stream; returns
+    /// the error when it could not.
+    func handOver(waking eventThread: DispatchSemaphore) -> DeviceError? {
         isSuspended.store(true, ordering: .releasing)
         eventThread.signal()
         resumed.wait()
-        let code = resumeFailure.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(code: code, function: "snd_pcm_recover")
+        return resumeFailure
     }
 
-    /// Event thread: if the audio thread handed over a suspension, runs the interruption and resumes
-    /// `device` (the audio thread waits meanwhile, so the device has one user at a time).
-    func resumeIfSuspended(_ device: PCMDevice) {
+    /// Event thread: if the stream thread handed over a suspension, tells the observers and resumes `stream` (the
+    /// stream thread waits meanwhile, so the stream has one user at a time).
+    func resumeIfSuspended(_ stream: any PCMStream) {
         guard isSuspended.exchange(false, ordering: .acquiring) else { return }
-        AudioSession.shared.beginInterruption(.systemSuspended)
-        do throws(ALSAError) {
-            try device.recover(from: ALSAError(code: ESTRPIPE, function: "snd_pcm_writei"))
-            resumeFailure.store(0, ordering: .releasing)
+        EngineObservers.tell { $0.engineSuspended(stream.name) }
+        do throws(DeviceError) {
+            try stream.recover(from: .suspended)
+            resumeFailure = nil
         } catch {
-            resumeFailure.store(error.code, ordering: .releasing)
+            resumeFailure = error
         }
-        AudioSession.shared.endInterruption(.systemSuspended)
+        EngineObservers.tell { $0.engineResumed(stream.name) }
         resumed.signal()
     }
 }

@@ -74,7 +74,7 @@ package final class Voice: @unchecked Sendable {
     package let volumeGeneration = ManagedAtomic<Int>(0)
     package let panBits = ManagedAtomic<UInt32>(Float(0).bitPattern)
     package let isMeteringEnabled = ManagedAtomic<Bool>(false)
-    /// Its owner has time observers: the engine's event thread ticks every 5 ms for it, else every 20 ms.
+    /// Its owner has time observers: the engine's event thread ticks every 5 ms for it, else about once a period.
     let wantsTicks = ManagedAtomic<Bool>(false)
 
     // Set by the decoder thread, read by anyone.
@@ -127,7 +127,7 @@ protocol VoiceOwner: AnyObject, Sendable {
     /// The voice's end marker was reached: every frame has been mixed.
     func voiceDidFinish(_ voice: Voice)
     /// The engine's device failed; the voice will not be mixed again.
-    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError)
+    func voiceDidLoseDevice(_ voice: Voice, error: AudioDeviceError)
     /// Another item of a voice that ``Voice/reportsItems`` was taken up; ``Voice/currentItem`` says which.
     func voiceDidStartItem(_ voice: Voice)
     /// About every 5 ms while the voice is in the mix, and once more just before ``voiceDidFinish(_:)``: time

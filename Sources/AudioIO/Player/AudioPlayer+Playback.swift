@@ -83,7 +83,9 @@ extension AudioPlayer {
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
         do {
-            let engine = try OutputEngine.engine(for: state.deviceName ?? AudioSession.shared.outputForNewPlayers)
+            let session = AudioSession.shared
+            let engine = try StreamEngine.engine(
+                for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
             let file = try AudioFile(forReading: source)
             let loops = self.loops
             let passesHeard = state.passesHeard
@@ -122,7 +124,7 @@ extension AudioPlayer {
         }
         voice.isPaused.store(false, ordering: .releasing)
         if state.isInMix {
-            engine.wakeRenderer()
+            engine.wake()
         } else {
             do {
                 try engine.add(voice)
@@ -180,18 +182,17 @@ extension AudioPlayer: VoiceOwner {
         }
     }
 
-    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
+    func voiceDidLoseDevice(_ voice: Voice, error: AudioDeviceError) {
         withState { state, events in
-            guard state.voice === voice, let engine = state.engine else { return }
+            guard state.voice === voice else { return }
             state.time = state.currentTime
             state.isInMix = false
             state.release()
             state.engine = nil
             // The session's policy: a vanished output pauses playback where it was, and nothing moves to
             // another device; `play()` opens the device again when it is back.
-            if error.isDeviceGone { return }
-            let failure = AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error)
-            setStatus(.failed(.device(failure)), &state, &events)
+            if error.reason == .disconnected { return }
+            setStatus(.failed(.device(error)), &state, &events)
             events.append(.finishedPlaying(successfully: false))
         }
     }

@@ -16,7 +16,7 @@ extension AudioPlayer {
         var levels = AudioLevels(peak: [], average: [])
         /// The position while no voice is prepared (and where the next one starts), in seconds.
         var time: TimeInterval = 0
-        var engine: OutputEngine?
+        var engine: StreamEngine?
         var voice: Voice?
         var decoder: PlaybackDecoder?
         var isInMix = false
@@ -52,7 +52,7 @@ extension AudioPlayer {
             if let voice, voice.hasStarted.load(ordering: .acquiring) { passesHeard = voice.currentItem.load(ordering: .acquiring) }
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
-                engine?.wakeRenderer()
+                engine?.wake()
             }
             decoder?.stop()
             voice = nil

@@ -160,7 +160,7 @@ public final class AudioPlayer: @unchecked Sendable {
     /// ``play(atTime:)``. Opens the device if no player has yet.
     public var deviceCurrentTime: TimeInterval {
         let name = state.withLock { $0.deviceName } ?? AudioSession.shared.outputForNewPlayers
-        return (try? OutputEngine.engine(for: name).deviceCurrentTime) ?? 0
+        return (try? StreamEngine.engine(for: name, direction: .playback, request: AudioSession.shared.playbackRequest).deviceCurrentTime) ?? 0
     }
 }
 

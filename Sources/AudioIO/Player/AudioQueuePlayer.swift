@@ -37,7 +37,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// How many items, from the first, the decoder has opened.
         var decoded = 0
         var deviceName: String?
-        var engine: OutputEngine?
+        var engine: StreamEngine?
         var voice: Voice?
         var decoder: PlaybackDecoder?
         var isInMix = false
@@ -61,7 +61,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         mutating func release() {
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
-                engine?.wakeRenderer()
+                engine?.wake()
             }
             decoder?.stop()
             voice = nil
@@ -224,13 +224,15 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         guard !state.isPlaying else { return true }
         if let voice = state.voice, let engine = state.engine {
             voice.isPaused.store(false, ordering: .releasing)
-            engine.wakeRenderer()
+            engine.wake()
             state.isPlaying = true
             return true
         }
-        let engine: OutputEngine
+        let engine: StreamEngine
         do {
-            engine = try OutputEngine.engine(for: state.deviceName ?? "default")
+            let session = AudioSession.shared
+            engine = try StreamEngine.engine(
+                for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
         } catch {
             return false
         }
@@ -352,7 +354,7 @@ extension AudioQueuePlayer: VoiceOwner {
         return .itemDidPlayToEnd(item.url)
     }
 
-    func voiceDidLoseDevice(_ voice: Voice, error: ALSAError) {
+    func voiceDidLoseDevice(_ voice: Voice, error: AudioDeviceError) {
         withState { state, events in
             guard state.voice === voice else { return }
             if voice.hasStarted.load(ordering: .acquiring) { state.time = voice.position }
@@ -362,7 +364,7 @@ extension AudioQueuePlayer: VoiceOwner {
             state.isPlaying = false
             // The session's policy: a vanished output pauses the queue where it was, and nothing moves to another
             // device; `play()` opens the device again when it is back.
-            if !error.isDeviceGone { events.append(.finishedPlaying(successfully: false)) }
+            if error.reason != .disconnected { events.append(.finishedPlaying(successfully: false)) }
         }
     }
 

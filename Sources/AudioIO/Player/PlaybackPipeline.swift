@@ -10,7 +10,7 @@ package enum PlaybackPipeline {
 
     /// A primed voice (not yet in the mix) and its running decoder.
     static func start(
-        file: AudioFile, item: Int = 0, reportsItems: Bool = false, on engine: OutputEngine, owner: any VoiceOwner, startTime: TimeInterval,
+        file: AudioFile, item: Int = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
         volume: Float = 1, pan: Float = 0, isMeteringEnabled: Bool = false, rate: Float = 1, enableRate: Bool = false,
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource

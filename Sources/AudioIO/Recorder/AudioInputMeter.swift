@@ -23,7 +23,7 @@ public final class AudioInputMeter: @unchecked Sendable {
     private let state = Mutex(MeterState())
 
     private struct MeterState {
-        var engine: InputEngine?
+        var engine: StreamEngine?
         var tap: CaptureTap?
         var levels = AudioLevels(peak: [], average: [])
         var failure: AudioDeviceError?
@@ -45,7 +45,10 @@ public final class AudioInputMeter: @unchecked Sendable {
         let result: Result<Void, AudioDeviceError> = state.withLock { state in
             guard state.tap == nil else { return .success(()) }
             do throws(AudioDeviceError) {
-                let engine = try InputEngine.engine(for: device, asking: InputEngine.meterRequest(channels: requestedChannels))
+                // 48 kHz, and 32-bit samples, exact for 16- and 24-bit devices.
+                let request = AudioSession.shared.streamRequest(
+                    sampleRate: 48000, channelCount: requestedChannels, formats: [.int32, .float32, .int16])
+                let engine = try StreamEngine.engine(for: device, direction: .capture, request: request)
                 let channels = engine.configuration.channelCount
                 let tap = CaptureTap(
                     channelCount: channels, channelMap: .identity, periodFrames: engine.configuration.periodFrames,
@@ -69,7 +72,7 @@ public final class AudioInputMeter: @unchecked Sendable {
     public func stop() {
         state.withLock { state in
             state.tap?.removalRequested.store(true, ordering: .releasing)
-            state.engine?.wakeCapture()
+            state.engine?.wake()
             state.tap = nil
         }
     }
@@ -116,10 +119,10 @@ extension AudioInputMeter: CaptureTapOwner {
     func tapDidFinish(_ tap: CaptureTap) {}
     func tapDidOverrun(_ tap: CaptureTap, frames: Int) {}
 
-    func tapDidLoseDevice(_ tap: CaptureTap, error: ALSAError) {
+    func tapDidLoseDevice(_ tap: CaptureTap, error: AudioDeviceError) {
         state.withLock { state in
             guard state.tap === tap else { return }
-            state.failure = AudioDeviceError(device: device, operation: .stream, underlying: error)
+            state.failure = error
             state.tap = nil
             state.engine = nil
         }

@@ -87,10 +87,9 @@ extension AudioRecorder {
         if state.writer != nil { return true }
         do {
             let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
-            let engine = try InputEngine.engine(for: name, asking: settings.captureRequest)
+            let engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
             guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
-                throw AudioDeviceError(
-                    device: name, operation: .open, underlying: ALSAError(code: EINVAL, function: "snd_pcm_hw_params_set_channels"))
+                throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
             }
             let tap = CaptureTap(
                 channelCount: settings.channelCount, channelMap: channelMap,
@@ -131,7 +130,7 @@ extension AudioRecorder {
         }
         if tap.hasStarted.load(ordering: .acquiring) || tap.startFrame.load(ordering: .relaxed) != CaptureTap.notScheduled {
             tap.isPaused.store(false, ordering: .releasing)
-            engine.wakeCapture()
+            engine.wake()
         } else {
             tap.startFrame.store(time.map { engine.frame(at: $0) } ?? CaptureTap.immediately, ordering: .releasing)
             do {
@@ -165,7 +164,7 @@ extension AudioRecorder {
         if let tap = state.tap {
             tap.removalRequested.store(true, ordering: .releasing)
             if state.isInCycle {
-                state.engine?.wakeCapture()
+                state.engine?.wake()
             } else {
                 tap.hasEnded.store(true, ordering: .releasing)
             }
@@ -229,11 +228,11 @@ extension AudioRecorder: CaptureTapOwner {
         }
     }
 
-    func tapDidLoseDevice(_ tap: CaptureTap, error: ALSAError) {
+    func tapDidLoseDevice(_ tap: CaptureTap, error: AudioDeviceError) {
         withState { state, events in
-            guard state.tap === tap, let engine = state.engine else { return }
+            guard state.tap === tap else { return }
             state.engine = nil
-            finish(&state, &events, deviceFailure: AudioDeviceError(device: engine.deviceName, operation: .stream, underlying: error))
+            finish(&state, &events, deviceFailure: error)
         }
     }
 }

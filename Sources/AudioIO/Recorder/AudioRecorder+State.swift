@@ -9,7 +9,7 @@ extension AudioRecorder {
         var isRecording = false
         var isMeteringEnabled = false
         var levels = AudioLevels(peak: [], average: [])
-        var engine: InputEngine?
+        var engine: StreamEngine?
         var tap: CaptureTap?
         var writer: RecordingWriter?
         var isInCycle = false

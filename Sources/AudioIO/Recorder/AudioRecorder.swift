@@ -133,7 +133,7 @@ public final class AudioRecorder: @unchecked Sendable {
     /// ``record(atTime:)``. Opens the device if nothing records from it yet.
     public var deviceCurrentTime: TimeInterval {
         let name = state.withLock { $0.deviceName } ?? AudioSession.shared.inputForNewRecorders
-        return (try? InputEngine.engine(for: name, asking: settings.captureRequest).deviceCurrentTime) ?? 0
+        return (try? StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest).deviceCurrentTime) ?? 0
     }
 
     /// What the last finished recording wrote: frames, rate, channels, whole-file levels (measured while

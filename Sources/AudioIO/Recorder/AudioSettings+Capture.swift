@@ -1,15 +1,15 @@
 extension AudioSettings {
     /// What a recording asks of its capture device: its own rate, channel count and sample format, so that
     /// a device that takes them delivers samples that reach the file unchanged (as `arecord -f S16_LE -c 1
-    /// -r 48000` records); then the formats that carry them without loss, then any.
-    var captureRequest: PCMRequest {
-        let formats: [PCMSampleFormat] = switch (format, effectiveBitDepth) {
+    /// -r 48000` records); then the formats that carry them without loss, then any; in the session's buffer.
+    var captureRequest: StreamRequest {
+        let formats: [SampleFormat] = switch (format, effectiveBitDepth) {
         // Opus encodes from float.
         case (.opus, _): [.float32, .int32, .int24, .int16]
         case (_, .int16): [.int16, .int32, .int24, .float32]
         case (_, .int24): [.int24, .int32, .float32, .int16]
         case (_, .float32): [.float32, .int32, .int24, .int16]
         }
-        return PCMRequest(sampleRate: Int(sampleRate), channelCount: channelCount, formats: formats)
+        return AudioSession.shared.streamRequest(sampleRate: Int(sampleRate), channelCount: channelCount, formats: formats)
     }
 }

@@ -90,34 +90,6 @@ extension AudioSession {
         for participant in resumed ?? [] { participant.resumeAfterInterruption() }
     }
 
-    /// A stream was opened on `device`: it is in the route; a device lost before is back.
-    func streamOpened(_ device: String, output: Bool) {
-        withState { state, events in
-            if output { state.openOutputs.append(device) } else { state.openInputs.append(device) }
-            if state.lostDevices.remove(device) != nil { events.append(.mediaServicesWereReset(device: device)) }
-        }
-    }
-
-    /// The stream on `device` failed for good: the device vanished (a route change, the old device
-    /// unavailable) or failed otherwise (media services lost). Its players and recorders react to the
-    /// failure themselves; this tells everyone else.
-    func streamFailed(_ device: String, output: Bool, error: ALSAError) {
-        withState { state, events in
-            let previous = route(of: state)
-            if output {
-                state.openOutputs.removeAll { $0 == device }
-            } else {
-                state.openInputs.removeAll { $0 == device }
-            }
-            state.lostDevices.insert(device)
-            if error.isDeviceGone {
-                events.append(.routeChanged(.oldDeviceUnavailable, port: Self.port(named: device), previousRoute: previous))
-            } else {
-                events.append(.mediaServicesWereLost(device: device))
-            }
-        }
-    }
-
     /// The hotplug monitor saw a card appear or vanish.
     func cardDidChange(_ port: PortDescription, appeared: Bool) {
         withState { state, events in
@@ -153,4 +125,39 @@ extension AudioSession {
             events.append(.routeChanged(change.isPlugged ? .newDeviceAvailable : .oldDeviceUnavailable, port: port, previousRoute: previous))
         }
     }
+}
+
+/// The session hears the engines: what opens, fails and is suspended changes the route and interrupts.
+extension AudioSession: EngineObserver {
+    /// A stream was opened on `device`: it is in the route; a device lost before is back.
+    func engineOpened(_ device: String, direction: StreamDirection) {
+        withState { state, events in
+            if direction == .playback { state.openOutputs.append(device) } else { state.openInputs.append(device) }
+            if state.lostDevices.remove(device) != nil { events.append(.mediaServicesWereReset(device: device)) }
+        }
+    }
+
+    /// The stream on `device` failed for good: the device vanished (a route change, the old device unavailable) or
+    /// failed otherwise (media services lost). Its players and recorders react to the failure themselves; this
+    /// tells everyone else.
+    func engineFailed(_ device: String, direction: StreamDirection, error: AudioDeviceError) {
+        withState { state, events in
+            let previous = route(of: state)
+            if direction == .playback {
+                state.openOutputs.removeAll { $0 == device }
+            } else {
+                state.openInputs.removeAll { $0 == device }
+            }
+            state.lostDevices.insert(device)
+            if error.reason == .disconnected {
+                events.append(.routeChanged(.oldDeviceUnavailable, port: Self.port(named: device), previousRoute: previous))
+            } else {
+                events.append(.mediaServicesWereLost(device: device))
+            }
+        }
+    }
+
+    func engineSuspended(_ device: String) { beginInterruption(.systemSuspended) }
+
+    func engineResumed(_ device: String) { endInterruption(.systemSuspended) }
 }

@@ -32,7 +32,11 @@ import SystemPackage
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioSession: Sendable {
     /// The session of this process.
-    public static let shared = AudioSession(directory: nil, handlesSignals: true)
+    public static let shared: AudioSession = {
+        let session = AudioSession(directory: nil, handlesSignals: true)
+        EngineObservers.add(session)
+        return session
+    }()
 
     struct State {
         var category = Category.playAndRecord
@@ -48,6 +52,7 @@ public final class AudioSession: Sendable {
         var participants: [ObjectIdentifier: WeakParticipant] = [:]
         var interrupted: [any AudioSessionParticipant] = []
         var isInterrupted = false
+        var preferredIOBufferDuration = AudioSession.defaultIOBufferDuration
         var subscribers = EventSubscribers<Event>()
 
         /// The device a stream given none opens: the preferred one when following the default device.
@@ -79,6 +84,13 @@ public final class AudioSession: Sendable {
     /// Whether the session is active: it watches for devices and interruptions.
     public var isActive: Bool { state.withLock { $0.isActive } }
 
+    /// Whether the active session watches sound cards come and go (and their jacks): false while inactive, and on
+    /// a machine with no card directory (no sound card; see ``setActive(_:)``).
+    public var isWatchingSoundCards: Bool { state.withLock { $0.monitor != nil } }
+
+    /// The directory the session watches for sound cards: `/dev/snd`, or `$AUDIOIO_SND_DIR`.
+    public var soundCardDirectory: String { directory ?? HotplugMonitor.directory }
+
     /// Sets the category and options. A change while active is a route change with reason
     /// ``RouteChangeReason/categoryChange``.
     public func setCategory(_ category: Category, options: CategoryOptions = []) {
@@ -95,8 +107,12 @@ public final class AudioSession: Sendable {
     /// it. Players and recorders activate it when they start; activating an active session retries
     /// watching for cards if that failed before.
     ///
-    /// - Throws: ``AudioSessionError`` when activating and the card directory (`/dev/snd`, or
-    ///   `$AUDIOIO_SND_DIR`) cannot be watched; the session is active all the same, without hotplug events.
+    /// A machine without a card directory (`/dev/snd`, or `$AUDIOIO_SND_DIR`) has no sound card, as in a
+    /// container where only a sound server is reached: the session activates without hotplug events, and
+    /// ``isWatchingSoundCards`` says so.
+    ///
+    /// - Throws: ``AudioSessionError`` when activating and the card directory exists but cannot be watched; the
+    ///   session is active all the same, without hotplug events.
     public func setActive(_ active: Bool) throws(AudioSessionError) {
         let failure: AudioSessionError? = withState { state, _ in
             guard active else {
@@ -113,7 +129,7 @@ public final class AudioSession: Sendable {
                         beginInterruption(.processSuspended)
                         // The process stops next. A capture thread stopped mid-read would find its device
                         // overrun on waking: it stops the device first, and the observers have their say.
-                        InputEngine.waitUntilPausedEnginesStop(timeout: 0.2)
+                        StreamEngine.waitUntilPausedCaptureStops(timeout: 0.2)
                         notifications.sync {}
                     },
                     ended: { [weak self] in self?.endInterruption(.processSuspended) })
@@ -122,14 +138,16 @@ public final class AudioSession: Sendable {
             // Read now, on the activating thread: the first route reported must not wait for alsa-lib's
             // configuration.
             _ = Self.hints
-            let directory = self.directory ?? HotplugMonitor.directory
+            let directory = soundCardDirectory
             do {
                 state.monitor = try HotplugMonitor(
                     directory: directory, report: { [weak self] port, appeared in self?.cardDidChange(port, appeared: appeared) },
                     jackChanged: { [weak self] change in self?.jackDidChange(change) })
                 return nil
+            } catch Errno.noSuchFileOrDirectory {
+                return nil
             } catch {
-                return AudioSessionError(directory: directory, underlying: error as? Errno ?? .noSuchFileOrDirectory)
+                return AudioSessionError(directory: directory, underlying: error as? Errno ?? .ioError)
             }
         }
         if let failure { throw failure }

@@ -23,7 +23,7 @@ final class DirectoryWatch: @unchecked Sendable {
     init(path: String) throws(Errno) {
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { throw Errno(rawValue: errno) }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO)
+        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
         guard inotify_add_watch(descriptor, path, mask) >= 0 else {
             let error = Errno(rawValue: errno)
             Glibc.close(descriptor)

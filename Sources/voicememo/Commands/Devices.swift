@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioIO
 import FoundationEssentials
 import Glibc
+import SystemPackage
 
 extension VoiceMemo {
     struct Devices: AsyncParsableCommand {
@@ -60,6 +61,12 @@ extension VoiceMemo {
             }
             let signals = StopSignals { continuation.finish() }
             defer { withExtendedLifetime(signals) {} }
+            if !session.isWatchingSoundCards {
+                // A container or server that reaches only a sound server: the rest of the events still come.
+                let directory = session.soundCardDirectory.terminalSafe
+                _ = try? FileDescriptor.standardError.writeAll(
+                    "voicememo: no sound cards on this machine ('\(directory)' does not exist): watching without card and jack events\n".utf8)
+            }
             if !json { print("\nWatching for device events; Ctrl-C stops.") }
             fflush(nil)
             for await _ in stopped {}
@@ -78,6 +85,6 @@ private struct DeviceWatchFailure: Error, CustomStringConvertible {
     let error: AudioSessionError
 
     var description: String {
-        "\(error); this machine may have no sound card (set AUDIOIO_SND_DIR to watch another directory)"
+        "\(error); check its permissions, or set AUDIOIO_SND_DIR to watch another directory"
     }
 }

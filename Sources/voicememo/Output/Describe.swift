@@ -105,7 +105,6 @@ enum Describe {
     /// A player's failure, with what to do about a device that cannot be opened.
     static func failure(_ error: AudioPlayerError) -> String {
         guard case .device(let device) = error, device.operation == .open else { return "\(error)" }
-        let advice = device.device == "default" ? "; this machine may have no sound card:" : ";"
-        return "\(device)\(advice) pick a device with --device (e.g. pulse, or one that 'aplay -L' lists)"
+        return DeviceFailure(error: device).description
     }
 }

@@ -1,0 +1,464 @@
+import Atomics
+import Dispatch
+import Glibc
+import Synchronization
+
+/// One device stream and the thread that moves its frames, either way: it renders the mix of every voice playing on
+/// it into a playback stream (``Cycle/render(_:)``), or reads a capture stream into every tap recording or metering
+/// from it (``Cycle/capture(_:)``). The stream is any ``PCMStream``: an ALSA PCM, or a ``NullStream`` (tests, offline
+/// rendering).
+///
+/// There is one engine per device and direction in a process, made when a player, recorder or meter first needs it:
+/// clients that share a device share its clock, which is what makes `play(atTime:)` and `record(atTime:)` start them
+/// on the same frame. The first client's request sets the stream's format and buffer; later ones convert.
+///
+/// When nothing plays or records, the engine lets the device go quiet (playback plays out what it holds, capture
+/// stops) and sleeps; its clock keeps running on the system's monotonic clock meanwhile, and a scheduled start wakes it
+/// in time for its frame.
+///
+/// Three kinds of thread meet here: control threads (players, recorders) add voices and taps; the stream thread
+/// (`SCHED_FIFO` when allowed and the device has a clock) runs the cycle each period and does nothing else; the event
+/// thread, an ordinary one, delivers the stream thread's events to the clients' owners, ticks time observers, and
+/// tells ``EngineObservers`` what happens to the device. Nothing here knows of the session.
+final class StreamEngine: @unchecked Sendable {
+    /// What runs each period, which also says the direction.
+    enum Cycle {
+        /// Mixes voices into a playback stream.
+        case render(Mixer)
+        /// Hands captured frames to taps.
+        case capture(CaptureCycle)
+    }
+
+    let deviceName: String
+    let configuration: StreamConfiguration
+    let cycle: Cycle
+    var sampleRate: Double { Double(configuration.sampleRate) }
+    var direction: StreamDirection { stream.direction }
+
+    /// Playback: frames written but not yet heard at the last write (the device's queue, a sound server's included).
+    let queuedFrames = ManagedAtomic<Int>(0)
+    /// Playback: underruns recovered since the engine started.
+    let underruns = ManagedAtomic<Int>(0)
+
+    private let stream: PCMStream
+    private let streamWake = DispatchSemaphore(value: 0)
+    private let eventWake = DispatchSemaphore(value: 0)
+    /// Signalled as the stream thread ends.
+    private let streamThreadEnded = DispatchSemaphore(value: 0)
+    private let isStreamClosed = ManagedAtomic<Bool>(false)
+    /// Device frames moved: written (playback) or read, lost input included (capture).
+    private let framesTransferred = ManagedAtomic<Int64>(0)
+    /// Device frames heard (playback) or captured (capture) at ``clockAt``.
+    private let clockFrames = ManagedAtomic<Int64>(0)
+    private let clockAt = ManagedAtomic<Int>(0)
+    private let isIdle = ManagedAtomic<Bool>(true)
+    private let idleFrames = ManagedAtomic<Int64>(0)
+    private let idleSince = ManagedAtomic<Int>(StreamEngine.nanoseconds())
+    private let isClosing = ManagedAtomic<Bool>(false)
+    /// Set once, by the stream thread as it exits after a failure: read ``failureError`` after it.
+    private let hasFailed = ManagedAtomic<Bool>(false)
+    private nonisolated(unsafe) var failureError = DeviceError.disconnected
+    /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`, an unclocked null stream).
+    private(set) var isUnclocked = false
+    /// The voices or taps in the cycle, held for their owners until the stream thread lets them go.
+    private let clients = Mutex<[ObjectIdentifier: AnyObject]>([:])
+    private let suspension = DeviceSuspension()
+
+    private struct Key: Hashable {
+        var device: String
+        var direction: StreamDirection
+    }
+
+    private static let engines = Mutex<[Key: StreamEngine]>([:])
+
+    /// The engine of `device` for `direction`, opening an ALSA PCM as `request` asks (or as near as it takes) the
+    /// first time: the first client of a device sets its format and buffer for as long as the process has it open,
+    /// and the others convert.
+    static func engine(for device: String, direction: StreamDirection, request: StreamRequest) throws(AudioDeviceError) -> StreamEngine {
+        let key = Key(device: device, direction: direction)
+        let result: Result<(StreamEngine, Bool), AudioDeviceError> = engines.withLock { engines in
+            // One that failed is on its way out of the registry: the device is opened anew.
+            if let engine = engines[key], engine.failure == nil { return .success((engine, false)) }
+            do throws(DeviceError) {
+                let engine = try StreamEngine(stream: ALSAStream(name: device, direction: direction), request: request)
+                engines[key] = engine
+                return .success((engine, true))
+            } catch {
+                return .failure(AudioDeviceError(device: device, operation: .open, error))
+            }
+        }
+        let (engine, opened) = try result.get()
+        if opened { EngineObservers.tell { $0.engineOpened(device, direction: direction) } }
+        return engine
+    }
+
+    /// Every engine open for `direction`.
+    static func all(_ direction: StreamDirection) -> [StreamEngine] {
+        engines.withLock { $0.values.filter { $0.direction == direction } }
+    }
+
+    private init(stream: any PCMStream, request: StreamRequest) throws(DeviceError) {
+        self.stream = stream
+        configuration = try stream.configure(request)
+        deviceName = stream.name
+        isUnclocked = !stream.isClocked
+        let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
+        switch stream.direction {
+        case .playback:
+            // Voices are mono or stereo: a device that insists on more channels is not one to play on.
+            guard (1...2).contains(configuration.channelCount) else { throw .unsupportedConfiguration }
+            // Waiting up to two periods for a late decoder costs nothing on a clocked device (the buffer holds more);
+            // an unclocked one waits up to 2 s, as no one listens: a gap there would only spoil what it writes.
+            cycle = .render(Mixer(
+                channelCount: configuration.channelCount, maximumFrames: configuration.periodFrames,
+                starvationWait: isUnclocked ? Self.unclockedWait : 2 * periodNanoseconds))
+        case .capture:
+            // Waiting up to half a period for a late writer costs nothing on a clocked device; one without a clock
+            // loses nothing by waiting for as long as a writer needs, and must not race past a slow one.
+            cycle = .capture(CaptureCycle(
+                format: configuration.format, channelCount: configuration.channelCount,
+                maximumFrames: configuration.periodFrames, overflowWait: isUnclocked ? Self.unclockedWait : periodNanoseconds / 2))
+        }
+        RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
+            [self] in run()
+        }
+        // The event thread blocks (a recorder waits for its writer there) and runs owners' code.
+        RealtimeThread.start(name: "audio-events", realtime: false) { [self] in eventLoop() }
+    }
+
+    /// Nanoseconds the stream thread of a device without a clock waits, per period, for a late decoder or writer.
+    static let unclockedWait = 10_000_000_000
+
+    // MARK: Clock
+
+    /// Seconds on the device's clock: frames heard (playback: written less those still queued) or captured (capture:
+    /// read and waiting to be), over the rate, continued by the monotonic clock between transfers and while idle.
+    var deviceCurrentTime: Double {
+        let now = Self.nanoseconds()
+        if isIdle.load(ordering: .acquiring) {
+            let elapsed = Double(now - idleSince.load(ordering: .relaxed)) / 1e9
+            return Double(idleFrames.load(ordering: .relaxed)) / sampleRate + elapsed
+        }
+        let frames = Double(clockFrames.load(ordering: .relaxed))
+        let elapsed = Double(now - clockAt.load(ordering: .acquiring)) / 1e9
+        let estimate = frames + elapsed * sampleRate
+        // What is heard cannot be ahead of what was written.
+        return (direction == .playback ? min(estimate, Double(framesTransferred.load(ordering: .relaxed))) : estimate) / sampleRate
+    }
+
+    /// The device frame at `deviceTime` seconds on this engine's clock.
+    func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
+
+    /// The monotonic clock in nanoseconds.
+    static func nanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1_000_000_000 + now.tv_nsec
+    }
+
+    // MARK: Clients
+
+    /// Whether a voice or tap is in the cycle.
+    private var hasClients: Bool { clients.withLock { !$0.isEmpty } }
+
+    /// Puts `voice` into the mix. Throws when the device has failed or every slot is taken.
+    func add(_ voice: Voice) throws(AudioDeviceError) {
+        guard case .render(let mixer) = cycle else { preconditionFailure("a voice on a capture engine") }
+        if let failure { throw failure }
+        guard mixer.add(voice) else { throw AudioDeviceError(device: deviceName, operation: .stream, reason: .busy) }
+        clients.withLock { $0[ObjectIdentifier(voice)] = voice }
+        wake()
+    }
+
+    /// Puts `tap` into the capture cycle. Throws when the device has failed or every slot is taken.
+    func add(_ tap: CaptureTap) throws(AudioDeviceError) {
+        guard case .capture(let capture) = cycle else { preconditionFailure("a tap on a playback engine") }
+        if let failure { throw failure }
+        guard capture.add(tap) else { throw AudioDeviceError(device: deviceName, operation: .stream, reason: .busy) }
+        clients.withLock { $0[ObjectIdentifier(tap)] = tap }
+        wake()
+    }
+
+    /// Wakes the stream thread (a client resumed, or asks to be removed, on an idle engine) and the event thread.
+    func wake() {
+        streamWake.signal()
+        eventWake.signal()
+    }
+
+    /// The failure that stopped the device, if it has stopped.
+    var failure: AudioDeviceError? {
+        guard hasFailed.load(ordering: .acquiring) else { return nil }
+        return AudioDeviceError(device: deviceName, operation: .stream, failureError)
+    }
+
+    /// Ends the threads and lets the device go: after a failure, or once an engine of its own (an offline render) is
+    /// done.
+    private func close() {
+        isClosing.store(true, ordering: .releasing)
+        wake()
+        streamThreadEnded.wait()
+        // Left signalled: whoever else closes finds the thread gone.
+        streamThreadEnded.signal()
+        guard !isStreamClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        stream.close()
+    }
+
+    // MARK: Stream thread
+
+    private func run() {
+        defer { streamThreadEnded.signal() }
+        let samples = configuration.periodFrames * configuration.channelCount
+        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
+        floats.initialize(repeating: 0)
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
+        defer {
+            floats.deallocate()
+            raw.deallocate()
+        }
+        var run = (startedAt: 0, frames: 0)
+        while !isClosing.load(ordering: .relaxed) {
+            if case .capture(let capture) = cycle { capture.releaseRemovedTaps() }
+            guard needsRunning else {
+                enterIdle()
+                streamWake.wait()
+                continue
+            }
+            if isIdle.load(ordering: .relaxed) {
+                leaveIdle()
+                run = (Self.nanoseconds(), 0)
+            }
+            let moved: Int?
+            switch cycle {
+            case .render(let mixer): moved = renderPeriod(mixer, floats: floats, raw: raw)
+            case .capture(let capture): moved = capturePeriod(capture, floats: floats, raw: raw)
+            }
+            guard let moved else { return }
+            run.frames += moved
+            noteSpeed(since: run.startedAt, frames: run.frames)
+        }
+    }
+
+    /// Whether a period must be moved: a client plays or captures, or waits for its start frame.
+    private var needsRunning: Bool {
+        switch cycle {
+        case .render(let mixer): mixer.needsRendering
+        case .capture(let capture): capture.needsCapturing
+        }
+    }
+
+    /// Mixes and writes one period; returns the frames written, or nil when the stream failed.
+    private func renderPeriod(_ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
+        let first = framesTransferred.load(ordering: .relaxed)
+        let frames = configuration.periodFrames
+        mixer.render(into: floats, frames: frames, firstFrame: first)
+        SampleConversion.encode(UnsafeBufferPointer(floats), as: configuration.format, into: raw)
+        var done = 0
+        while done < frames {
+            do {
+                done += try stream.write(raw + done * configuration.bytesPerFrame, frames: frames - done)
+            } catch .xrun {
+                underruns.wrappingIncrement(ordering: .relaxed)
+                do { try stream.recover(from: .xrun) } catch { return fail(error) }
+            } catch .suspended {
+                // Waiting for the system to resume takes sleeping: the event thread does it.
+                if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+            } catch {
+                return fail(error)
+            }
+        }
+        framesTransferred.store(first + Int64(frames), ordering: .relaxed)
+        let delay = stream.delay
+        queuedFrames.store(delay, ordering: .relaxed)
+        clockFrames.store(first + Int64(frames) - Int64(delay), ordering: .relaxed)
+        clockAt.store(Self.nanoseconds(), ordering: .releasing)
+        return frames
+    }
+
+    /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
+    /// counted as lost), or nil when the stream failed.
+    private func capturePeriod(_ capture: CaptureCycle, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
+        let first = framesTransferred.load(ordering: .relaxed)
+        let got: Int
+        do {
+            got = try stream.read(into: raw, frames: configuration.periodFrames)
+        } catch .suspended {
+            // The session paused the recorders meanwhile, so the suspended time is no gap in their files.
+            if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+            return 0
+        } catch .xrun {
+            do { try stream.recover(from: .xrun) } catch { return fail(error) }
+            // What should have been captured since the last read is lost: a gap of that length in every tap.
+            let lost = max(0, frame(at: deviceCurrentTime) - first)
+            capture.deviceDidLose(frames: Int(lost))
+            framesTransferred.store(first + lost, ordering: .relaxed)
+            return 0
+        } catch {
+            return fail(error)
+        }
+        // A device that answers at once without audio fails the read after a while (see ``ALSAStream``) rather
+        // than keep this thread spinning.
+        guard got > 0 else { return 0 }
+        capture.process(raw, frames: got, firstFrame: first)
+        framesTransferred.store(first + Int64(got), ordering: .relaxed)
+        clockFrames.store(first + Int64(got) + Int64(stream.delay), ordering: .relaxed)
+        clockAt.store(Self.nanoseconds(), ordering: .releasing)
+        return got
+    }
+
+    /// After 16 periods, a device that took them in under a quarter of their duration and holds none of them has no
+    /// clock: from then on a starved voice is waited for instead of heard as a gap, as no one listens. (A sound server
+    /// may also take the first periods fast, but it holds them queued.)
+    private func noteSpeed(since start: Int, frames: Int) {
+        guard !isUnclocked, case .render(let mixer) = cycle, queuedFrames.load(ordering: .relaxed) == 0,
+              frames >= 16 * configuration.periodFrames
+        else { return }
+        let realTime = frames * 1_000_000_000 / configuration.sampleRate
+        if (Self.nanoseconds() - start) * 4 < realTime {
+            isUnclocked = true
+            mixer.starvationWait.store(Self.unclockedWait, ordering: .relaxed)
+        }
+    }
+
+    /// Nothing to move: playback plays out what the device holds, capture stops; then the clock runs on the
+    /// monotonic clock.
+    private func enterIdle() {
+        guard !isIdle.load(ordering: .relaxed) else { return }
+        if direction == .playback { stream.drain() } else { stream.drop() }
+        queuedFrames.store(0, ordering: .relaxed)
+        idleFrames.store(direction == .playback ? framesTransferred.load(ordering: .relaxed) : frame(at: deviceCurrentTime), ordering: .relaxed)
+        idleSince.store(Self.nanoseconds(), ordering: .relaxed)
+        isIdle.store(true, ordering: .releasing)
+    }
+
+    /// Something to move: wait for the earliest scheduled start (playback: less the device's latency), then go on
+    /// counting frames from the idle clock, so that device time never jumps. Capture drops what the device held from
+    /// before (a sound server keeps capturing for a prepared stream), so that the first frame read is from now.
+    private func leaveIdle() {
+        while let start = startFrameToWaitFor, frame(at: deviceCurrentTime) < start {
+            let wait = Double(start - frame(at: deviceCurrentTime)) / sampleRate
+            _ = streamWake.wait(timeout: .now() + min(wait, 0.005))
+        }
+        if direction == .capture { stream.drop() }
+        let now = frame(at: deviceCurrentTime)
+        framesTransferred.store(now, ordering: .relaxed)
+        clockFrames.store(now, ordering: .relaxed)
+        clockAt.store(Self.nanoseconds(), ordering: .relaxed)
+        isIdle.store(false, ordering: .releasing)
+    }
+
+    /// The frame to wait for before moving any, when every client that needs the stream waits for its start.
+    private var startFrameToWaitFor: Int64? {
+        switch cycle {
+        case .render(let mixer): mixer.startFrameToWaitFor.map { $0 - Int64(configuration.bufferFrames) }
+        case .capture(let capture): capture.earliestScheduledFrame
+        }
+    }
+
+    /// Stream thread: the device failed; it ends here. Returns nil for the caller to return.
+    private func fail(_ error: DeviceError) -> Int? {
+        failureError = error
+        hasFailed.store(true, ordering: .releasing)
+        if case .capture(let capture) = cycle { capture.endAll() }
+        eventWake.signal()
+        return nil
+    }
+
+    // MARK: Event thread
+
+    /// Seconds the event thread waits for events while clients are in the cycle: nothing it does is timed finer than
+    /// a period, and each wake-up costs.
+    private var eventInterval: Double {
+        min(0.1, max(0.02, Double(configuration.periodFrames) / sampleRate))
+    }
+
+    private func eventLoop() {
+        while true {
+            let (hasClients, wantsTicks) = clients.withLock { clients in
+                (!clients.isEmpty, clients.values.contains { ($0 as? Voice)?.wantsTicks.load(ordering: .relaxed) ?? false })
+            }
+            if hasClients {
+                // Fine ticks only for time observers.
+                _ = eventWake.wait(timeout: .now() + (wantsTicks ? 0.005 : eventInterval))
+            } else {
+                eventWake.wait()
+            }
+            deliverEvents()
+            suspension.resumeIfSuspended(stream)
+            if hasFailed.load(ordering: .acquiring) {
+                failEverything()
+                return
+            }
+            if isClosing.load(ordering: .acquiring) { return }
+            let voices = clients.withLock { $0.values.compactMap { $0 as? Voice } }
+            for voice in voices { voice.owner?.voiceDidTick(voice) }
+        }
+    }
+
+    /// The stream thread's events, to the owners of their voices or taps.
+    private func deliverEvents() {
+        switch cycle {
+        case .render(let mixer):
+            while let event = mixer.events.pop() {
+                let voice = Unmanaged<Voice>.fromOpaque(event.voice)
+                let owner = voice.takeUnretainedValue().owner
+                switch event.kind {
+                case .started: owner?.voiceDidStart(voice.takeUnretainedValue())
+                case .finished:
+                    // A last tick first: an unclocked device may mix a whole file between two ticks.
+                    owner?.voiceDidTick(voice.takeUnretainedValue())
+                    owner?.voiceDidFinish(voice.takeUnretainedValue())
+                case .itemStarted: owner?.voiceDidStartItem(voice.takeUnretainedValue())
+                case .removed:
+                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }
+                    voice.release()
+                }
+            }
+        case .capture(let capture):
+            while let event = capture.events.pop() {
+                let tap = Unmanaged<CaptureTap>.fromOpaque(event.tap)
+                let owner = tap.takeUnretainedValue().owner
+                switch event.kind {
+                case .started: owner?.tapDidStart(tap.takeUnretainedValue())
+                case .finished: owner?.tapDidFinish(tap.takeUnretainedValue())
+                case .overrun: owner?.tapDidOverrun(tap.takeUnretainedValue(), frames: event.frames)
+                case .removed:
+                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(tap.takeUnretainedValue())) }
+                    tap.release()
+                }
+            }
+        }
+    }
+
+    /// The device failed: the engine leaves the registry, its observers hear it, and every client's owner too.
+    private func failEverything() {
+        let key = Key(device: deviceName, direction: direction)
+        Self.engines.withLock { engines in
+            if engines[key] === self { engines[key] = nil }
+        }
+        close()
+        guard let failure else { return }
+        EngineObservers.tell { $0.engineFailed(deviceName, direction: direction, error: failure) }
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all {
+            if let voice = client as? Voice { voice.owner?.voiceDidLoseDevice(voice, error: failure) }
+            if let tap = client as? CaptureTap { tap.owner?.tapDidLoseDevice(tap, error: failure) }
+        }
+    }
+
+    // MARK: Capture
+
+    /// Waits, up to `timeout` seconds, until every capture engine with no tap capturing has stopped its device:
+    /// after an interruption paused the recorders, a capture thread must not be left in a read that the process
+    /// stopping would turn into an overrun, heard later as silence in a resumed recording.
+    static func waitUntilPausedCaptureStops(timeout: Double) {
+        let deadline = nanoseconds() + Int(timeout * 1e9)
+        for engine in all(.capture) {
+            while !engine.isIdle.load(ordering: .acquiring), !engine.needsRunning, engine.failure == nil, nanoseconds() < deadline {
+                usleep(1000)
+            }
+        }
+    }
+}
