@@ -62,6 +62,10 @@ extension MemoStore {
     ///     this library writes.
     ///   - sampleRate: The target rate in hertz; `nil` keeps the memo's (48 kHz when Opus cannot take it).
     ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
+    ///   - volume: Linear gain, 0…1, as ``AudioPlayer/volume``.
+    ///   - pan: Balance, −1…1, as ``AudioPlayer/pan``; a mono memo becomes stereo when it is not 0.
+    ///   - rate: Speed, 0.5…2, pitch kept, as ``AudioPlayer/rate``. When any of these three is not its default, the
+    ///     memo is played into an ``OfflineRenderer`` rather than converted.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false (the default) it is
     ///     kept and the export fails with ``AudioFileError/Reason/exists``.
     /// - Returns: What was written.
@@ -70,7 +74,7 @@ extension MemoStore {
     ///   is neither given nor told by a writable extension, ``AudioFileError``, ``AudioSettingsError``.
     public func export(
         _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil,
-        replacingExisting: Bool = false
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, replacingExisting: Bool = false
     ) throws -> AudioFileSummary {
         if isInside(destination) { throw MemoStoreError.exportIntoStore(path: destination.path) }
         guard let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap({ $0.isWritable ? $0 : nil }) else {
@@ -81,9 +85,26 @@ extension MemoStore {
         var settings = AudioSettings(preserving: input, as: format)
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
+        let metadata = AudioMetadata(title: memo.title, creationDate: memo.createdAt)
+        guard volume == 1, pan == 0, rate == 1 else {
+            if pan != 0 { settings.channelCount = 2 }
+            try settings.validate()
+            let renderer = try OfflineRenderer(sampleRate: settings.sampleRate, channelCount: min(settings.channelCount, 2))
+            settings.channelCount = renderer.channelCount
+            let player = try AudioPlayer(contentsOf: source)
+            player.currentDevice = renderer.device
+            player.volume = volume
+            player.pan = pan
+            player.enableRate = rate != 1
+            player.rate = rate
+            guard player.play() else {
+                if case .failed(let error) = player.status { throw error }
+                throw AudioFileError(path: source.path, reason: .noAudio)
+            }
+            return try renderer.render(to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
+        }
         return try AudioFileConverter.convert(
-            contentsOf: source, to: destination, settings: settings,
-            metadata: AudioMetadata(title: memo.title, creationDate: memo.createdAt), replacingExisting: replacingExisting)
+            contentsOf: source, to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.

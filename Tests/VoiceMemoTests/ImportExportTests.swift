@@ -132,6 +132,44 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    @Test func exportAtRate1Point5SpeedsAMemoUpAndKeepsItsPitch() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Lecture", seconds: 3, format: "opus")
+        let result = try cli.run("export", id, cli.scratch.path("fast.opus"), "--rate", "1.5")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Exported “Lecture”") && result.standardOutput.contains(": 0:02.0,"), "\(result.standardOutput)")
+        try Tool.output("opusdec", ["--quiet", "--rate", "48000", cli.scratch.path("fast.opus"), cli.scratch.path("fast.wav")])
+        let seconds = Double(try Sox.info(cli.scratch.path("fast.wav")).frames) / 48000
+        #expect(abs(seconds - 2) < 0.03, "opusdec decodes \(seconds) s")
+        let stat = try Tool.run("sox", [cli.scratch.path("fast.wav"), "-n", "trim", "0.1", "1.8", "stat"]).standardError
+        let frequency = try #require(stat.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") })
+        #expect(abs(frequency - 440) < 440 * 0.02, "sox hears \(frequency) Hz")
+    }
+
+    @Test func exportWithVolumeAndPanWritesWhatPlayWouldSound() throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone", seconds: 1)
+        let result = try cli.run("export", id, cli.scratch.path("left.wav"), "--volume", "0.5", "--pan", "-1")
+        #expect(result.status == 0, "\(result.standardError)")
+        let info = try Sox.info(cli.scratch.path("left.wav"))
+        #expect(info.channels == 2 && info.frames == 48000, "a mono memo panned becomes stereo, as long as it was")
+        let source = try Sox.levels(of: cli.scratch.path("left.wav"), channels: 2)
+        let memo = try Sox.levels(of: try #require(cli.json(cli.run("info", id, "--json"))["file"] as? String), channels: 1)
+        #expect(abs(source.peak[0] - (memo.peak[0] - 6.02)) < 0.05, "half volume is 6 dB down: \(source.peak[0]) against \(memo.peak[0])")
+        #expect(source.peak[1] < -150, "nothing on the right")
+    }
+
+    @Test(arguments: [["--rate", "3"], ["--volume", "1.5"], ["--pan", "-2"]])
+    func soundSettingsOutOfRangeAreRefusedBeforeAnythingIsWritten(arguments: [String]) throws {
+        let cli = try CLI()
+        let id = try cli.importTone(title: "Tone")
+        let result = try cli.run(["export", id, cli.scratch.path("out.wav")] + arguments, with: [:])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("\(arguments[0]) must be between"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: cli.scratch.path("out.wav")))
+    }
+
     @Test func versionNamesTheLibrariesItRunsOn() throws {
         let version = try CLI().run("--version").standardOutput
         for library in ["alsa-lib", "libsndfile", "libopus", "libsoxr"] { #expect(version.contains(library)) }

@@ -22,6 +22,8 @@ package final class Mixer: @unchecked Sendable {
     let starvationWait: ManagedAtomic<Int>
     /// Started, finished and removed voices, for the engine's event thread.
     let events = SPSCRing<EngineEvent>(minimumCapacity: 1024)
+    /// The device frame after the last frame any voice has mixed: where an offline render's audio ends.
+    let endOfMix = ManagedAtomic<Int64>(0)
 
     private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
     private let scratch: UnsafeMutableBufferPointer<Float>
@@ -37,7 +39,13 @@ package final class Mixer: @unchecked Sendable {
         scratch.initialize(repeating: 0)
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        // Voices still in the mix when the engine goes (an offline render closed with players on it).
+        for slot in slots {
+            if let pointer = slot.load(ordering: .acquiring) { Unmanaged<Voice>.fromOpaque(pointer).release() }
+        }
+    }
 
     /// Control thread: puts `voice` into the mix, holding a reference to it until the render thread reports
     /// it ``EngineEvent/Kind/removed``. Returns false when every slot is taken.
@@ -155,6 +163,9 @@ package final class Mixer: @unchecked Sendable {
             record.frames += got
             voice.markerFramesLeft -= got
             written += got
+            if got > 0, firstFrame + Int64(written) > endOfMix.load(ordering: .relaxed) {
+                endOfMix.store(firstFrame + Int64(written), ordering: .relaxed)
+            }
             let marker = voice.marker
             let position = marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame
             voice.positionBits.store(position.bitPattern, ordering: .relaxed)

@@ -12,6 +12,9 @@ import Synchronization
 /// clients that share a device share its clock, which is what makes `play(atTime:)` and `record(atTime:)` start them
 /// on the same frame. The first client's request sets the stream's format and buffer; later ones convert.
 ///
+/// An offline engine (see ``offline(named:request:sink:)``) has no stream thread: its periods are rendered on the
+/// caller's thread when an ``OfflineRenderer`` asks, into a ``NullStream``, so its clock is the frames rendered.
+///
 /// When nothing plays or records, the engine lets the device go quiet (playback plays out what it holds, capture
 /// stops) and sleeps; its clock keeps running on the system's monotonic clock meanwhile, and a scheduled start wakes it
 /// in time for its frame.
@@ -32,6 +35,8 @@ final class StreamEngine: @unchecked Sendable {
     let deviceName: String
     let configuration: StreamConfiguration
     let cycle: Cycle
+    /// Its periods are rendered on request (``renderOffline(frames:)``), not by a thread of its own.
+    let isOffline: Bool
     var sampleRate: Double { Double(configuration.sampleRate) }
     var direction: StreamDirection { stream.direction }
 
@@ -92,16 +97,25 @@ final class StreamEngine: @unchecked Sendable {
         return engine
     }
 
-    /// Every engine open for `direction`.
+    /// Every engine open on a device for `direction`.
     static func all(_ direction: StreamDirection) -> [StreamEngine] {
-        engines.withLock { $0.values.filter { $0.direction == direction } }
+        engines.withLock { $0.values.filter { $0.direction == direction && !$0.isOffline } }
     }
 
-    private init(stream: any PCMStream, request: StreamRequest) throws(DeviceError) {
+    /// A playback engine of its own, called `name` so that players given that device name play into it, that renders
+    /// into `sink` only when ``renderOffline(frames:)`` is called: its clock stands still in between.
+    static func offline(named name: String, request: StreamRequest, sink: @escaping (UnsafeRawBufferPointer) -> Void) throws(DeviceError) -> StreamEngine {
+        let engine = try StreamEngine(stream: NullStream(name: name, sink: sink), request: request, isOffline: true)
+        engines.withLock { $0[Key(device: name, direction: .playback)] = engine }
+        return engine
+    }
+
+    private init(stream: any PCMStream, request: StreamRequest, isOffline: Bool = false) throws(DeviceError) {
         self.stream = stream
         configuration = try stream.configure(request)
         deviceName = stream.name
         isUnclocked = !stream.isClocked
+        self.isOffline = isOffline
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
         switch stream.direction {
         case .playback:
@@ -119,8 +133,14 @@ final class StreamEngine: @unchecked Sendable {
                 format: configuration.format, channelCount: configuration.channelCount,
                 maximumFrames: configuration.periodFrames, overflowWait: isUnclocked ? Self.unclockedWait : periodNanoseconds / 2))
         }
-        RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
-            [self] in run()
+        if isOffline {
+            periodBuffers = PeriodBuffers(configuration)
+            isIdle.store(false, ordering: .relaxed)
+            streamThreadEnded.signal()
+        } else {
+            RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
+                [self] in run()
+            }
         }
         // The event thread blocks (a recorder waits for its writer there) and runs owners' code.
         RealtimeThread.start(name: "audio-events", realtime: false) { [self] in eventLoop() }
@@ -191,9 +211,14 @@ final class StreamEngine: @unchecked Sendable {
         return AudioDeviceError(device: deviceName, operation: .stream, failureError)
     }
 
-    /// Ends the threads and lets the device go: after a failure, or once an engine of its own (an offline render) is
-    /// done.
-    private func close() {
+    /// Ends the threads and lets the device go: after a failure, or once an offline engine is done.
+    func close() {
+        if isOffline {
+            let key = Key(device: deviceName, direction: direction)
+            Self.engines.withLock { engines in
+                if engines[key] === self { engines[key] = nil }
+            }
+        }
         isClosing.store(true, ordering: .releasing)
         wake()
         streamThreadEnded.wait()
@@ -205,16 +230,34 @@ final class StreamEngine: @unchecked Sendable {
 
     // MARK: Stream thread
 
-    private func run() {
-        defer { streamThreadEnded.signal() }
-        let samples = configuration.periodFrames * configuration.channelCount
-        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: samples)
-        floats.initialize(repeating: 0)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
-        defer {
+    /// A period's mix in floats and in the stream's format.
+    private struct PeriodBuffers {
+        let floats: UnsafeMutableBufferPointer<Float>
+        let raw: UnsafeMutableRawPointer
+
+        init(_ configuration: StreamConfiguration) {
+            let samples = configuration.periodFrames * configuration.channelCount
+            floats = .allocate(capacity: samples)
+            floats.initialize(repeating: 0)
+            raw = .allocate(byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
+        }
+
+        func deallocate() {
             floats.deallocate()
             raw.deallocate()
         }
+    }
+
+    /// An offline engine's buffers, for the thread that renders.
+    private var periodBuffers: PeriodBuffers?
+
+    deinit { periodBuffers?.deallocate() }
+
+    private func run() {
+        defer { streamThreadEnded.signal() }
+        let buffers = PeriodBuffers(configuration)
+        let (floats, raw) = (buffers.floats, buffers.raw)
+        defer { buffers.deallocate() }
         var run = (startedAt: 0, frames: 0)
         while !isClosing.load(ordering: .relaxed) {
             if case .capture(let capture) = cycle { capture.releaseRemovedTaps() }
@@ -246,12 +289,36 @@ final class StreamEngine: @unchecked Sendable {
         }
     }
 
-    /// Mixes and writes one period; returns the frames written, or nil when the stream failed.
-    private func renderPeriod(_ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
+    /// Offline engines: mixes and writes the next `frames` frames (at most a period), on the caller's thread.
+    func renderOffline(frames: Int) {
+        guard isOffline, case .render(let mixer) = cycle, let periodBuffers else { preconditionFailure("not an offline playback engine") }
+        _ = renderPeriod(mixer, floats: periodBuffers.floats, raw: periodBuffers.raw, frames: min(frames, configuration.periodFrames))
+    }
+
+    /// Offline engines: the frames rendered so far, which are its clock.
+    var framesRendered: Int64 { framesTransferred.load(ordering: .relaxed) }
+
+    /// Whether a voice plays or waits to start: an offline render goes on while one does.
+    var hasVoicesToRender: Bool {
+        guard case .render(let mixer) = cycle else { return false }
+        return mixer.needsRendering
+    }
+
+    /// The device frame after the last frame any voice has mixed.
+    var endOfMixedFrames: Int64 {
+        guard case .render(let mixer) = cycle else { return 0 }
+        return mixer.endOfMix.load(ordering: .relaxed)
+    }
+
+    /// Mixes and writes one period (or the first `frames` frames of one); returns the frames written, or nil when the
+    /// stream failed.
+    private func renderPeriod(
+        _ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer, frames: Int? = nil
+    ) -> Int? {
         let first = framesTransferred.load(ordering: .relaxed)
-        let frames = configuration.periodFrames
+        let frames = frames ?? configuration.periodFrames
         mixer.render(into: floats, frames: frames, firstFrame: first)
-        SampleConversion.encode(UnsafeBufferPointer(floats), as: configuration.format, into: raw)
+        SampleConversion.encode(UnsafeBufferPointer(rebasing: floats[..<(frames * configuration.channelCount)]), as: configuration.format, into: raw)
         var done = 0
         while done < frames {
             do {

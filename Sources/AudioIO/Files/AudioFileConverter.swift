@@ -46,11 +46,16 @@ public enum AudioFileConverter {
         contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], replacingExisting: Bool = true
     ) throws -> AudioFileSummary {
+        try refuseExisting(destination, unless: replacingExisting)
+        let staged = try stage(contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
+        return try staged.place(at: destination, replacingExisting: replacingExisting)
+    }
+
+    /// Fails with ``AudioFileError/Reason/exists`` when a file is at `destination` and it is not to be replaced.
+    package static func refuseExisting(_ destination: URL, unless replacingExisting: Bool) throws(AudioFileError) {
         if let status = try? FilePath(destination.path).stat(), !replacingExisting, AudioFile.kindIfNotRegular(status.type) == nil {
             throw AudioFileError(path: destination.path, reason: .exists)
         }
-        let staged = try stage(contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
-        return try staged.place(at: destination, replacingExisting: replacingExisting)
     }
 
     /// Converts the audio file at `source` into a new hidden file beside `destination`, synced to the disk, and
@@ -67,24 +72,38 @@ public enum AudioFileConverter {
             throw AudioFileError(path: source.path, reason: .unsupported(
                 "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
         }
+        // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
+        // the file reads back at the rate it was written with.
+        let frames = Int64((Double(input.frameCount) * settings.sampleRate / input.sampleRate).rounded(.up))
+        return try stage(
+            beside: destination, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
+            expectedFrameCount: frames
+        ) { output, meter in
+            if canCopyIntegers(from: input, to: settings, channelMap) {
+                try copyIntegers(from: input, to: output, meter: &meter)
+            } else {
+                try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
+            }
+        }
+    }
+
+    /// Writes a new hidden file beside `destination` through `write`, which meters what it writes, syncs it to the
+    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:permissions:)`` does.
+    static func stage(
+        beside destination: URL, settings: AudioSettings, metadata: AudioMetadata, permissions: FilePermissions,
+        expectedFrameCount: Int64?, write: (AudioFileWriter, inout LevelAccumulator) throws -> Void
+    ) throws -> StagedAudioFile {
         // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
         if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
             throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
         }
         let temporary = temporaryURL(beside: destination)
         do {
-            // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
-            // the file reads back at the rate it was written with.
-            let frames = Int64((Double(input.frameCount) * settings.sampleRate / input.sampleRate).rounded(.up))
             let output = try AudioFileWriter(
-                url: temporary, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
-                expectedFrameCount: frames)
+                url: temporary, settings: settings, metadata: metadata, permissions: permissions,
+                expectedFrameCount: expectedFrameCount)
             var meter = LevelAccumulator(channelCount: settings.channelCount)
-            if canCopyIntegers(from: input, to: settings, channelMap) {
-                try copyIntegers(from: input, to: output, meter: &meter)
-            } else {
-                try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
-            }
+            try write(output, &meter)
             try output.close()
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.

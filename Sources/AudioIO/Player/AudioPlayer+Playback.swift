@@ -158,7 +158,7 @@ extension AudioPlayer: PlayingParticipant {
         withState { state, _ in Self.pause(&state) }
     }
 
-    var outputInUse: String? { state.withLock { $0.engine?.deviceName } }
+    var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
 }
 
 extension AudioPlayer: VoiceOwner {

@@ -376,5 +376,5 @@ extension AudioQueuePlayer: PlayingParticipant {
         withState { state, _ in Self.pause(&state) }
     }
 
-    var outputInUse: String? { state.withLock { $0.engine?.deviceName } }
+    var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
 }

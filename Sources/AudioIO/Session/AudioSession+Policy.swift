@@ -6,7 +6,8 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
     func pauseForInterruption() -> Bool
     /// Resumes after ``pauseForInterruption()`` paused it.
     func resumeAfterInterruption()
-    /// The device it plays on or records from (`isInput`), while it has it open.
+    /// The device it plays on or records from (`isInput`), while it has it open; nil while it has none, or plays into
+    /// an ``OfflineRenderer``.
     var deviceInUse: (name: String, isInput: Bool)? { get }
     /// Its device is no longer heard or no longer hears (a jack unplugged) though its stream runs on: a
     /// player pauses, a recorder stops and finishes its file with what was captured.
@@ -15,9 +16,10 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
 
 extension AudioSessionParticipant {
     /// After a start, outside the participant's lock: the session activates on the first (reading
-    /// alsa-lib's configuration) and applies its policy to it from then on.
+    /// alsa-lib's configuration) and applies its policy to it from then on. One rendering offline has no device for
+    /// the session to look after.
     func joinSession(_ started: Bool) -> Bool {
-        if started { AudioSession.shared.participantStarted(self) }
+        if started, deviceInUse != nil { AudioSession.shared.participantStarted(self) }
         return started
     }
 }

@@ -11,7 +11,8 @@ extension VoiceMemo {
                 The format comes from --format, else OUT_PATH's extension (.wav, .caf, .opus). When OUT_PATH \
                 is a directory, the file is named after the memo's title, in the memo's own format unless \
                 --format says otherwise. The file appears whole or not at all; an existing one is kept unless \
-                --force, and nothing is written inside the memo store.
+                --force, and nothing is written inside the memo store. --volume, --pan and --rate write the memo as \
+                'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -28,6 +29,8 @@ extension VoiceMemo {
 
         @Option(help: ArgumentHelp("Opus bit rate in bits per second, e.g. 64000.", valueName: "bps"))
         var bitrate: Int?
+
+        @OptionGroup var sound: SoundOptions
 
         @Flag(help: "Replace a file that exists at OUT_PATH.")
         var force = false
@@ -46,7 +49,8 @@ extension VoiceMemo {
             let summary: AudioFileSummary
             do {
                 summary = try store.export(
-                    memo, to: destination, format: chosenFormat, sampleRate: sampleRate, bitRate: bitrate, replacingExisting: force)
+                    memo, to: destination, format: chosenFormat, sampleRate: sampleRate, bitRate: bitrate,
+                    volume: sound.volume, pan: sound.pan, rate: sound.rate, replacingExisting: force)
             } catch let error as AudioFileError where error.reason == .exists {
                 throw ExportTargetExists(path: error.path)
             }

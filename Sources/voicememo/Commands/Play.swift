@@ -20,14 +20,7 @@ extension VoiceMemo {
         @Option(help: ArgumentHelp("The ALSA device to play on (default: 'default').", valueName: "pcm"))
         var device = "default"
 
-        @Option(help: ArgumentHelp("Linear volume, 0 to 1.", valueName: "v"))
-        var volume: Float = 1
-
-        @Option(parsing: .unconditional, help: ArgumentHelp("Balance, -1 (left) to 1 (right).", valueName: "p"))
-        var pan: Float = 0
-
-        @Option(help: ArgumentHelp("Speed, 0.5 to 2, pitch kept.", valueName: "r"))
-        var rate: Float = 1
+        @OptionGroup var sound: SoundOptions
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Extra passes: 0 plays once, -1 loops until stopped.", valueName: "n"))
         var loops = 0
@@ -42,9 +35,6 @@ extension VoiceMemo {
         var json = false
 
         func validate() throws {
-            guard (0...1).contains(volume) else { throw ValidationError("--volume must be between 0 and 1, not \(volume).") }
-            guard (-1...1).contains(pan) else { throw ValidationError("--pan must be between -1 and 1, not \(pan).") }
-            guard (0.5...2).contains(rate) else { throw ValidationError("--rate must be between 0.5 and 2, not \(rate).") }
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
         }
 
@@ -55,12 +45,12 @@ extension VoiceMemo {
             let players = try memos.map { memo in
                 let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
                 player.currentDevice = device
-                player.volume = volume
-                player.pan = pan
+                player.volume = sound.volume
+                player.pan = sound.pan
                 player.numberOfLoops = loops
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
-                player.enableRate = onTerminal || rate != 1
-                player.rate = rate
+                player.enableRate = onTerminal || sound.rate != 1
+                player.rate = sound.rate
                 player.isMeteringEnabled = onTerminal && !noMeter
                 return player
             }
