@@ -19,7 +19,7 @@ import Testing
         }
         let file = try AudioFileWriter(url: scratch.file("gap.wav"), settings: AudioSettings(format: .wav))
         let writer = try RecordingWriter(tap: tap, file: file, deviceRate: 48000) { true }
-        writer.start()
+        writer.start(pacedByDevice: false)
         let outcome = writer.waitUntilFinished()
         #expect(outcome.error == nil && outcome.summary.frameCount == 1920)
         let written = try Sox.samples(of: scratch.path("gap.wav")).map { $0 >> 16 }

@@ -5,7 +5,7 @@ import Glibc
 /// its return code into a ``DeviceError``. Nothing outside `ALSA/` sees alsa-lib.
 ///
 /// A PCM that a plugin outside alsa-lib provides (a sound server's: PulseAudio, JACK, BlueALSA) is used
-/// non-blocking, and a transfer that cannot move anything sleeps half a period before it tries again: alsa-lib's
+/// non-blocking, and a transfer that cannot move anything sleeps until about a period can be moved: alsa-lib's
 /// wait spins on the PulseAudio plugin, whose descriptor stays readable while less than a fragment is there (an
 /// audio thread at 50 % of a core). Kernel devices and alsa-lib's own plugins are used blocking, woken by the device.
 ///
@@ -18,8 +18,9 @@ final class ALSAStream: PCMStream {
     private let type: snd_pcm_type_t
     /// Whether transfers wait by sleeping rather than in alsa-lib's poll.
     private var waitsBySleeping: Bool { type == SND_PCM_TYPE_IOPLUG }
-    /// How long such a wait sleeps: half a period, once configured.
-    private var sleep = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+    /// The rate and period, once configured: how long such a wait sleeps.
+    private var rate = 48000
+    private var periodFrames = 480
 
     /// Opens the PCM called `name` (e.g. "default", "hw:0", "null").
     ///
@@ -57,7 +58,9 @@ final class ALSAStream: PCMStream {
         defer { snd_pcm_hw_params_free(hardware) }
         try checkALSA(snd_pcm_hw_params_any(handle, hardware))
         try checkALSA(snd_pcm_hw_params_set_access(handle, hardware, SND_PCM_ACCESS_RW_INTERLEAVED))
-        guard let format = request.formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, Self.alsaFormat($0)) == 0 }) else {
+        // A sound server mixes in floats: handing it floats spares a conversion on each side.
+        let formats = waitsBySleeping && request.formats.contains(.float32) ? [.float32] + request.formats : request.formats
+        guard let format = formats.first(where: { snd_pcm_hw_params_test_format(handle, hardware, Self.alsaFormat($0)) == 0 }) else {
             throw .unsupportedConfiguration
         }
         try checkALSA(snd_pcm_hw_params_set_format(handle, hardware, Self.alsaFormat(format)))
@@ -83,7 +86,8 @@ final class ALSAStream: PCMStream {
         try checkALSA(snd_pcm_sw_params_set_start_threshold(handle, software, threshold))
         try checkALSA(snd_pcm_sw_params_set_avail_min(handle, software, period))
         try checkALSA(snd_pcm_sw_params(handle, software))
-        sleep = timespec(tv_sec: 0, tv_nsec: Int(period) * 500_000_000 / Int(rate))
+        self.rate = Int(rate)
+        periodFrames = Int(period)
         return StreamConfiguration(
             sampleRate: Int(rate), channelCount: Int(channelCount), format: format, periodFrames: Int(period),
             bufferFrames: Int(buffer))
@@ -93,10 +97,7 @@ final class ALSAStream: PCMStream {
     func write(_ buffer: UnsafeRawPointer, frames: Int) throws(DeviceError) -> Int {
         while true {
             let written = snd_pcm_writei(handle, buffer, snd_pcm_uframes_t(frames))
-            if written == -Int(EAGAIN) && waitsBySleeping {
-                nanosleep(&sleep, nil)
-                continue
-            }
+            if written == -Int(EAGAIN) && waitsBySleeping { return 0 }
             if written < 0 { throw DeviceError(alsaCode: Int32(written)) }
             try count(moved: written)
             return written
@@ -107,12 +108,22 @@ final class ALSAStream: PCMStream {
     func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws(DeviceError) -> Int {
         var read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         while read == -Int(EAGAIN) && waitsBySleeping {
+            var sleep = timespec(tv_sec: 0, tv_nsec: Int(waitingTime(for: frames) * 1e9))
             nanosleep(&sleep, nil)
             read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
         }
         if read < 0 { throw DeviceError(alsaCode: Int32(read)) }
         try count(moved: read)
         return read
+    }
+
+    /// Until about `frames` frames (a period at most) can be moved, as the stream's clock tells (at least 1 ms): one
+    /// wake-up per transfer on a sound server instead of several. The corresponding C function is
+    /// `snd_pcm_avail_update`.
+    func waitingTime(for frames: Int) -> Double {
+        let available = max(0, snd_pcm_avail_update(handle))
+        let missing = min(frames, periodFrames) - available
+        return max(Double(missing) / Double(rate), 0.001)
     }
 
     /// Reads or writes in a row that may move no audio (xruns, or nothing at all) before a stream counts as failed:

@@ -27,6 +27,8 @@ package final class CaptureTap: @unchecked Sendable {
     let channelCount: Int
     /// From the device's channels to the tap's.
     let channelMap: ChannelMap
+    /// The most frames the capture thread delivers at a time.
+    let periodFrames: Int
     /// The captured frames, interleaved; `nil` for a tap that only meters.
     package let audio: SPSCRing<Float>?
     /// Where the capture thread had to drop input.
@@ -72,6 +74,7 @@ package final class CaptureTap: @unchecked Sendable {
     package init(channelCount: Int, channelMap: ChannelMap, periodFrames: Int, capacityFrames: Int) {
         self.channelCount = channelCount
         self.channelMap = channelMap
+        self.periodFrames = periodFrames
         audio = capacityFrames > 0 ? SPSCRing(minimumCapacity: capacityFrames * channelCount) : nil
         meter = LevelAccumulator(channelCount: channelCount)
         levels = SPSCRing(minimumCapacity: 64 * meter.recordLength)

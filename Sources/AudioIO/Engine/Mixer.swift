@@ -29,6 +29,9 @@ package final class Mixer: @unchecked Sendable {
     private let scratch: UnsafeMutableBufferPointer<Float>
     /// Render thread only: nanoseconds of waiting for starved voices left in this period.
     private var waitBudget = 0
+    /// Render thread only: a voice was cut off before its end (paused, stopped, seeked): what the device holds
+    /// queued of it is not to be heard. The engine drops that queue once no other voice sounds, and clears this.
+    var audioWasCut = false
 
     package init(channelCount: Int, maximumFrames: Int, starvationWait: Int) {
         self.channelCount = channelCount
@@ -70,6 +73,26 @@ package final class Mixer: @unchecked Sendable {
         }
     }
 
+    /// Whether a voice plays or waits for its start frame (one that is being removed does not).
+    var hasVoicesToPlay: Bool {
+        slots.contains { slot in
+            guard let pointer = slot.load(ordering: .acquiring) else { return false }
+            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            return voice.startFrame.load(ordering: .relaxed) != Voice.notScheduled && !voice.isPaused.load(ordering: .relaxed)
+                && !voice.hasFinished.load(ordering: .relaxed) && !voice.removalRequested.load(ordering: .acquiring)
+        }
+    }
+
+    /// Whether a voice that has started sounds on: neither paused, finished nor being removed.
+    var hasSoundingVoices: Bool {
+        slots.contains { slot in
+            guard let pointer = slot.load(ordering: .acquiring) else { return false }
+            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            return voice.hasStarted.load(ordering: .relaxed) && !voice.isPaused.load(ordering: .relaxed)
+                && !voice.hasFinished.load(ordering: .relaxed) && !voice.removalRequested.load(ordering: .relaxed)
+        }
+    }
+
     /// The earliest start frame of the voices waiting to start, when every voice that needs rendering is such
     /// a voice; nil when one of them must be rendered now (playing, starting at once, or to be removed).
     var startFrameToWaitFor: Int64? {
@@ -98,6 +121,7 @@ package final class Mixer: @unchecked Sendable {
             guard let pointer = slot.load(ordering: .acquiring) else { continue }
             Unmanaged<Voice>.fromOpaque(pointer)._withUnsafeGuaranteedRef { voice in
                 if voice.removalRequested.load(ordering: .acquiring) {
+                    noteCut(voice)
                     if events.push(EngineEvent(kind: .removed, voice: pointer)) { slot.store(nil, ordering: .releasing) }
                     return
                 }
@@ -179,6 +203,22 @@ package final class Mixer: @unchecked Sendable {
             voice.pendingLevels.merge(record)
             if voice.levels.push(voice.pendingLevels) { voice.pendingLevels = .empty }
         }
+    }
+
+    /// Render thread: notes, in ``audioWasCut``, voices paused or being removed before their end. Called before a
+    /// period is rendered, so that a seek (one voice removed, its successor added) is seen before the successor
+    /// sounds.
+    func noteCutVoices() {
+        for slot in slots {
+            guard let pointer = slot.load(ordering: .acquiring) else { continue }
+            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
+            if voice.isPaused.load(ordering: .relaxed) || voice.removalRequested.load(ordering: .acquiring) { noteCut(voice) }
+        }
+    }
+
+    /// A voice that started and has not finished stops sounding here.
+    private func noteCut(_ voice: Voice) {
+        if voice.hasStarted.load(ordering: .relaxed), !voice.hasFinished.load(ordering: .relaxed) { audioWasCut = true }
     }
 
     /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the

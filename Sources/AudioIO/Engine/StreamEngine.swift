@@ -40,6 +40,10 @@ final class StreamEngine: @unchecked Sendable {
     var sampleRate: Double { Double(configuration.sampleRate) }
     var direction: StreamDirection { stream.direction }
 
+    /// Whether the device's buffer holds more than a tenth of a second: a pause or a change written into the mix
+    /// would be heard only after it, so players drop what is queued instead (see ``discardQueuedAudio(_:)``).
+    var queuesLong: Bool { configuration.bufferFrames * 10 > configuration.sampleRate }
+
     /// Playback: frames written but not yet heard at the last write (the device's queue, a sound server's included).
     let queuedFrames = ManagedAtomic<Int>(0)
     /// Playback: underruns recovered since the engine started.
@@ -112,6 +116,12 @@ final class StreamEngine: @unchecked Sendable {
 
     private init(stream: any PCMStream, request: StreamRequest, isOffline: Bool = false) throws(DeviceError) {
         self.stream = stream
+        var request = request
+        if !stream.isClocked, !isOffline {
+            // A device without a clock gains nothing from a long buffer, and a scheduled start waits less the longer
+            // the buffer: players scheduled one after another would find the stream already past their frame.
+            request.periodFrames = min(request.periodFrames, request.sampleRate / 100)
+        }
         configuration = try stream.configure(request)
         deviceName = stream.name
         isUnclocked = !stream.isClocked
@@ -301,7 +311,7 @@ final class StreamEngine: @unchecked Sendable {
     /// Whether a voice plays or waits to start: an offline render goes on while one does.
     var hasVoicesToRender: Bool {
         guard case .render(let mixer) = cycle else { return false }
-        return mixer.needsRendering
+        return mixer.hasVoicesToPlay
     }
 
     /// The device frame after the last frame any voice has mixed.
@@ -315,6 +325,7 @@ final class StreamEngine: @unchecked Sendable {
     private func renderPeriod(
         _ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer, frames: Int? = nil
     ) -> Int? {
+        if queuedAudioIsUnwanted(mixer) { discardQueuedAudio(mixer) }
         let first = framesTransferred.load(ordering: .relaxed)
         let frames = frames ?? configuration.periodFrames
         mixer.render(into: floats, frames: frames, firstFrame: first)
@@ -322,7 +333,13 @@ final class StreamEngine: @unchecked Sendable {
         var done = 0
         while done < frames {
             do {
-                done += try stream.write(raw + done * configuration.bytesPerFrame, frames: frames - done)
+                let written = try stream.write(raw + done * configuration.bytesPerFrame, frames: frames - done)
+                done += written
+                guard written == 0 else { continue }
+                // No room yet: wait for it, or for a client. One that cut its voice off leaves the rest of this
+                // period unwritten, and what is queued is dropped with the next period or the idle.
+                if queuedAudioIsUnwanted(mixer) { break }
+                _ = streamWake.wait(timeout: .now() + stream.waitingTime(for: frames - done))
             } catch .xrun {
                 underruns.wrappingIncrement(ordering: .relaxed)
                 do { try stream.recover(from: .xrun) } catch { return fail(error) }
@@ -333,12 +350,35 @@ final class StreamEngine: @unchecked Sendable {
                 return fail(error)
             }
         }
-        framesTransferred.store(first + Int64(frames), ordering: .relaxed)
+        framesTransferred.store(first + Int64(done), ordering: .relaxed)
         let delay = stream.delay
         queuedFrames.store(delay, ordering: .relaxed)
-        clockFrames.store(first + Int64(frames) - Int64(delay), ordering: .relaxed)
+        clockFrames.store(first + Int64(done) - Int64(delay), ordering: .relaxed)
         clockAt.store(Self.nanoseconds(), ordering: .releasing)
-        return frames
+        return done
+    }
+
+    /// Whether what the device holds queued is of voices cut off, and no other voice sounds, on a device that holds
+    /// much: it is to be dropped rather than heard. A short queue plays out: a pause is heard where the mix stopped.
+    private func queuedAudioIsUnwanted(_ mixer: Mixer) -> Bool {
+        guard queuesLong else {
+            mixer.audioWasCut = false
+            return false
+        }
+        mixer.noteCutVoices()
+        return mixer.audioWasCut && !mixer.hasSoundingVoices
+    }
+
+    /// Drops what the device holds queued, unheard, so that a pause, a seek or a change of rate is heard now rather
+    /// than after the queue (hundreds of milliseconds with a long buffer); the clock goes on from what was heard.
+    private func discardQueuedAudio(_ mixer: Mixer) {
+        mixer.audioWasCut = false
+        let heard = framesTransferred.load(ordering: .relaxed) - Int64(stream.delay)
+        stream.drop()
+        framesTransferred.store(heard, ordering: .relaxed)
+        queuedFrames.store(0, ordering: .relaxed)
+        clockFrames.store(heard, ordering: .relaxed)
+        clockAt.store(Self.nanoseconds(), ordering: .releasing)
     }
 
     /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
@@ -386,11 +426,15 @@ final class StreamEngine: @unchecked Sendable {
         }
     }
 
-    /// Nothing to move: playback plays out what the device holds, capture stops; then the clock runs on the
-    /// monotonic clock.
+    /// Nothing to move: playback plays out what the device holds (or drops it, when a voice was cut off), capture
+    /// stops; then the clock runs on the monotonic clock.
     private func enterIdle() {
         guard !isIdle.load(ordering: .relaxed) else { return }
-        if direction == .playback { stream.drain() } else { stream.drop() }
+        switch cycle {
+        case .render(let mixer) where queuedAudioIsUnwanted(mixer): discardQueuedAudio(mixer)
+        case .render: stream.drain()
+        case .capture: stream.drop()
+        }
         queuedFrames.store(0, ordering: .relaxed)
         idleFrames.store(direction == .playback ? framesTransferred.load(ordering: .relaxed) : frame(at: deviceCurrentTime), ordering: .relaxed)
         idleSince.store(Self.nanoseconds(), ordering: .relaxed)
@@ -432,10 +476,11 @@ final class StreamEngine: @unchecked Sendable {
 
     // MARK: Event thread
 
-    /// Seconds the event thread waits for events while clients are in the cycle: nothing it does is timed finer than
-    /// a period, and each wake-up costs.
+    /// Seconds the event thread waits for events while clients are in the cycle: a quarter of a second on a device
+    /// with a clock (each wake-up costs, and a start or an end is told within it), 20 ms on one without (which may
+    /// play a whole file in that time).
     private var eventInterval: Double {
-        min(0.1, max(0.02, Double(configuration.periodFrames) / sampleRate))
+        isUnclocked ? 0.02 : 0.25
     }
 
     private func eventLoop() {

@@ -31,17 +31,36 @@ extension AudioPlayer {
 
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
     public func pause() {
-        withState { state, _ in _ = Self.pause(&state) }
+        withState { state, events in _ = pause(&state, &events) }
     }
 
     /// Pauses the voice if it plays; returns whether it did.
-    private static func pause(_ state: inout State) -> Bool {
+    private func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
+        if state.engine?.queuesLong == true {
+            // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
+            // queued of it) and a new one waits at the position heard.
+            let heard = state.currentTime
+            state.release()
+            state.time = heard
+            _ = prepare(&state, &events)
+            return true
+        }
         voice.isPaused.store(true, ordering: .releasing)
         // What is queued on the device plays out: the pause is heard where the mix stopped.
         state.isPlaying = false
         state.time = state.currentTime
         return true
+    }
+
+    /// After a change to what the voice sounds like (rate, volume) on a device that holds much queued: goes on from
+    /// the position heard with a new voice, so that the change is heard now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
+        guard state.isPlaying, state.engine?.queuesLong == true else { return }
+        let heard = state.currentTime
+        state.release()
+        state.time = heard
+        _ = start(&state, &events, at: nil)
     }
 
     /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value, and the next
@@ -155,7 +174,7 @@ extension AudioPlayer {
 
 extension AudioPlayer: PlayingParticipant {
     func pauseIfPlaying() -> Bool {
-        withState { state, _ in Self.pause(&state) }
+        withState { state, events in pause(&state, &events) }
     }
 
     var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }

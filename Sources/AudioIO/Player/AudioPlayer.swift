@@ -118,12 +118,15 @@ public final class AudioPlayer: @unchecked Sendable {
         set { setVolume(newValue, fadeDuration: 0) }
     }
 
-    /// Moves ``volume`` to `volume` linearly over `fadeDuration` seconds (0 = at once).
+    /// Moves ``volume`` to `volume` linearly over `fadeDuration` seconds (0 = at once). With a long I/O buffer (see
+    /// ``AudioSession/preferredIOBufferDuration``), a change at once is heard at once, and a fade starts once what the
+    /// device holds queued has played.
     public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
-        state.withLock { state in
+        withState { state, events in
             state.volume = min(max(volume, 0), 1)
             state.fadeDuration = max(fadeDuration, 0)
             state.applyVolume()
+            if fadeDuration <= 0 { restartIfQueuedLong(&state, &events) }
         }
     }
 
@@ -149,9 +152,10 @@ public final class AudioPlayer: @unchecked Sendable {
     public var rate: Float {
         get { state.withLock { $0.rate } }
         set {
-            state.withLock { state in
+            withState { state, events in
                 state.rate = min(max(newValue, 0.5), 2)
                 state.decoder?.rateBits.store(state.rate.bitPattern, ordering: .relaxed)
+                if state.enableRate { restartIfQueuedLong(&state, &events) }
             }
         }
     }

@@ -89,8 +89,18 @@ package final class PlaybackDecoder: @unchecked Sendable {
         return Source(file: file, item: item, channelMap: map, resampler: resampler)
     }
 
-    /// Starts the decoder thread.
-    func start() {
+    /// Seconds the thread sleeps at most while the ring is full: a quarter of what the ring holds, which it refills
+    /// from half empty.
+    private var longestWait: Double {
+        Double(voice.audio.capacity / voice.channelCount) / deviceRate / 4
+    }
+
+    /// Whether the render thread drains the ring at the pace of a device's clock: set by ``start(pacedByDevice:)``.
+    private var pacedByDevice = false
+
+    /// Starts the decoder thread; `pacedByDevice` when the voice plays on a device with a clock.
+    func start(pacedByDevice: Bool) {
+        self.pacedByDevice = pacedByDevice
         RealtimeThread.start(name: "audio-decoder", realtime: false) { [self] in run() }
     }
 
@@ -102,7 +112,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private func run() {
         let buffers = Buffers(channels: voice.channelCount)
         defer { buffers.deallocate() }
-        var backoff = PollingBackoff()
+        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
         var isRefilling = true
         while !stopRequested.load(ordering: .acquiring) {
             // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
@@ -233,7 +243,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
         let count = frames.count / voice.channelCount
         guard count > 0 else { return }
         var written = 0
-        var backoff = PollingBackoff()
+        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
         while written < frames.count, !stopRequested.load(ordering: .relaxed) {
             written += voice.audio.write(UnsafeBufferPointer(rebasing: frames[written...]))
             if written < frames.count { backoff.wait() }
@@ -250,7 +260,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     private func pushEnd() {
         let end = PlaybackMarker(frames: 0, fileTime: 0, secondsPerFrame: 0, item: source.item, isEnd: true)
-        var backoff = PollingBackoff()
+        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
         while !voice.markers.push(end) {
             if stopRequested.load(ordering: .relaxed) { return }
             backoff.wait()

@@ -4,9 +4,15 @@ import Glibc
 /// Builds what a player needs to sound: a voice on `engine` and the decoder thread that fills it, primed
 /// so that the first periods never wait.
 package enum PlaybackPipeline {
-    /// The voice's ring, in seconds of device frames: enough to ride out a slow disk, small enough that a
-    /// rate change is heard soon.
+    /// The voice's ring, in seconds of device frames, at the least: enough to ride out a slow disk, small enough
+    /// that a rate change is heard soon. It holds four device periods at the most: the render thread takes one at a
+    /// time, and the decoder refills it from half empty.
     package static let ringSeconds = 0.25
+
+    /// The ring, in device frames, for a voice on `engine`.
+    static func ringFrames(on engine: StreamEngine) -> Int {
+        max(Int(engine.sampleRate * ringSeconds), 4 * engine.configuration.periodFrames)
+    }
 
     /// A primed voice (not yet in the mix) and its running decoder.
     static func start(
@@ -16,7 +22,7 @@ package enum PlaybackPipeline {
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws -> (Voice, PlaybackDecoder) {
         let voice = Voice(
-            channelCount: engine.configuration.channelCount, capacityFrames: Int(engine.sampleRate * ringSeconds),
+            channelCount: engine.configuration.channelCount, capacityFrames: ringFrames(on: engine),
             startingAt: startTime, item: item, reportsItems: reportsItems)
         voice.owner = owner
         voice.gain = volume
@@ -27,7 +33,7 @@ package enum PlaybackPipeline {
             file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: rate,
             enableRate: enableRate, next: next)
         decoder.onError = onError
-        decoder.start()
+        decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder.
         let deadline = ContinuousClock.now + .seconds(5)
         while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {

@@ -105,7 +105,7 @@ extension AudioRecorder {
                 guard let self, let writer else { return }
                 self.writerDidFail(writer)
             }
-            writer.start()
+            writer.start(pacedByDevice: !engine.isUnclocked)
             state.engine = engine
             state.tap = tap
             state.writer = writer

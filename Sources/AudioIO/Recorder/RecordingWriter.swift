@@ -8,14 +8,14 @@ import Synchronization
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
-/// While the input runs it writes once ``minimumBlockFrames`` (about 20 ms at 48 kHz) are waiting, so
-/// that the disk sees few, large writes, and syncs the file every ``syncInterval``, so that a power cut takes at
-/// most that much more than a killed process does.
+/// While the input runs it writes once ``minimumBlockSeconds`` are waiting, so that the disk sees few, large writes
+/// (a killed process loses at most that and what the device held), and syncs the file every ``syncInterval``, so that
+/// a power cut takes at most that much more than a killed process does.
 final class RecordingWriter: @unchecked Sendable {
     /// Frames taken from the ring per step at most.
-    static let chunkFrames = 4096
-    /// Frames to wait for before writing, while the input runs.
-    static let minimumBlockFrames = 1024
+    static let chunkFrames = 16384
+    /// Seconds of audio to wait for before writing, while the input runs.
+    static let minimumBlockSeconds = 0.2
     /// Seconds between two syncs of the file to the disk.
     static let syncInterval: Duration = .seconds(1)
 
@@ -60,8 +60,12 @@ final class RecordingWriter: @unchecked Sendable {
         }
     }
 
-    /// Starts the writer thread.
-    func start() {
+    /// Whether the capture thread fills the ring at the pace of a device's clock: set by ``start(pacedByDevice:)``.
+    private var pacedByDevice = false
+
+    /// Starts the writer thread; `pacedByDevice` when the tap captures from a device with a clock.
+    func start(pacedByDevice: Bool) {
+        self.pacedByDevice = pacedByDevice
         RealtimeThread.start(name: "audio-writer", realtime: false) { [self] in run() }
     }
 
@@ -108,7 +112,10 @@ final class RecordingWriter: @unchecked Sendable {
     ) throws {
         let channels = tap.channelCount
         var position: Int64 = 0
-        var backoff = PollingBackoff()
+        let minimumBlockFrames = min(Int(Self.minimumBlockSeconds * deviceRate), Self.chunkFrames)
+        // Half a block, or of a device period, whichever is longer: the capture thread delivers a period at a time.
+        let longestWait = max(Double(tap.periodFrames) / deviceRate, Self.minimumBlockSeconds) / 2
+        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
         var lastSync = ContinuousClock.now
         while true {
             if ContinuousClock.now - lastSync >= Self.syncInterval {
@@ -131,7 +138,7 @@ final class RecordingWriter: @unchecked Sendable {
             }
             let untilGap = gap.map { Int($0.position - position) } ?? .max
             let available = min(audio.availableToRead / channels, untilGap, Self.chunkFrames)
-            guard available > 0, available >= Self.minimumBlockFrames || ended || available == untilGap else {
+            guard available > 0, available >= minimumBlockFrames || ended || available == untilGap else {
                 if ended, available == 0, gap == nil { return }
                 backoff.wait()
                 continue

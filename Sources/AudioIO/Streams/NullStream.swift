@@ -31,6 +31,8 @@ final class NullStream: PCMStream {
         return frames
     }
 
+    func waitingTime(for frames: Int) -> Double { 0 }
+
     func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws(DeviceError) -> Int {
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
         return frames

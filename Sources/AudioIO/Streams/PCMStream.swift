@@ -72,8 +72,12 @@ protocol PCMStream: AnyObject {
 
     /// Sets the format, rate, channels and buffer as near `request` as the device takes; returns what it agreed.
     func configure(_ request: StreamRequest) throws(DeviceError) -> StreamConfiguration
-    /// Writes up to `frames` interleaved frames from `buffer`; returns how many the device took, waiting for room.
+    /// Writes up to `frames` interleaved frames from `buffer`; returns how many the device took, waiting for room — or
+    /// 0 at once from a stream that does not wait (a sound server's), which ``waitingTime(for:)`` then tells how long
+    /// to wait, so that the engine can be woken meanwhile.
     func write(_ buffer: UnsafeRawPointer, frames: Int) throws(DeviceError) -> Int
+    /// Seconds until about `frames` frames (a period at most) can be written without waiting.
+    func waitingTime(for frames: Int) -> Double
     /// Reads up to `frames` interleaved frames into `buffer`; returns how many, waiting for some to arrive.
     func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws(DeviceError) -> Int
     /// Brings the stream back after ``DeviceError/xrun`` or ``DeviceError/suspended``; rethrows what cannot be.

@@ -40,15 +40,18 @@ extension VoiceMemo {
 
         func run() async throws {
             let settings = try encoding.recordingSettings()
-            let stop = StopSignals()
+            // A stop signal or the recording's end: what a recording with nothing to draw waits for.
+            let wakes = AsyncStream<Void>.makeStream()
+            let stop = StopSignals { wakes.continuation.yield() }
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
-            let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
-            recorder.currentDevice = capture.device
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
+            IOBufferChoice.apply(meterShown: live.display != nil)
+            let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
+            recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
-            let progress = RecordingProgress(recorder)
+            let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
             let notices = SessionNotices(recording: true, devices: [capture.device], keys: false, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
@@ -61,6 +64,12 @@ extension VoiceMemo {
             }
             let statusPrefix = "● REC  \(ticket.memo.title.terminalSafe)"
             let path = ticket.fileURL.path
+            if !live.isShown {
+                for await _ in wakes.stream {
+                    if stop.received != nil { recorder.stop() }
+                    if stop.received != nil || progress.hasFinished { break }
+                }
+            }
             while !progress.hasFinished {
                 if stop.received != nil {
                     recorder.stop()
@@ -123,9 +132,9 @@ private final class RecordingProgress: Sendable {
     private let shared: Shared
     private let listener: Task<Void, Never>
 
-    /// Starts listening to `recorder`'s events, until it reports the recording finished; make it before
-    /// the recording starts.
-    init(_ recorder: AudioRecorder) {
+    /// Starts listening to `recorder`'s events, until it reports the recording finished, then calls `onFinish`;
+    /// make it before the recording starts.
+    init(_ recorder: AudioRecorder, onFinish: @escaping @Sendable () -> Void) {
         let events = recorder.events()
         let shared = Shared()
         self.shared = shared
@@ -142,7 +151,10 @@ private final class RecordingProgress: Sendable {
                     }
                     return report.successfully != nil
                 }
-                if isLast { return }
+                if isLast {
+                    onFinish()
+                    return
+                }
             }
         }
     }
