@@ -68,19 +68,21 @@ import Testing
 /// Items that cannot be played are reported one by one and skipped; the rest plays back to back.
 @Suite(.timeLimit(.minutes(1))) struct AudioQueuePlayerFailureTests {
     @Test(arguments: [0, 1, 2])
-    func anItemTheDeviceCannotTakeIsReportedAndSkipped(at position: Int) async throws {
+    func anItemThatChangedOnTheDiskIsReportedAndSkipped(at position: Int) async throws {
         let rig = try PlaybackRig()
         var urls = try [0.2, 0.15].enumerated().map { index, seconds in
             let url = rig.scratch.file("item\(index).wav")
             try Sox.synth(to: url.path, rate: 48000, channels: 2, seconds: seconds, "whitenoise whitenoise")
             return url
         }
-        // Three channels have no obvious place on a stereo device.
-        let surround = rig.scratch.file("surround.wav")
-        try Sox.synth(to: surround.path, rate: 48000, channels: 3, seconds: 0.1, "sine 300 sine 400 sine 500")
-        urls.insert(surround, at: position)
+        // Readable when queued, overwritten with something that is not audio before it plays.
+        let changed = rig.scratch.file("changed.wav")
+        try Sox.synth(to: changed.path, rate: 48000, channels: 2, seconds: 0.1, "sine 300 sine 400")
+        urls.insert(changed, at: position)
         let queue = try AudioQueuePlayer(items: urls)
         queue.currentDevice = rig.device
+        try Data(repeating: 7, count: 4096).write(to: changed)
+        let failure = try #require(throws: AudioFileError.self) { try AudioFile(forReading: changed) }
         let stream = queue.events()
         #expect(queue.play())
         var events: [AudioQueuePlayer.Event] = []
@@ -89,21 +91,20 @@ import Testing
             if case .finishedPlaying = event { break }
         }
         let expected: [AudioQueuePlayer.Event] = urls.map { url in
-            url == surround
-                ? .itemDidFailToPlayToEnd(url, AudioFileError(path: url.path, reason: .unsupported("its 3 channels cannot be played on a 2-channel device")))
-                : .itemDidPlayToEnd(url)
+            url == changed ? .itemDidFailToPlayToEnd(url, failure) : .itemDidPlayToEnd(url)
         } + [.finishedPlaying(successfully: false)]
         #expect(events == expected)
-        let played = try urls.filter { $0 != surround }.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
+        let played = try urls.filter { $0 != changed }.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: played.count).left, played) == nil)
     }
 
     @Test func aQueueOfNothingPlayableFailsAtOnce() async throws {
         let rig = try PlaybackRig()
-        let surround = rig.scratch.file("surround.wav")
-        try Sox.synth(to: surround.path, rate: 48000, channels: 3, seconds: 0.1, "sine 300 sine 400 sine 500")
-        let queue = try AudioQueuePlayer(items: [surround])
+        let changed = rig.scratch.file("changed.wav")
+        try Sox.synth(to: changed.path, rate: 48000, channels: 2, seconds: 0.1, "sine 300 sine 400")
+        let queue = try AudioQueuePlayer(items: [changed])
         queue.currentDevice = rig.device
+        try Data(repeating: 7, count: 4096).write(to: changed)
         let stream = queue.events()
         #expect(!queue.play())
         queue.removeAllItems()
@@ -113,6 +114,6 @@ import Testing
             break
         }
         guard case .itemDidFailToPlayToEnd(let url, _) = events.first else { Issue.record("\(events)"); return }
-        #expect(url == surround && queue.items.isEmpty)
+        #expect(url == changed && queue.items.isEmpty)
     }
 }

@@ -35,6 +35,21 @@ import Testing
         #expect(try Sox.info(cli.scratch.path("out.wav")).bits == 24)
     }
 
+    @Test func aSixChannelFileKeepsItsSixChannelsThroughImportInfoAndExport() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("surround.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 6, bits: 24, seconds: 0.5, Array(repeating: "whitenoise", count: 6).joined(separator: " "))
+        let memo = try cli.json(cli.run("import", source, "--title", "Surround", "--json"))
+        #expect(memo["channels"] as? Int == 6 && (memo["peakDBFS"] as? [Double])?.count == 6)
+        let info = try cli.run("info", "Surround")
+        #expect(info.status == 0 && info.standardOutput.contains("Channels:       6\n"), "\(info.standardOutput)")
+        let export = try cli.run("export", "Surround", cli.scratch.path("out.wav"), "--format", "wav")
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try Sox.info(cli.scratch.path("out.wav")).channels == 6)
+        #expect(try FFprobe.audio(of: cli.scratch.path("out.wav")).channels == 6)
+        #expect(try Sox.samples(of: source) == Sox.samples(of: cli.scratch.path("out.wav")), "bit for bit")
+    }
+
     @Test func aCDRateFileBecomesAVoiceMemoAtOpusRate() throws {
         let cli = try CLI()
         try espeak("Remember to water the plants.", to: cli.scratch.path("speech.wav"))
