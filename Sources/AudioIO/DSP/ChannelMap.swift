@@ -27,6 +27,16 @@ package enum ChannelMap: Equatable, Sendable {
         }
     }
 
+    /// The side of a stereo output that input channel `channel` is heard on alone, nil when it is heard on both
+    /// (mono, a centre) or neither (an LFE): what pan does to it.
+    func side(ofInput channel: Int) -> StereoSide? {
+        switch self {
+        case .identity: channel == 0 ? .left : channel == 1 ? .right : nil
+        case .duplicateMono, .averageToMono: nil
+        case .downmix(let downmix): downmix.side(ofInput: channel)
+        }
+    }
+
     /// Maps every frame of `input` into `output`, which must have room for them; allocates nothing.
     func apply(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {
         switch self {
@@ -47,4 +57,9 @@ package enum ChannelMap: Equatable, Sendable {
             downmix.apply(input, into: output)
         }
     }
+}
+
+/// One side of a stereo output.
+enum StereoSide {
+    case left, right
 }

@@ -76,6 +76,16 @@ package struct Downmix: Equatable, Sendable {
         }
     }
 
+    /// The side input channel `channel` is heard on alone when the output is stereo; nil on both or neither.
+    func side(ofInput channel: Int) -> StereoSide? {
+        guard outputCount == 2 else { return nil }
+        switch (gains[channel] > 0, gains[inputCount + channel] > 0) {
+        case (true, false): return .left
+        case (false, true): return .right
+        default: return nil
+        }
+    }
+
     /// Mixes every frame of `input` (``inputCount`` channels) into `output` (``outputCount``), which must have
     /// room for them; allocates nothing.
     func apply(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) {

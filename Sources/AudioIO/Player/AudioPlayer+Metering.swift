@@ -11,30 +11,20 @@ extension AudioPlayer {
         }
     }
 
-    /// Takes the levels of everything played since the previous call (after volume and pan) for
-    /// ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``; silence if nothing played. Calls
-    /// more than about 5 s apart lose nothing either: what the first of them cannot take comes with the next.
+    /// Takes the levels of everything heard since the previous call for ``averagePower(forChannel:)`` and
+    /// ``peakPower(forChannel:)``, one for each of the file's ``numberOfChannels`` channels; silence if nothing
+    /// played. They are the file's channels after ``volume`` (fades included); ``pan`` shows in a channel heard on
+    /// one side of a stereo device only (a stereo file's two; the left and right ones of a 5.1 file mixed down),
+    /// not in one heard on both (mono, a centre). Calls more than about 5 s apart lose nothing either: what the
+    /// first of them cannot take comes with the next.
     public func updateMeters() {
         state.withLock { state in
-            let channels = state.voice?.channelCount ?? state.engine?.configuration.channelCount ?? 2
-            var frames = 0
-            var peak: [Float] = [0, 0]
-            var squares: [Double] = [0, 0]
-            while let record = state.voice?.levels.pop() {
-                frames += record.frames
-                peak[0] = max(peak[0], record.peak.0)
-                peak[1] = max(peak[1], record.peak.1)
-                squares[0] += record.squareSum.0
-                squares[1] += record.squareSum.1
-            }
-            let count = Double(max(frames, 1))
-            state.levels = AudioLevels(
-                peak: (0..<channels).map { AudioLevels.decibels(Double(peak[min($0, 1)])) },
-                average: (0..<channels).map { AudioLevels.decibels((squares[min($0, 1)] / count).squareRoot()) })
+            state.levels = state.voice.map { state.meter.take(from: $0, fileChannels: numberOfChannels) }
+                ?? LevelAccumulator(channelCount: numberOfChannels).levels
         }
     }
 
-    /// Peak level of `channel` (0-based, device channels) at the last ``updateMeters()``, in dBFS: 0 is full
+    /// Peak level of `channel` (0-based, the file's channels) at the last ``updateMeters()``, in dBFS: 0 is full
     /// scale, −160 silence (also for a channel that does not exist).
     public func peakPower(forChannel channel: Int) -> Float {
         state.withLock { state in

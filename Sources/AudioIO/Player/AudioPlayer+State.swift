@@ -14,6 +14,7 @@ extension AudioPlayer {
         var rate: Float = 1
         var isMeteringEnabled = false
         var levels = AudioLevels(peak: [], average: [])
+        var meter = VoiceMeter()
         /// The position while no voice is prepared (and where the next one starts), in seconds.
         var time: TimeInterval = 0
         var engine: StreamEngine?
