@@ -2,13 +2,8 @@ extension AudioPlayer {
     /// Whether the render thread measures levels for ``updateMeters()``; off by default, as it costs a
     /// little on the render thread.
     public var isMeteringEnabled: Bool {
-        get { state.withLock { $0.isMeteringEnabled } }
-        set {
-            state.withLock { state in
-                state.isMeteringEnabled = newValue
-                state.voice?.isMeteringEnabled.store(newValue, ordering: .relaxed)
-            }
-        }
+        get { state.withLock { $0.controls.isMeteringEnabled } }
+        set { state.withLock { $0.controls.setMetering(newValue, voice: $0.voice) } }
     }
 
     /// Takes the levels of everything heard since the previous call for ``averagePower(forChannel:)`` and
@@ -18,24 +13,17 @@ extension AudioPlayer {
     /// not in one heard on both (mono, a centre). Calls more than about 5 s apart lose nothing either: what the
     /// first of them cannot take comes with the next.
     public func updateMeters() {
-        state.withLock { state in
-            state.levels = state.voice.map { state.meter.take(from: $0, fileChannels: numberOfChannels) }
-                ?? LevelAccumulator(channelCount: numberOfChannels).levels
-        }
+        state.withLock { $0.controls.updateMeters(from: $0.voice, fileChannels: numberOfChannels) }
     }
 
     /// Peak level of `channel` (0-based, the file's channels) at the last ``updateMeters()``, in dBFS: 0 is full
     /// scale, −160 silence (also for a channel that does not exist).
     public func peakPower(forChannel channel: Int) -> Float {
-        state.withLock { state in
-            state.levels.peak.indices.contains(channel) ? Float(state.levels.peak[channel]) : Float(AudioLevels.floor)
-        }
+        state.withLock { $0.controls.peakPower(forChannel: channel) }
     }
 
     /// Average (RMS) level of `channel` at the last ``updateMeters()``, in dBFS, −160…0.
     public func averagePower(forChannel channel: Int) -> Float {
-        state.withLock { state in
-            state.levels.average.indices.contains(channel) ? Float(state.levels.average[channel]) : Float(AudioLevels.floor)
-        }
+        state.withLock { $0.controls.averagePower(forChannel: channel) }
     }
 }
