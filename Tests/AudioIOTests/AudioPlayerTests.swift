@@ -252,6 +252,29 @@ import Testing
         #expect(player.averagePower(forChannel: 0) == -160, "nothing played since")
     }
 
+    @Test func aSixChannelFileIsMeteredChannelByChannelAfterVolume() throws {
+        let scratch = try ScratchDirectory()
+        let file = scratch.file("surround.wav")
+        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", file.path, "synth", "0.5",
+                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
+                                "vol", "0.5", "remix", "1v1", "2v0.8", "3v0.6", "4v0.4", "5v0.2", "6v0.1"])
+        let sox = try Sox.levels(of: file.path, channels: 6)
+        let renderer = try OfflineRenderer()
+        let player = try AudioPlayer(contentsOf: file)
+        player.currentDevice = renderer.device
+        player.isMeteringEnabled = true
+        player.volume = 0.5
+        #expect(player.play())
+        _ = renderer.render(frameCount: 30000)
+        player.updateMeters()
+        // Six levels, each its channel's as sox measures it, 6.02 dB down for the volume; on a stereo device.
+        for channel in 0..<6 {
+            #expect(abs(Double(player.peakPower(forChannel: channel)) - (sox.peak[channel] - 6.02)) < 0.1, "peak of \(channel)")
+            #expect(abs(Double(player.averagePower(forChannel: channel)) - (sox.rms[channel] - 6.02)) < 0.1, "average of \(channel)")
+        }
+        #expect(player.peakPower(forChannel: 6) == -160)
+    }
+
     @Test func metersReadLateLoseNothing() async throws {
         let rig = try PlaybackRig()
         // Six quiet seconds (more than the level ring holds), one loud, then digital silence, played on the

@@ -11,7 +11,7 @@ import Testing
 
     @Test(arguments: [
         (AudioSettings(format: .opus, sampleRate: 44100), AudioSettingsError.opusSampleRate(44100)),
-        (AudioSettings(format: .opus, channelCount: 3), .channelCount(3, allowed: 1...2, format: .opus)),
+        (AudioSettings(format: .opus, channelCount: 9), .channelCount(9, allowed: 1...8, format: .opus)),
         (AudioSettings(format: .wav, channelCount: 0), .channelCount(0, allowed: 1...8, format: .wav)),
         (AudioSettings(format: .caf, channelCount: 9), .channelCount(9, allowed: 1...8, format: .caf)),
         (AudioSettings(format: .wav, sampleRate: 0), .sampleRate(0)),

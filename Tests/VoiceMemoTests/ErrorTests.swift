@@ -79,7 +79,7 @@ import Testing
     @Test(arguments: [
         (["--preset", "vocie"], "no preset named 'vocie'; available:"),
         (["--format", "opus", "--sample-rate", "44100"], "Opus takes 8000, 12000, 16000, 24000 or 48000 Hz"),
-        (["--format", "opus", "--channels", "3"], "opus takes 1 to 2 channels"),
+        (["--format", "opus", "--channels", "9"], "opus takes 1 to 8 channels"),
         (["--format", "wav", "--bitrate", "64000"], "no bit rate"),
     ])
     func wrongSettingsAreAUsageErrorInOneLine(arguments: [String], message: String) throws {

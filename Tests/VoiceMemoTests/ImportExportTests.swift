@@ -1,3 +1,4 @@
+import AudioIO
 import Foundation
 import TestSupport
 import Testing
@@ -33,6 +34,46 @@ import Testing
         #expect(export.standardOutput.contains("Exported “Noise”"))
         #expect(try Sox.samples(of: cli.scratch.path("in.wav")) == Sox.samples(of: cli.scratch.path("out.wav")))
         #expect(try Sox.info(cli.scratch.path("out.wav")).bits == 24)
+    }
+
+    @Test func aSixChannelFileKeepsItsSixChannelsThroughImportInfoAndExport() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("surround.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 6, bits: 24, seconds: 0.5, Array(repeating: "whitenoise", count: 6).joined(separator: " "))
+        let memo = try cli.json(cli.run("import", source, "--title", "Surround", "--json"))
+        #expect(memo["channels"] as? Int == 6 && (memo["peakDBFS"] as? [Double])?.count == 6)
+        let info = try cli.run("info", "Surround")
+        #expect(info.status == 0 && info.standardOutput.contains("Channels:       6\n"), "\(info.standardOutput)")
+        let export = try cli.run("export", "Surround", cli.scratch.path("out.wav"), "--format", "wav")
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try Sox.info(cli.scratch.path("out.wav")).channels == 6)
+        #expect(try FFprobe.audio(of: cli.scratch.path("out.wav")).channels == 6)
+        #expect(try Sox.samples(of: source) == Sox.samples(of: cli.scratch.path("out.wav")), "bit for bit")
+    }
+
+    /// libsndfile writes Opus of 3 to 8 channels with the surround mapping (family 1), whose channels are in Vorbis
+    /// order: each channel, at a level of its own, must come back where it was.
+    @Test func aSixChannelMemoExportsToSurroundOpusWithEachChannelInItsPlace() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("surround.wav")
+        // The LFE (fourth) channel at 60 Hz: the encoder codes only the lowest frequencies there.
+        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", source, "synth", "1",
+                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
+                                "vol", "0.3", "remix", "1v1", "2v0.9", "3v0.8", "4v0.7", "5v0.6", "6v0.5"])
+        #expect(try cli.run("import", source, "--title", "Surround").status == 0)
+        let opus = cli.scratch.path("surround.opus")
+        let export = try cli.run("export", "Surround", opus)
+        #expect(export.status == 0 && export.standardOutput.contains("opus 48 kHz 6 ch"), "\(export.standardError)")
+        let info = try Tool.output("opusinfo", [opus])
+        #expect(info.contains("Channels: 6") && info.contains("Channel Mapping Family: 1"), "\(info)")
+        #expect(try FFprobe.audio(of: opus).channels == 6)
+        try Tool.output("opusdec", ["--quiet", opus, cli.scratch.path("decoded.wav")])
+        let expected = try Sox.levels(of: source, channels: 6).rms
+        let decoded = try Sox.levels(of: cli.scratch.path("decoded.wav"), channels: 6).rms
+        // The channels' levels are 0.9 dB and more apart: a channel out of place is off by that much.
+        #expect(zip(decoded, expected).allSatisfy { abs($0 - $1) < 0.3 }, "opusdec: \(decoded) for \(expected)")
+        let ours = try AudioFile(forReading: URL(fileURLWithPath: opus)).measureLevels().average
+        #expect(zip(ours, expected).allSatisfy { abs($0 - $1) < 0.3 }, "AudioFile: \(ours) for \(expected)")
     }
 
     @Test func aCDRateFileBecomesAVoiceMemoAtOpusRate() throws {

@@ -128,8 +128,8 @@ import Testing
                 { _ in states().last.map(condition) ?? false }
             }
 
-            // Playing: the position runs and both channels show the tone (a mono file plays on both).
-            #expect(play.read(until: shows { $0.isPlaying && $0.position >= 0.5 && $0.channels.count == 2
+            // Playing: the position runs and the memo's one channel shows the tone.
+            #expect(play.read(until: shows { $0.isPlaying && $0.position >= 0.5 && $0.channels.count == 1
                 && $0.channels.allSatisfy { $0.isNear(peak: -6.02, average: -9.03) } }, timeout: 10), "\(play.screen.suffix(2000))")
             #expect(play.localModes & Self.rawModes == 0)
             #expect(play.screen.contains("\u{1B}[32m█"), "colors without NO_COLOR")

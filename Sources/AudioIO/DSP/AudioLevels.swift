@@ -96,11 +96,15 @@ struct LevelAccumulator {
     }
 
     /// The levels of everything added since the start or the last ``reset()``.
-    var levels: AudioLevels {
+    var levels: AudioLevels { levels { _ in (1, 1) } }
+
+    /// The levels of everything added since the start or the last ``reset()``, each channel's scaled by the gains
+    /// `gains(channel)` gives: one for the peak, one for the average (RMS).
+    func levels(scaledBy gains: (_ channel: Int) -> (peak: Double, average: Double)) -> AudioLevels {
         let frames = Double(max(frameCount, 1))
         return AudioLevels(
-            peak: peaks.map { AudioLevels.decibels(Double($0)) },
-            average: squareSums.map { AudioLevels.decibels(($0 / frames).squareRoot()) })
+            peak: peaks.indices.map { AudioLevels.decibels(Double(peaks[$0]) * gains($0).peak) },
+            average: squareSums.indices.map { AudioLevels.decibels((squareSums[$0] / frames).squareRoot() * gains($0).average) })
     }
 
     /// Values in a sums record: the frame count, then each channel's peak and sum of squares.

@@ -2,7 +2,8 @@ import Atomics
 import Glibc
 
 /// The render cycle: mixes every active voice into one period of interleaved float frames, applying each
-/// voice's volume (with fades), pan and metering, honouring scheduled start frames to the frame.
+/// voice's volume (with fades) and pan, noting the gains for its meters, honouring scheduled start frames to
+/// the frame.
 ///
 /// **Real-time contract**: ``render(into:frames:firstFrame:)`` runs on the render thread. It allocates
 /// nothing, takes no lock and logs nothing; it talks to the rest of the process only through atomics and
@@ -169,20 +170,13 @@ package final class Mixer: @unchecked Sendable {
                 let outputIndex = (written + frame) * channelCount
                 let inputIndex = frame * channelCount
                 if channelCount >= 2 {
-                    let left = scratch[inputIndex] * voice.gain * leftGain
-                    let right = scratch[inputIndex + 1] * voice.gain * rightGain
-                    output[outputIndex] += left
-                    output[outputIndex + 1] += right
-                    record.peak.0 = max(record.peak.0, abs(left))
-                    record.peak.1 = max(record.peak.1, abs(right))
-                    record.squareSum.0 += Double(left * left)
-                    record.squareSum.1 += Double(right * right)
+                    output[outputIndex] += scratch[inputIndex] * voice.gain * leftGain
+                    output[outputIndex + 1] += scratch[inputIndex + 1] * voice.gain * rightGain
                 } else {
-                    let sample = scratch[inputIndex] * voice.gain
-                    output[outputIndex] += sample
-                    record.peak.0 = max(record.peak.0, abs(sample))
-                    record.squareSum.0 += Double(sample * sample)
+                    output[outputIndex] += scratch[inputIndex] * voice.gain
                 }
+                // The file's levels are measured by the decoder, per file channel; here, what they are heard at.
+                record.add(gain: voice.gain)
             }
             record.frames += got
             voice.markerFramesLeft -= got
@@ -199,6 +193,7 @@ package final class Mixer: @unchecked Sendable {
             voice.starvedPeriods.wrappingIncrement(ordering: .relaxed)
         }
         if record.frames > 0, voice.isMeteringEnabled.load(ordering: .relaxed) {
+            if channelCount >= 2 { record.pan(left: leftGain, right: rightGain) } else { record.pan(left: 1, right: 1) }
             // A reader that has not called for a while finds the ring full: what follows waits here, summed.
             voice.pendingLevels.merge(record)
             if voice.levels.push(voice.pendingLevels) { voice.pendingLevels = .empty }

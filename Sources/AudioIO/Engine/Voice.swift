@@ -23,26 +23,44 @@ package struct PlaybackMarker: BitwiseCopyable {
     }
 }
 
-/// Levels of one render period of one voice, after volume and pan.
+/// The gains one voice was mixed with over one or more render periods, for its player's meters: the volume
+/// (fades included) alone, and with the pan of the left and of the right device channel.
 package struct LevelRecord: BitwiseCopyable {
     var frames: Int
-    var peak: (Float, Float)
-    var squareSum: (Double, Double)
+    /// The largest gain: volume, left, right.
+    var peak: (Float, Float, Float)
+    /// The sum over the frames of the squared gain: volume, left, right.
+    var squareSum: (Double, Double, Double)
 
-    static let empty = LevelRecord(frames: 0, peak: (0, 0), squareSum: (0, 0))
+    static let empty = LevelRecord(frames: 0, peak: (0, 0, 0), squareSum: (0, 0, 0))
+
+    /// Notes the volume gain `gain` of one frame (before pan); ``frames`` is counted by the caller.
+    @inline(__always)
+    mutating func add(gain: Float) {
+        peak.0 = max(peak.0, gain)
+        squareSum.0 += Double(gain * gain)
+    }
+
+    /// Fills in the sides from the volume, for a period whose pan gains were `left` and `right`.
+    mutating func pan(left: Float, right: Float) {
+        peak.1 = peak.0 * left
+        peak.2 = peak.0 * right
+        squareSum.1 = squareSum.0 * Double(left * left)
+        squareSum.2 = squareSum.0 * Double(right * right)
+    }
 
     /// Adds the frames of `other` to these.
     mutating func merge(_ other: LevelRecord) {
         frames += other.frames
-        peak = (max(peak.0, other.peak.0), max(peak.1, other.peak.1))
-        squareSum = (squareSum.0 + other.squareSum.0, squareSum.1 + other.squareSum.1)
+        peak = (max(peak.0, other.peak.0), max(peak.1, other.peak.1), max(peak.2, other.peak.2))
+        squareSum = (squareSum.0 + other.squareSum.0, squareSum.1 + other.squareSum.1, squareSum.2 + other.squareSum.2)
     }
 }
 
 /// One sound source mixed by the engine: the rings its decoder fills and its renderer drains, and the
 /// atomics through which its player steers it.
 ///
-/// **Threads**: the decoder thread is the only producer of ``audio`` and ``markers``; the render thread
+/// **Threads**: the decoder thread is the only producer of ``audio``, ``markers`` and ``fileLevels``; the render thread
 /// the only consumer of both, the only producer of ``levels`` and the only user of the fields marked
 /// "render thread only". Everything else is an atomic any thread may read or set.
 package final class Voice: @unchecked Sendable {
@@ -54,7 +72,10 @@ package final class Voice: @unchecked Sendable {
     let channelCount: Int
     package let audio: SPSCRing<Float>
     package let markers: SPSCRing<PlaybackMarker>
+    /// The gains it was mixed with, while metering is enabled (render thread → player).
     package let levels = SPSCRing<LevelRecord>(minimumCapacity: 512)
+    /// The levels of its files' channels, while metering is enabled (decoder thread → player): ``FileLevelRecords``.
+    let fileLevels = SPSCRing<Double>(minimumCapacity: 8192)
     /// Who is told about its events (on the engine's event thread).
     weak var owner: (any VoiceOwner)?
     /// Whether its owner is told when another item starts (a queue). A looping player's items are its passes,

@@ -37,6 +37,8 @@ public final class AudioFile {
 
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
     let isIntegerPCM: Bool
+    /// For Opus of 3 to 8 channels: the order libsndfile gives the channels in, turned into WAV order on reading.
+    private let opusOrder: OpusChannelOrder?
     private let file: SndFile
 
     /// Length in seconds: ``frameCount`` / ``sampleRate``.
@@ -102,6 +104,7 @@ public final class AudioFile {
         self.channelCount = Int(info.channels)
         self.frameCount = Int64(info.frames)
         (self.bitDepth, self.isIntegerPCM) = Self.sampleSize(of: info.format)
+        opusOrder = format == .opus ? OpusChannelOrder(channelCount: channelCount) : nil
         self.metadata = AudioMetadata(
             title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
             creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)))
@@ -112,7 +115,9 @@ public final class AudioFile {
     ///
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails.
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
-        try readSamples(into: buffer)
+        let frames = try readSamples(into: buffer)
+        opusOrder?.vorbisToWAV(UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
+        return frames
     }
 
     /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).

@@ -70,7 +70,7 @@ public enum AudioFileConverter {
         guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
         guard let channelMap = ChannelMap(from: input.channelCount, to: settings.channelCount) else {
             throw AudioFileError(path: source.path, reason: .unsupported(
-                "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for 1 or \(input.channelCount) channels"))
+                "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for \(input.channelCount > 2 ? "1, 2" : "1") or \(input.channelCount) channels"))
         }
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.

@@ -25,6 +25,10 @@ public final class AudioFileWriter {
     public let settings: AudioSettings
     /// Frames written so far.
     public private(set) var frameCount: Int64 = 0
+    /// For Opus of 3 to 8 channels: the order libsndfile is to be given the channels in.
+    private let opusOrder: OpusChannelOrder?
+    /// Where frames are put into ``opusOrder``; grown to the largest write, then reused.
+    private var reordered: [Float] = []
 
     private let file: SndFile
     private let descriptor: FileDescriptor
@@ -98,6 +102,7 @@ public final class AudioFileWriter {
         }
         self.url = url
         self.settings = settings
+        opusOrder = settings.format == .opus ? OpusChannelOrder(channelCount: settings.channelCount) : nil
     }
 
     deinit {
@@ -112,7 +117,13 @@ public final class AudioFileWriter {
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/writeFailed(_:)`` when not all of them could
     ///   be written (disk full, I/O error). What was written before stays readable.
     public func write(_ frames: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        try writeSamples(frames)
+        guard let opusOrder else { return try writeSamples(frames) }
+        reordered.removeAll(keepingCapacity: true)
+        reordered.append(contentsOf: frames)
+        try reordered.withUnsafeMutableBufferPointer { samples throws(AudioFileError) in
+            opusOrder.wavToVorbis(samples)
+            try writeSamples(UnsafeBufferPointer(samples))
+        }
     }
 
     /// Appends interleaved left-justified 32-bit integer frames: the lossless path for PCM to PCM.

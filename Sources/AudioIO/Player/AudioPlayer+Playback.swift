@@ -109,8 +109,8 @@ extension AudioPlayer {
             let loops = self.loops
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
-                file: file, item: passesHeard, on: engine, owner: self, startTime: state.time, volume: state.volume,
-                pan: state.pan, isMeteringEnabled: state.isMeteringEnabled, rate: state.rate, enableRate: state.enableRate,
+                file: file, item: passesHeard, on: engine, owner: self, startTime: state.time,
+                controls: state.controls, observers: state.observers,
                 onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)
@@ -118,19 +118,14 @@ extension AudioPlayer {
             }
             state.engine = engine
             state.voice = voice
-            voice.wantsTicks.store(!state.observers.isEmpty, ordering: .relaxed)
             state.decoder = decoder
             state.decodeFailed = false
-            setStatus(.readyToPlay, &state, &events)
+            state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
             return true
-        } catch let error as AudioDeviceError {
-            setStatus(.failed(.device(error)), &state, &events)
-        } catch let error as AudioFileError {
-            setStatus(.failed(.file(error)), &state, &events)
         } catch {
-            setStatus(.failed(.file(AudioFileError(path: source.path, reason: .unsupported("\(error)")))), &state, &events)
+            state.status.change(to: .failure(error, path: source.path), reporting: Event.statusChanged, in: &events)
+            return false
         }
-        return false
     }
 
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
@@ -149,19 +144,13 @@ extension AudioPlayer {
                 try engine.add(voice)
             } catch {
                 state.release()
-                setStatus(.failed(.device(error)), &state, &events)
+                state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
                 return false
             }
             state.isInMix = true
         }
         state.isPlaying = true
         return true
-    }
-
-    private func setStatus(_ status: Status, _ state: inout State, _ events: inout [Event]) {
-        guard state.status != status else { return }
-        state.status = status
-        events.append(.statusChanged(status))
     }
 
     private func decoderFailed(_ error: AudioFileError) {
@@ -211,7 +200,7 @@ extension AudioPlayer: VoiceOwner {
             // The session's policy: a vanished output pauses playback where it was, and nothing moves to
             // another device; `play()` opens the device again when it is back.
             if error.reason == .disconnected { return }
-            setStatus(.failed(.device(error)), &state, &events)
+            state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
             events.append(.finishedPlaying(successfully: false))
         }
     }

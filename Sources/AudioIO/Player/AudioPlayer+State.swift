@@ -7,13 +7,7 @@ extension AudioPlayer {
         var delegate = WeakDelegate()
         var status = Status.unknown
         var isPlaying = false
-        var volume: Float = 1
-        var fadeDuration: TimeInterval = 0
-        var pan: Float = 0
-        var enableRate = false
-        var rate: Float = 1
-        var isMeteringEnabled = false
-        var levels = AudioLevels(peak: [], average: [])
+        var controls = PlaybackControls()
         /// The position while no voice is prepared (and where the next one starts), in seconds.
         var time: TimeInterval = 0
         var engine: StreamEngine?
@@ -21,9 +15,7 @@ extension AudioPlayer {
         var decoder: PlaybackDecoder?
         var isInMix = false
         var decodeFailed = false
-        var observers: [Int: TimeObserverEntry] = [:]
-        var nextObserverID = 0
-        var lastTickPosition: TimeInterval?
+        var observers = TimeObservers()
         /// Passes of a loop heard to their end: a new voice (after a seek or a lost device) goes on counting from
         /// there instead of playing ``AudioPlayer/numberOfLoops`` loops again.
         var passesHeard = 0
@@ -35,16 +27,8 @@ extension AudioPlayer {
             guard let voice, let engine, voice.hasStarted.load(ordering: .acquiring) else { return time }
             let mixed = voice.position
             guard isPlaying else { return mixed }
-            let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(enableRate ? rate : 1)
+            let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(controls.effectiveRate)
             return max(mixed - queued, min(time, mixed))
-        }
-
-        /// Hands ``volume`` and ``fadeDuration`` to the render thread.
-        func applyVolume() {
-            guard let voice, let engine else { return }
-            voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
-            voice.fadeFrames.store(Int(Int64(frames: fadeDuration, rate: engine.sampleRate)), ordering: .relaxed)
-            voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
         }
 
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
@@ -59,19 +43,8 @@ extension AudioPlayer {
             decoder = nil
             isInMix = false
             isPlaying = false
-            lastTickPosition = nil
+            observers.voiceReleased()
         }
-    }
-
-    /// A registered time observer and its callback.
-    struct TimeObserverEntry {
-        enum Kind {
-            case periodic(interval: TimeInterval, lastIndex: Int?)
-            case boundary(times: [TimeInterval])
-        }
-
-        var kind: Kind
-        let callback: @Sendable (TimeInterval) -> Void
     }
 
     /// Runs `body` under the lock and hands the events it produced to the subscribers there, so that every

@@ -114,7 +114,7 @@ public final class AudioPlayer: @unchecked Sendable {
 
     /// Linear gain, 0…1 (values outside are clamped), independent of the system volume.
     public var volume: Float {
-        get { state.withLock { $0.volume } }
+        get { state.withLock { $0.controls.volume } }
         set { setVolume(newValue, fadeDuration: 0) }
     }
 
@@ -123,9 +123,7 @@ public final class AudioPlayer: @unchecked Sendable {
     /// device holds queued has played.
     public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
         withState { state, events in
-            state.volume = min(max(volume, 0), 1)
-            state.fadeDuration = max(fadeDuration, 0)
-            state.applyVolume()
+            state.controls.setVolume(volume, fadeDuration: fadeDuration, voice: state.voice, engine: state.engine)
             if fadeDuration <= 0 { restartIfQueuedLong(&state, &events) }
         }
     }
@@ -133,29 +131,23 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Balance, −1 (left only) … 0 (both at unity) … +1 (right only): the left channel's gain is
     /// min(1, 1 − pan), the right's min(1, 1 + pan). A mono file plays on both channels.
     public var pan: Float {
-        get { state.withLock { $0.pan } }
-        set {
-            state.withLock { state in
-                state.pan = min(max(newValue, -1), 1)
-                state.voice?.panBits.store(state.pan.bitPattern, ordering: .relaxed)
-            }
-        }
+        get { state.withLock { $0.controls.pan } }
+        set { state.withLock { $0.controls.setPan(newValue, voice: $0.voice) } }
     }
 
     /// Whether ``rate`` applies; set it before ``prepareToPlay()``.
     public var enableRate: Bool {
-        get { state.withLock { $0.enableRate } }
-        set { state.withLock { $0.enableRate = newValue } }
+        get { state.withLock { $0.controls.enableRate } }
+        set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
     /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``.
     public var rate: Float {
-        get { state.withLock { $0.rate } }
+        get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
-                state.rate = min(max(newValue, 0.5), 2)
-                state.decoder?.rateBits.store(state.rate.bitPattern, ordering: .relaxed)
-                if state.enableRate { restartIfQueuedLong(&state, &events) }
+                state.controls.setRate(newValue, decoder: state.decoder)
+                if state.controls.enableRate { restartIfQueuedLong(&state, &events) }
             }
         }
     }

@@ -13,10 +13,16 @@ import Synchronization
 /// frame of the next on the very next device frame. ``items`` starts with the item playing now; an item
 /// leaves the list when it has played to its end (``Event/itemDidPlayToEnd(_:)``).
 ///
+/// As `AVQueuePlayer` inherits them from `AVPlayer`, it has what ``AudioPlayer`` has, with the same meaning:
+/// ``status``, ``volume`` (and fades), ``pan``, ``rate`` (pitch kept; always available), meters and time observers,
+/// whose time is that of the item playing. Each applies to the item playing and to every item after it.
+///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioQueuePlayer: @unchecked Sendable {
     /// What ``events()`` delivers, in order.
     public enum Event: Equatable, Sendable {
+        /// ``status`` changed.
+        case statusChanged(Status)
         /// The item played to its end (the next one, if any, is playing already).
         case itemDidPlayToEnd(URL)
         /// The item could not be played (to its end): it changed on the disk since it was queued, has
@@ -27,6 +33,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// ``play()`` goes on once the device is back.
         case finishedPlaying(successfully: Bool)
     }
+
+    /// Whether the queue can play: unknown until it first plays, then ready, or failed with the reason
+    /// (``AudioPlayer/Status``, as `AVQueuePlayer` has `AVPlayer`'s).
+    public typealias Status = AudioPlayer.Status
 
     struct State {
         var items: [(url: URL, token: Int)] = []
@@ -42,6 +52,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var decoder: PlaybackDecoder?
         var isInMix = false
         var isPlaying = false
+        var status = Status.unknown
+        /// The queue's voices stretch time from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
+        var controls = PlaybackControls(enableRate: true)
+        var observers = TimeObservers()
         var time: TimeInterval = 0
         /// What the decoder reported failing, for the item it was reading.
         var decodeFailure: AudioFileError?
@@ -67,6 +81,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             voice = nil
             decoder = nil
             isInMix = false
+            observers.voiceReleased()
             decoded = 0
             decodeFailure = nil
             skipped.removeAll()
@@ -94,6 +109,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
     /// The item playing, or next to play.
     public var currentItem: URL? { state.withLock { $0.items.first?.url } }
+
+    /// Ready to play (since a ``play()`` made a voice), failed (the device could not be opened or failed, or no
+    /// item left could be played: the last one's reason), or unknown before the first ``play()``. An item that
+    /// fails while others play is reported by ``Event/itemDidFailToPlayToEnd(_:_:)`` and leaves the status as it is.
+    public var status: Status { state.withLock { $0.status } }
 
     /// Whether it is playing now.
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
@@ -234,8 +254,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             engine = try StreamEngine.engine(
                 for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
         } catch {
+            state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
             return false
         }
+        var failure: AudioFileError?
         while let first = state.items.first {
             let file: AudioFile
             do {
@@ -244,6 +266,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 state.items.removeFirst()
                 state.time = 0
                 state.anItemFailed = true
+                failure = error
                 events.append(.itemDidFailToPlayToEnd(first.url, error))
                 continue
             }
@@ -254,6 +277,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
                     file: file, item: first.token, reportsItems: true, on: engine, owner: self, startTime: state.time,
+                    controls: state.controls, observers: state.observers,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
                 voice.startFrame.store(Voice.immediately, ordering: .releasing)
@@ -263,12 +287,15 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 state.decoder = decoder
                 state.isInMix = true
                 state.isPlaying = true
+                state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
                 return true
             } catch {
                 state.release()
+                state.status.change(to: .failure(error, path: first.url.path), reporting: Event.statusChanged, in: &events)
                 return false
             }
         }
+        if let failure { state.status.change(to: .failed(.file(failure)), reporting: Event.statusChanged, in: &events) }
         return false
     }
 
@@ -364,11 +391,11 @@ extension AudioQueuePlayer: VoiceOwner {
             state.isPlaying = false
             // The session's policy: a vanished output pauses the queue where it was, and nothing moves to another
             // device; `play()` opens the device again when it is back.
-            if error.reason != .disconnected { events.append(.finishedPlaying(successfully: false)) }
+            if error.reason == .disconnected { return }
+            state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
+            events.append(.finishedPlaying(successfully: false))
         }
     }
-
-    func voiceDidTick(_ voice: Voice) {}
 }
 
 extension AudioQueuePlayer: PlayingParticipant {

@@ -43,6 +43,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private let voice: Voice
     private let deviceRate: Double
     private let stretcher: TimeStretcher?
+    /// The levels of the file's channels, for the player's meters.
+    private var fileLevels = FileLevelRecords(channelCount: 1)
     private let next: @Sendable (_ completedPasses: Int) -> NextSource
     private let stopRequested = ManagedAtomic<Bool>(false)
     private var outputTime: Double
@@ -135,6 +137,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
                 if frames > 0 {
                     let input = UnsafeBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
+                    if voice.isMeteringEnabled.load(ordering: .relaxed) { meter(input) }
                     let mapped = UnsafeMutableBufferPointer(rebasing: buffers.mapped[..<(frames * voice.channelCount)])
                     source.channelMap.apply(input, into: mapped)
                     try resampleAndPush(UnsafeBufferPointer(mapped), buffers)
@@ -190,6 +193,14 @@ package final class PlaybackDecoder: @unchecked Sendable {
         func deallocate() {
             for buffer in [source, mapped, resampled, output] { buffer.deallocate() }
         }
+    }
+
+    /// Measures `frames` just read from the file, tagged with where they end in it.
+    private func meter(_ frames: UnsafeBufferPointer<Float>) {
+        let file = source.file
+        fileLevels.add(
+            frames, channelCount: file.channelCount, item: source.item,
+            endTime: Double(file.framePosition) / file.sampleRate, to: voice.fileLevels)
     }
 
     /// Sends device-channel frames through the resampler (when the rates differ), then on.

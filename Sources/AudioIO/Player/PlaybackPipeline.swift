@@ -14,10 +14,11 @@ package enum PlaybackPipeline {
         max(Int(engine.sampleRate * ringSeconds), 4 * engine.configuration.periodFrames)
     }
 
-    /// A primed voice (not yet in the mix) and its running decoder.
+    /// A primed voice (not yet in the mix) and its running decoder, with the player's `controls` and its time
+    /// `observers` applied.
     static func start(
         file: AudioFile, item: Int = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
-        volume: Float = 1, pan: Float = 0, isMeteringEnabled: Bool = false, rate: Float = 1, enableRate: Bool = false,
+        controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(),
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws -> (Voice, PlaybackDecoder) {
@@ -25,13 +26,11 @@ package enum PlaybackPipeline {
             channelCount: engine.configuration.channelCount, capacityFrames: ringFrames(on: engine),
             startingAt: startTime, item: item, reportsItems: reportsItems)
         voice.owner = owner
-        voice.gain = volume
-        voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
-        voice.panBits.store(pan.bitPattern, ordering: .relaxed)
-        voice.isMeteringEnabled.store(isMeteringEnabled, ordering: .relaxed)
+        controls.apply(to: voice)
+        observers.prepare(voice)
         let decoder = try PlaybackDecoder(
-            file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: rate,
-            enableRate: enableRate, next: next)
+            file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
+            enableRate: controls.enableRate, next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder.

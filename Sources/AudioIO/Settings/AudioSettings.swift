@@ -21,8 +21,9 @@ public struct AudioSettings: Equatable, Sendable {
     public static let opusSampleRates: [Double] = [8000, 12000, 16000, 24000, 48000]
     /// The channel counts accepted for PCM formats.
     public static let pcmChannelCounts = 1...8
-    /// The channel counts accepted for Opus (mono and stereo; Opus' multichannel mapping is not written).
-    public static let opusChannelCounts = 1...2
+    /// The channel counts accepted for Opus: mono and stereo, and 3 to 8 channels in WAV order (5.1 as L R C LFE Ls
+    /// Rs), written with Opus' surround mapping (channel mapping family 1) as opusenc writes them.
+    public static let opusChannelCounts = 1...8
     /// The sample rates accepted, in hertz.
     public static let sampleRates = 1000.0...768_000.0
     /// The Opus bit rate per channel libsndfile can ask the encoder for, in bits per second.

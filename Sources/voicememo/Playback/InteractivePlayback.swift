@@ -2,7 +2,7 @@ import AudioIO
 import FoundationEssentials
 import Synchronization
 
-/// `voicememo play` on a terminal: the recorder's live display (a bar per output channel with peak and
+/// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
 /// position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
 /// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
@@ -43,13 +43,13 @@ struct InteractivePlayback {
         return try await playing.value
     }
 
-    /// The output's levels since the last reading, per device channel: the loudest player's.
+    /// The levels since the last reading, per channel of the memos: the loudest player's.
     private func levels() -> AudioLevels {
         for player in group.players { player.updateMeters() }
         func loudest(_ level: (AudioPlayer) -> Float) -> Double {
             Double(group.players.map(level).max() ?? Float(AudioLevels.floor))
         }
-        let channels = 0..<Self.outputChannels
+        let channels = 0..<(group.players.map(\.numberOfChannels).max() ?? 1)
         return AudioLevels(
             peak: channels.map { channel in loudest { $0.peakPower(forChannel: channel) } },
             average: channels.map { channel in loudest { $0.averagePower(forChannel: channel) } })
@@ -70,9 +70,6 @@ struct InteractivePlayback {
             group.quit()
         }
     }
-
-    /// The output engine plays stereo: the meter shows L and R.
-    private static let outputChannels = 2
 }
 
 /// Whether playback has ended, set by the task that plays and read by the one that draws.

@@ -1,0 +1,58 @@
+import FoundationEssentials
+
+/// Volume, pan, rate and meters, as ``AudioPlayer`` has them (`AVQueuePlayer` inherits them from `AVPlayer`): they
+/// apply to the item playing and to every item after it. The settings themselves are ``PlaybackControls``, which
+/// both players hold; these members only hand them the queue's voice.
+extension AudioQueuePlayer {
+    /// Linear gain, 0…1 (clamped), as ``AudioPlayer/volume``.
+    public var volume: Float {
+        get { state.withLock { $0.controls.volume } }
+        set { setVolume(newValue, fadeDuration: 0) }
+    }
+
+    /// Moves ``volume`` to `volume` (0…1) linearly over `fadeDuration` seconds (0 = at once); a fade goes on
+    /// across items.
+    public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
+        state.withLock { $0.controls.setVolume(volume, fadeDuration: fadeDuration, voice: $0.voice, engine: $0.engine) }
+    }
+
+    /// Balance, −1 (left only) … +1 (right only), as ``AudioPlayer/pan``; a mono item plays on both channels.
+    public var pan: Float {
+        get { state.withLock { $0.controls.pan } }
+        set { state.withLock { $0.controls.setPan(newValue, voice: $0.voice) } }
+    }
+
+    /// Playback speed, 0.5…2 (clamped), pitch kept (SoundTouch), heard within a ring (0.25 s) when set while
+    /// playing. There is no `enableRate`: the queue can always change speed, and at 1 its samples pass unchanged.
+    ///
+    /// Unlike `AVPlayer`'s, setting it neither starts nor pauses the queue: ``play()`` and ``pause()`` do, and a
+    /// paused queue resumes at the rate last set.
+    public var rate: Float {
+        get { state.withLock { $0.controls.rate } }
+        set { state.withLock { $0.controls.setRate(newValue, decoder: $0.decoder) } }
+    }
+
+    /// Whether levels are measured for ``updateMeters()``; off by default, as ``AudioPlayer/isMeteringEnabled``.
+    public var isMeteringEnabled: Bool {
+        get { state.withLock { $0.controls.isMeteringEnabled } }
+        set { state.withLock { $0.controls.setMetering(newValue, voice: $0.voice) } }
+    }
+
+    /// Takes the levels heard since the previous call, as ``AudioPlayer/updateMeters()`` does, one for each channel
+    /// of the item heard (the later one, when the call spans two items); −160 everywhere if nothing played.
+    public func updateMeters() {
+        // Nothing heard reads −160 on every channel, however many the levels have: no item's count is needed.
+        state.withLock { $0.controls.updateMeters(from: $0.voice, fileChannels: 0) }
+    }
+
+    /// Peak level of the item's `channel` (0-based) at the last ``updateMeters()``, in dBFS, −160…0 (−160 for a
+    /// channel that does not exist).
+    public func peakPower(forChannel channel: Int) -> Float {
+        state.withLock { $0.controls.peakPower(forChannel: channel) }
+    }
+
+    /// Average (RMS) level of the item's `channel` at the last ``updateMeters()``, in dBFS, −160…0.
+    public func averagePower(forChannel channel: Int) -> Float {
+        state.withLock { $0.controls.averagePower(forChannel: channel) }
+    }
+}

@@ -1,0 +1,82 @@
+import FoundationEssentials
+
+/// What a listener sets on a player — volume, pan, rate, metering — and the levels it last read, held in a
+/// player's state (``AudioPlayer`` and ``AudioQueuePlayer`` alike) and handed to each voice and decoder it makes.
+///
+/// **Threads**: a value under its player's lock; it reaches the render and decoder threads through the voice's
+/// and decoder's atomics only.
+struct PlaybackControls {
+    /// Linear gain, 0…1.
+    private(set) var volume: Float = 1
+    /// Seconds over which the last volume change moves, 0 at once.
+    private(set) var fadeDuration: TimeInterval = 0
+    /// Balance, −1…1.
+    private(set) var pan: Float = 0
+    /// Whether the decoder gets a time stretcher, so that ``rate`` applies.
+    var enableRate = false
+    /// Speed, 0.5…2, pitch kept.
+    private(set) var rate: Float = 1
+    private(set) var isMeteringEnabled = false
+    /// The levels taken by the last ``updateMeters(from:fileChannels:)``.
+    private var levels = AudioLevels(peak: [], average: [])
+    private var meter = VoiceMeter()
+
+    /// Settings at their defaults (unity volume, centre, rate 1, no metering); `enableRate` as given.
+    init(enableRate: Bool = false) {
+        self.enableRate = enableRate
+    }
+
+    /// The speed the decoder plays at: ``rate`` when enabled, else 1.
+    var effectiveRate: Float { enableRate ? rate : 1 }
+
+    /// Clamps `volume` to 0…1 and moves `voice` to it over `fadeDuration` seconds (0 = at once).
+    mutating func setVolume(_ volume: Float, fadeDuration: TimeInterval, voice: Voice?, engine: StreamEngine?) {
+        self.volume = min(max(volume, 0), 1)
+        self.fadeDuration = max(fadeDuration, 0)
+        guard let voice, let engine else { return }
+        voice.volumeBits.store(self.volume.bitPattern, ordering: .relaxed)
+        voice.fadeFrames.store(Int(Int64(frames: self.fadeDuration, rate: engine.sampleRate)), ordering: .relaxed)
+        voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
+    }
+
+    /// Clamps `pan` to −1…1 and hands it to `voice`.
+    mutating func setPan(_ pan: Float, voice: Voice?) {
+        self.pan = min(max(pan, -1), 1)
+        voice?.panBits.store(self.pan.bitPattern, ordering: .relaxed)
+    }
+
+    /// Clamps `rate` to 0.5…2 and hands it to `decoder`, which stretches from its next step.
+    mutating func setRate(_ rate: Float, decoder: PlaybackDecoder?) {
+        self.rate = min(max(rate, 0.5), 2)
+        decoder?.rateBits.store(self.rate.bitPattern, ordering: .relaxed)
+    }
+
+    /// Turns the measuring of `voice`'s levels on or off.
+    mutating func setMetering(_ isEnabled: Bool, voice: Voice?) {
+        isMeteringEnabled = isEnabled
+        voice?.isMeteringEnabled.store(isEnabled, ordering: .relaxed)
+    }
+
+    /// Hands every setting to a new voice and its decoder, before they play.
+    func apply(to voice: Voice) {
+        voice.gain = volume
+        voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
+        voice.panBits.store(pan.bitPattern, ordering: .relaxed)
+        voice.isMeteringEnabled.store(isMeteringEnabled, ordering: .relaxed)
+    }
+
+    /// Takes the levels heard of `voice` since the last call (silence in `fileChannels` channels without one).
+    mutating func updateMeters(from voice: Voice?, fileChannels: Int) {
+        levels = voice.map { meter.take(from: $0, fileChannels: fileChannels) } ?? LevelAccumulator(channelCount: fileChannels).levels
+    }
+
+    /// Peak level of `channel` at the last ``updateMeters(from:fileChannels:)``, in dBFS; −160 for one not there.
+    func peakPower(forChannel channel: Int) -> Float {
+        levels.peak.indices.contains(channel) ? Float(levels.peak[channel]) : Float(AudioLevels.floor)
+    }
+
+    /// Average (RMS) level of `channel` at the last ``updateMeters(from:fileChannels:)``, in dBFS.
+    func averagePower(forChannel channel: Int) -> Float {
+        levels.average.indices.contains(channel) ? Float(levels.average[channel]) : Float(AudioLevels.floor)
+    }
+}

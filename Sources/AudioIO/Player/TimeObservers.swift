@@ -1,0 +1,93 @@
+import FoundationEssentials
+
+/// A handle for removing a time observer with ``AudioPlayer/removeTimeObserver(_:)`` or
+/// ``AudioQueuePlayer/removeTimeObserver(_:)``.
+public struct TimeObserver: Hashable, Sendable {
+    let id: Int
+}
+
+/// A player's time observers and where its voice stood at the last tick, held in its state (``AudioPlayer`` and
+/// ``AudioQueuePlayer`` alike). Times are seconds into what the voice plays: the file, or a queue's current item.
+///
+/// **Threads**: a value under its player's lock; ``tick(_:current:isPlaying:from:)`` on the engine's event thread.
+struct TimeObservers {
+    /// A callback due: the block and the time to call it with.
+    typealias Call = (block: @Sendable (TimeInterval) -> Void, time: TimeInterval)
+
+    private enum Kind {
+        case periodic(interval: TimeInterval, lastIndex: Int?)
+        case boundary(times: [TimeInterval])
+    }
+
+    private var entries: [Int: (kind: Kind, block: @Sendable (TimeInterval) -> Void)] = [:]
+    private var nextID = 0
+    /// Where the voice stood at its last tick; nil until its first.
+    private var lastTickPosition: TimeInterval?
+
+    /// Adds an observer called each time playback crosses a multiple of `interval` seconds (5 ms at least), and
+    /// when it starts; `voice` ticks for it from now on.
+    mutating func addPeriodic(interval: TimeInterval, voice: Voice?, block: @escaping @Sendable (TimeInterval) -> Void) -> TimeObserver {
+        add(.periodic(interval: max(interval, 0.005), lastIndex: nil), voice: voice, block: block)
+    }
+
+    /// Adds an observer called each time playback passes one of `times`; `voice` ticks for it from now on.
+    mutating func addBoundary(times: [TimeInterval], voice: Voice?, block: @escaping @Sendable (TimeInterval) -> Void) -> TimeObserver {
+        add(.boundary(times: times.sorted()), voice: voice, block: block)
+    }
+
+    private mutating func add(_ kind: Kind, voice: Voice?, block: @escaping @Sendable (TimeInterval) -> Void) -> TimeObserver {
+        nextID += 1
+        entries[nextID] = (kind, block)
+        voice?.wantsTicks.store(true, ordering: .relaxed)
+        return TimeObserver(id: nextID)
+    }
+
+    /// Removes `observer`; `voice` stops ticking when none is left.
+    mutating func remove(_ observer: TimeObserver, voice: Voice?) {
+        entries.removeValue(forKey: observer.id)
+        prepare(voice)
+    }
+
+    /// Has `voice` tick while there are observers.
+    func prepare(_ voice: Voice?) {
+        voice?.wantsTicks.store(!entries.isEmpty, ordering: .relaxed)
+    }
+
+    /// The voice was let go: its successor's first tick looks back to where it starts.
+    mutating func voiceReleased() {
+        lastTickPosition = nil
+    }
+
+    /// The calls due at a tick of `voice`: none unless it is the player's `current` voice, playing and started.
+    /// `start` is where it started, read at its first tick only, so that a time crossed before that counts. A
+    /// position behind the last one is a new pass or item: boundaries after the last position and up to the
+    /// voice's are crossed.
+    mutating func tick(_ voice: Voice, current: Voice?, isPlaying: Bool, from start: TimeInterval) -> [Call] {
+        guard current === voice, isPlaying, voice.hasStarted.load(ordering: .acquiring) else { return [] }
+        let now = voice.position
+        let last = lastTickPosition ?? start
+        lastTickPosition = now
+        var due: [Call] = []
+        for (id, entry) in entries {
+            switch entry.kind {
+            case .periodic(let interval, let lastIndex):
+                let index = Int(now / interval)
+                if index != lastIndex {
+                    entries[id]?.kind = .periodic(interval: interval, lastIndex: index)
+                    due.append((entry.block, now))
+                }
+            case .boundary(let times):
+                let crossed = now >= last
+                    ? times.filter { last < $0 && $0 <= now }
+                    : times.filter { $0 > last || $0 <= now }
+                due += crossed.map { _ in (entry.block, now) }
+            }
+        }
+        return due
+    }
+
+    /// Calls `due`'s blocks, outside the player's lock (a block may call back into the player).
+    static func run(_ due: [Call]) {
+        for call in due { call.block(call.time) }
+    }
+}

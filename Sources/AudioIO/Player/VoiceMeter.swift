@@ -1,0 +1,72 @@
+/// A player's side of its voice's meters: takes the file levels (``FileLevelRecords``) the render thread has
+/// mixed past, with the gains it mixed them with (``LevelRecord``), and makes the levels the player reports.
+///
+/// They are the levels of the file's channels, after volume (fades included). Pan shows in a channel heard on one
+/// side of a stereo device only — a stereo file's two, the left and right ones (and their surrounds) of a 5.1
+/// file — and not in one heard on both or neither (mono, a centre, the LFE). Over a fade the average is the
+/// file's times the fade's RMS gain, and the peak the file's times the largest gain.
+///
+/// **Threads**: the consumer of a voice's ``Voice/levels`` and ``Voice/fileLevels``: one thread at a time (under
+/// the player's lock).
+struct VoiceMeter {
+    /// The voice read last: a new one (a seek, a new item) starts over.
+    private var voice: ObjectIdentifier?
+    /// A record taken from the ring but not heard yet.
+    private var held: [Double]?
+    /// The last gains known, by ``LevelRecord`` index (volume, left, right): peak and RMS.
+    private var gains: [(peak: Double, average: Double)] = Array(repeating: (1, 1), count: 3)
+
+    /// The levels of what was heard of `voice` since the last call, for each channel of its file (`fileChannels`
+    /// when nothing was).
+    mutating func take(from voice: Voice, fileChannels: Int) -> AudioLevels {
+        if self.voice != ObjectIdentifier(voice) { self = VoiceMeter(voice: ObjectIdentifier(voice)) }
+        var mixed = LevelRecord.empty
+        while let record = voice.levels.pop() { mixed.merge(record) }
+        if mixed.frames > 0 {
+            let frames = Double(mixed.frames)
+            gains = [
+                (Double(mixed.peak.0), (mixed.squareSum.0 / frames).squareRoot()),
+                (Double(mixed.peak.1), (mixed.squareSum.1 / frames).squareRoot()),
+                (Double(mixed.peak.2), (mixed.squareSum.2 / frames).squareRoot()),
+            ]
+        }
+        var heard: LevelAccumulator?
+        let isFinished = voice.hasFinished.load(ordering: .acquiring)
+        let item = voice.currentItem.load(ordering: .acquiring)
+        let position = voice.position
+        while let record = held ?? Self.next(from: voice.fileLevels) {
+            let (channels, recordItem, endTime) = (Int(record[0]), Int(record[1]), record[2])
+            guard isFinished || recordItem < item || (recordItem == item && endTime <= position) else {
+                held = record
+                break
+            }
+            held = nil
+            if heard?.channelCount != channels { heard = LevelAccumulator(channelCount: channels) }
+            record.withUnsafeBufferPointer { heard?.merge(UnsafeBufferPointer(rebasing: $0[FileLevelRecords.headerLength...])) }
+        }
+        let levels = heard ?? LevelAccumulator(channelCount: fileChannels)
+        let map = ChannelMap(from: levels.channelCount, to: voice.channelCount)
+        return levels.levels { channel in
+            switch voice.channelCount >= 2 ? map?.side(ofInput: channel) : nil {
+            case .left: gains[1]
+            case .right: gains[2]
+            case nil: gains[0]
+            }
+        }
+    }
+
+    private init(voice: ObjectIdentifier) {
+        self.voice = voice
+    }
+
+    init() {}
+
+    /// The next whole record of `ring`, if any.
+    private static func next(from ring: SPSCRing<Double>) -> [Double]? {
+        // The decoder writes a record whole: its first value, the channel count, says how long it is.
+        guard let channels = ring.peek().map(Int.init) else { return nil }
+        var record = [Double](repeating: 0, count: FileLevelRecords.headerLength + 1 + 2 * channels)
+        record.withUnsafeMutableBufferPointer { _ = ring.read(into: $0) }
+        return record
+    }
+}
