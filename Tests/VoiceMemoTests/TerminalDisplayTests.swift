@@ -155,7 +155,7 @@ import Testing
             #expect(play.waitForExit(timeout: 10) == 0)
             #expect(play.screen.hasSuffix("\u{1B}[?25h"))
             #expect(play.localModes == modesBefore)
-            #expect(Self.redrawsInPlace(play.screen, height: 3), "\(play.screen.suffix(2000))")
+            #expect(Self.redrawsInPlace(play.screen, height: 2), "\(play.screen.suffix(2000))")
         }
     }
 

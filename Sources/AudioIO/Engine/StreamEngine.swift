@@ -516,6 +516,8 @@ final class StreamEngine: @unchecked Sendable {
                 switch event.kind {
                 case .started: owner?.voiceDidStart(voice.takeUnretainedValue())
                 case .finished:
+                    // Finished is when it has been played, not mixed: what the device holds queued is heard first.
+                    waitUntilPlayed(upTo: mixer.endOfMix.load(ordering: .relaxed))
                     // A last tick first: an unclocked device may mix a whole file between two ticks.
                     owner?.voiceDidTick(voice.takeUnretainedValue())
                     owner?.voiceDidFinish(voice.takeUnretainedValue())
@@ -538,6 +540,18 @@ final class StreamEngine: @unchecked Sendable {
                     tap.release()
                 }
             }
+        }
+    }
+
+    /// Waits, at most the buffer's length and a second, until the device has played what was mixed before `frame`. A
+    /// device without a clock has played what it was written once it idles (a `file` PCM writes out when drained),
+    /// unless other clients keep it running.
+    private func waitUntilPlayed(upTo frame: Int64) {
+        guard !isOffline else { return }
+        let deadline = Self.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
+        while Self.nanoseconds() < deadline, !isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring) {
+            if self.frame(at: deviceCurrentTime) >= frame, !isUnclocked || needsRunning { return }
+            usleep(2000)
         }
     }
 
