@@ -4,14 +4,35 @@ import Foundation
 /// whole file.
 public enum FFprobe {
     /// The first audio stream of `path`: its frames (`duration_ts`, samples per channel for PCM), rate and channels.
+    ///
+    /// - Throws: ``ToolFailure`` when ffprobe fails or does not tell all three.
     public static func audio(of path: String) throws -> (frames: Int, rate: Int, channels: Int) {
-        let output = try Tool.output("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
-                                                 "stream=duration_ts,sample_rate,channels", "-of", "default=nw=1", path])
+        let arguments = ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=duration_ts,sample_rate,channels",
+                         "-of", "default=nw=1", path]
+        let result = try Tool.run("ffprobe", arguments)
         var values: [String: Int] = [:]
-        for line in output.split(separator: "\n") {
+        for line in result.standardOutput.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
         }
-        return (values["duration_ts"] ?? -1, values["sample_rate"] ?? -1, values["channels"] ?? -1)
+        guard result.status == 0, let frames = values["duration_ts"], let rate = values["sample_rate"], let channels = values["channels"] else {
+            throw ToolFailure(command: "ffprobe \(path)", result: result)
+        }
+        return (frames, rate, channels)
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// ffprobe tells the frames, rate and channels sox wrote, and a file it cannot read is an error, not -1.
+@Suite struct FFprobeTests {
+    @Test func ffprobeReadsWhatSoxWrote() throws {
+        let scratch = try ScratchDirectory()
+        try Sox.synth(to: scratch.path("tone.wav"), rate: 44100, channels: 2, seconds: 0.5, "sine 440")
+        #expect(try FFprobe.audio(of: scratch.path("tone.wav")) == (22050, 44100, 2))
+        try Data("not audio".utf8).write(to: scratch.file("text.wav"))
+        #expect(throws: ToolFailure.self) { try FFprobe.audio(of: scratch.path("text.wav")) }
+    }
+}
+#endif

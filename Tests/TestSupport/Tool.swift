@@ -210,7 +210,7 @@ import Testing
     }
 
     @Test func linesArriveAsPrintedAndAKillEndsTheTool() throws {
-        let tool = try Tool.start("sh", ["-c", "echo first; sleep 30"])
+        let tool = try Tool.start("sh", ["-c", "echo first; exec sleep 30"])
         #expect(tool.nextLine() == "first")
         #expect(tool.nextLine(timeout: 0.2) == nil && tool.isRunning)
         tool.kill()

@@ -106,12 +106,8 @@ final class ALSAStream: PCMStream {
 
     /// The corresponding C function is `snd_pcm_readi`.
     func read(into buffer: UnsafeMutableRawPointer, frames: Int) throws(DeviceError) -> Int {
-        var read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
-        while read == -Int(EAGAIN) && waitsBySleeping {
-            var sleep = timespec(tv_sec: 0, tv_nsec: Int(waitingTime(for: frames) * 1e9))
-            nanosleep(&sleep, nil)
-            read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
-        }
+        let read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
+        if read == -Int(EAGAIN) && waitsBySleeping { return 0 }
         if read < 0 { throw DeviceError(alsaCode: Int32(read)) }
         try count(moved: read)
         return read

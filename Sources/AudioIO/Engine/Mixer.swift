@@ -65,10 +65,8 @@ package final class Mixer: @unchecked Sendable {
     /// Whether a period must be rendered: a voice plays or waits for its start frame, or asks to be removed.
     /// Paused and finished voices alone let the engine idle.
     var needsRendering: Bool {
-        slots.contains { slot in
-            guard let pointer = slot.load(ordering: .acquiring) else { return false }
-            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
-            return voice.removalRequested.load(ordering: .acquiring)
+        anyVoice { voice in
+            voice.removalRequested.load(ordering: .acquiring)
                 || (voice.startFrame.load(ordering: .relaxed) != Voice.notScheduled
                     && !voice.isPaused.load(ordering: .relaxed) && !voice.hasFinished.load(ordering: .relaxed))
         }
@@ -76,21 +74,25 @@ package final class Mixer: @unchecked Sendable {
 
     /// Whether a voice plays or waits for its start frame (one that is being removed does not).
     var hasVoicesToPlay: Bool {
-        slots.contains { slot in
-            guard let pointer = slot.load(ordering: .acquiring) else { return false }
-            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
-            return voice.startFrame.load(ordering: .relaxed) != Voice.notScheduled && !voice.isPaused.load(ordering: .relaxed)
+        anyVoice { voice in
+            voice.startFrame.load(ordering: .relaxed) != Voice.notScheduled && !voice.isPaused.load(ordering: .relaxed)
                 && !voice.hasFinished.load(ordering: .relaxed) && !voice.removalRequested.load(ordering: .acquiring)
         }
     }
 
     /// Whether a voice that has started sounds on: neither paused, finished nor being removed.
     var hasSoundingVoices: Bool {
+        anyVoice { voice in
+            voice.hasStarted.load(ordering: .relaxed) && !voice.isPaused.load(ordering: .relaxed)
+                && !voice.hasFinished.load(ordering: .relaxed) && !voice.removalRequested.load(ordering: .relaxed)
+        }
+    }
+
+    /// Whether a voice in the mix passes `test`; allocates nothing.
+    private func anyVoice(_ test: (Voice) -> Bool) -> Bool {
         slots.contains { slot in
             guard let pointer = slot.load(ordering: .acquiring) else { return false }
-            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
-            return voice.hasStarted.load(ordering: .relaxed) && !voice.isPaused.load(ordering: .relaxed)
-                && !voice.hasFinished.load(ordering: .relaxed) && !voice.removalRequested.load(ordering: .relaxed)
+            return test(Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue())
         }
     }
 
@@ -122,7 +124,7 @@ package final class Mixer: @unchecked Sendable {
             guard let pointer = slot.load(ordering: .acquiring) else { continue }
             Unmanaged<Voice>.fromOpaque(pointer)._withUnsafeGuaranteedRef { voice in
                 if voice.removalRequested.load(ordering: .acquiring) {
-                    noteCut(voice)
+                    if isCut(voice) { audioWasCut = true }
                     if events.push(EngineEvent(kind: .removed, voice: pointer)) { slot.store(nil, ordering: .releasing) }
                     return
                 }
@@ -157,6 +159,7 @@ package final class Mixer: @unchecked Sendable {
         let leftGain = min(1, 1 - pan)
         let rightGain = min(1, 1 + pan)
         var record = LevelRecord.empty
+        let isMetering = voice.isMeteringEnabled.load(ordering: .relaxed)
         while written < frames {
             guard nextMarker(voice, pointer: pointer) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
@@ -176,7 +179,7 @@ package final class Mixer: @unchecked Sendable {
                     output[outputIndex] += scratch[inputIndex] * voice.gain
                 }
                 // The file's levels are measured by the decoder, per file channel; here, what they are heard at.
-                record.add(gain: voice.gain)
+                if isMetering { record.add(gain: voice.gain) }
             }
             record.frames += got
             voice.markerFramesLeft -= got
@@ -192,7 +195,7 @@ package final class Mixer: @unchecked Sendable {
         if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
             voice.starvedPeriods.wrappingIncrement(ordering: .relaxed)
         }
-        if record.frames > 0, voice.isMeteringEnabled.load(ordering: .relaxed) {
+        if record.frames > 0, isMetering {
             if channelCount >= 2 { record.pan(left: leftGain, right: rightGain) } else { record.pan(left: 1, right: 1) }
             // A reader that has not called for a while finds the ring full: what follows waits here, summed.
             voice.pendingLevels.merge(record)
@@ -204,16 +207,14 @@ package final class Mixer: @unchecked Sendable {
     /// period is rendered, so that a seek (one voice removed, its successor added) is seen before the successor
     /// sounds.
     func noteCutVoices() {
-        for slot in slots {
-            guard let pointer = slot.load(ordering: .acquiring) else { continue }
-            let voice = Unmanaged<Voice>.fromOpaque(pointer).takeUnretainedValue()
-            if voice.isPaused.load(ordering: .relaxed) || voice.removalRequested.load(ordering: .acquiring) { noteCut(voice) }
+        if anyVoice({ ($0.isPaused.load(ordering: .relaxed) || $0.removalRequested.load(ordering: .acquiring)) && isCut($0) }) {
+            audioWasCut = true
         }
     }
 
-    /// A voice that started and has not finished stops sounding here.
-    private func noteCut(_ voice: Voice) {
-        if voice.hasStarted.load(ordering: .relaxed), !voice.hasFinished.load(ordering: .relaxed) { audioWasCut = true }
+    /// Whether `voice`, which stops sounding here, started and had not finished.
+    private func isCut(_ voice: Voice) -> Bool {
+        voice.hasStarted.load(ordering: .relaxed) && !voice.hasFinished.load(ordering: .relaxed)
     }
 
     /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the

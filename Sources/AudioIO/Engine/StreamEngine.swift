@@ -188,24 +188,23 @@ final class StreamEngine: @unchecked Sendable {
 
     // MARK: Clients
 
-    /// Whether a voice or tap is in the cycle.
-    private var hasClients: Bool { clients.withLock { !$0.isEmpty } }
-
     /// Puts `voice` into the mix. Throws when the device has failed or every slot is taken.
     func add(_ voice: Voice) throws(AudioDeviceError) {
         guard case .render(let mixer) = cycle else { preconditionFailure("a voice on a capture engine") }
-        if let failure { throw failure }
-        guard mixer.add(voice) else { throw AudioDeviceError(device: deviceName, operation: .stream, reason: .busy) }
-        clients.withLock { $0[ObjectIdentifier(voice)] = voice }
-        wake()
+        try admit(voice) { mixer.add(voice) }
     }
 
     /// Puts `tap` into the capture cycle. Throws when the device has failed or every slot is taken.
     func add(_ tap: CaptureTap) throws(AudioDeviceError) {
         guard case .capture(let capture) = cycle else { preconditionFailure("a tap on a playback engine") }
+        try admit(tap) { capture.add(tap) }
+    }
+
+    /// Holds `client` for its owner once `enter` has put it into the cycle, and wakes the threads.
+    private func admit(_ client: any AnyObject & Sendable, _ enter: () -> Bool) throws(AudioDeviceError) {
         if let failure { throw failure }
-        guard capture.add(tap) else { throw AudioDeviceError(device: deviceName, operation: .stream, reason: .busy) }
-        clients.withLock { $0[ObjectIdentifier(tap)] = tap }
+        guard enter() else { throw AudioDeviceError(device: deviceName, operation: .stream, reason: .busy) }
+        clients.withLock { $0[ObjectIdentifier(client)] = client }
         wake()
     }
 
@@ -221,13 +220,12 @@ final class StreamEngine: @unchecked Sendable {
         return AudioDeviceError(device: deviceName, operation: .stream, failureError)
     }
 
-    /// Ends the threads and lets the device go: after a failure, or once an offline engine is done.
+    /// Leaves the registry, ends the threads and lets the device go: after a failure, or once an offline engine is
+    /// done.
     func close() {
-        if isOffline {
-            let key = Key(device: deviceName, direction: direction)
-            Self.engines.withLock { engines in
-                if engines[key] === self { engines[key] = nil }
-            }
+        let key = Key(device: deviceName, direction: direction)
+        Self.engines.withLock { engines in
+            if engines[key] === self { engines[key] = nil }
         }
         isClosing.store(true, ordering: .releasing)
         wake()
@@ -402,9 +400,12 @@ final class StreamEngine: @unchecked Sendable {
         } catch {
             return fail(error)
         }
-        // A device that answers at once without audio fails the read after a while (see ``ALSAStream``) rather
-        // than keep this thread spinning.
-        guard got > 0 else { return 0 }
+        // Nothing there yet, from a stream that does not wait (a sound server's), or a device that answers at once
+        // without audio (which fails the read after a while, see ``ALSAStream``).
+        guard got > 0 else {
+            _ = streamWake.wait(timeout: .now() + stream.waitingTime(for: configuration.periodFrames))
+            return 0
+        }
         capture.process(raw, frames: got, firstFrame: first)
         framesTransferred.store(first + Int64(got), ordering: .relaxed)
         clockFrames.store(first + Int64(got) + Int64(stream.delay), ordering: .relaxed)
@@ -557,10 +558,6 @@ final class StreamEngine: @unchecked Sendable {
 
     /// The device failed: the engine leaves the registry, its observers hear it, and every client's owner too.
     private func failEverything() {
-        let key = Key(device: deviceName, direction: direction)
-        Self.engines.withLock { engines in
-            if engines[key] === self { engines[key] = nil }
-        }
         close()
         guard let failure else { return }
         EngineObservers.tell { $0.engineFailed(deviceName, direction: direction, error: failure) }

@@ -61,7 +61,7 @@ package struct LevelRecord: BitwiseCopyable {
 /// atomics through which its player steers it.
 ///
 /// **Threads**: the decoder thread is the only producer of ``audio``, ``markers`` and ``fileLevels``; the render thread
-/// the only consumer of both, the only producer of ``levels`` and the only user of the fields marked
+/// the only consumer of the first two, the only producer of ``levels`` and the only user of the fields marked
 /// "render thread only". Everything else is an atomic any thread may read or set.
 package final class Voice: @unchecked Sendable {
     /// ``startFrame`` value: not playing.

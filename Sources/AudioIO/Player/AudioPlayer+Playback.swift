@@ -40,10 +40,7 @@ extension AudioPlayer {
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
             // queued of it) and a new one waits at the position heard.
-            let heard = state.currentTime
-            state.release()
-            state.time = heard
-            _ = prepare(&state, &events)
+            move(&state, &events, to: state.currentTime, playing: false)
             return true
         }
         voice.isPaused.store(true, ordering: .releasing)
@@ -57,10 +54,7 @@ extension AudioPlayer {
     /// the position heard with a new voice, so that the change is heard now rather than after the queue.
     func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
-        let heard = state.currentTime
-        state.release()
-        state.time = heard
-        _ = start(&state, &events, at: nil)
+        move(&state, &events, to: state.currentTime, playing: true)
     }
 
     /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value, and the next
@@ -86,16 +80,19 @@ extension AudioPlayer {
     /// so it is always within any tolerance given; the tolerances are accepted for code written against
     /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`.
     public func seek(to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0) {
-        withState { state, events in
-            let wasPlaying = state.isPlaying
-            let wasPrepared = state.voice != nil
-            state.release()
-            state.time = min(max(time, 0), duration)
-            if wasPlaying {
-                _ = start(&state, &events, at: nil)
-            } else if wasPrepared {
-                _ = prepare(&state, &events)
-            }
+        withState { state, events in move(&state, &events, to: time, playing: state.isPlaying) }
+    }
+
+    /// Lets the voice go and makes a new one at `time` (clamped to the file): playing when `playing`, else prepared
+    /// if one was.
+    private func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
+        let wasPrepared = state.voice != nil
+        state.release()
+        state.time = min(max(time, 0), duration)
+        if playing {
+            _ = start(&state, &events, at: nil)
+        } else if wasPrepared {
+            _ = prepare(&state, &events)
         }
     }
 

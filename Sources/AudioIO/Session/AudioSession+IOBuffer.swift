@@ -6,13 +6,13 @@ extension AudioSession {
     ///
     /// Short durations (the default, 10 ms) suit synchronized starts, live monitoring and quick response to
     /// ``AudioPlayer/pause()`` and ``AudioPlayer/currentTime``; long ones (up to 0.5 s) cost far less CPU on a
-    /// sound server, as `aplay` and `arecord` run (125 ms). A player alone on its device still pauses, seeks and
-    /// changes volume and rate within a few milliseconds with a long buffer: it drops what the device holds queued
-    /// and goes on from what was heard.
+    /// sound server, as `aplay` and `arecord` run (125 ms). With a buffer over 100 ms a player still pauses, seeks and
+    /// changes volume and rate at once: it goes on from what was heard, and the device's queue is dropped once no
+    /// other player on the device sounds (one that does keeps the queue, which then plays out).
     public var preferredIOBufferDuration: TimeInterval { state.withLock { $0.preferredIOBufferDuration } }
 
-    /// Sets ``preferredIOBufferDuration``, clamped to 1 ms … 0.5 s. Streams open already keep their buffers; a
-    /// device's stream is opened anew with the new duration once nothing plays or records on it.
+    /// Sets ``preferredIOBufferDuration``, clamped to 1 ms … 0.5 s. A stream open already keeps its buffer for as
+    /// long as the process has it open: set this before the first player, recorder or meter opens its device.
     ///
     /// Unlike `AVAudioSession`'s, it does not throw: there is nothing it could fail on.
     public func setPreferredIOBufferDuration(_ duration: TimeInterval) {
