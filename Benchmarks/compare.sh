@@ -364,7 +364,7 @@ row "record with the meter drawn, steady state (CPU ms per s of audio)" "$(fmt "
     "+$(fmt "$(calc "$rec_tty - $rec")" 1) ms" "≤ +5 ms" "$(met "$rec_tty - $rec" '<=' 5)"
 row "play with the meter drawn, steady state (CPU ms per s of audio)" "$(fmt "$play_tty" 1) ms" "$(fmt "$play" 1) ms (--no-meter)" \
     "+$(fmt "$(calc "$play_tty - $play")" 1) ms" "≤ +5 ms" "$(met "$play_tty - $play" '<=' 5)"
-delay=$("${pulse_env[@]}" python3 "$(dirname "$0")/key-delay.py" "$rt_reps" "$voicememo" "$tone22")
+delay=$("${pulse_env[@]}" python3 "$benchmarks/key-delay.py" "$rt_reps" "$voicememo" "$tone22")
 row "play --no-meter: space typed → silence on the sink's monitor (ms)" "$delay ms" "-" "-" "≤ 100 ms" "$(met "$delay" '<=' 100)"
 fi
 

@@ -64,4 +64,4 @@ def one():
     sys.exit("key-delay.py: no tone on the monitor")
 
 
-print("%.0f" % statistics.median(one() for _ in range(reps)))
+print(int(round(statistics.median(one() for _ in range(reps)))))

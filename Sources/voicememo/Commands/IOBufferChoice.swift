@@ -1,15 +1,14 @@
 import AudioIO
 
-/// The I/O buffer `record` and `play` ask of their device: long when nothing is drawn, as aplay and arecord use
-/// (few wake-ups: what a laptop's battery notices on a sound server), and short enough for a level meter redrawn
-/// 20 times a second when one is.
+/// The I/O buffer `record` and `play` ask of their device: long, as aplay and arecord use (few wake-ups: what a
+/// laptop's battery notices on a sound server). The live meter, redrawn 20 times a second, then moves about 8 times
+/// a second, as level meters move; keys still act at once (a long buffer's queue is dropped, see
+/// ``AudioSession/preferredIOBufferDuration``).
 enum IOBufferChoice {
-    /// Seconds per period with nothing drawn.
-    static let quiet = 0.125
-    /// Seconds per period under a live meter: one redraw's worth.
-    static let metered = 0.05
+    /// Seconds per period.
+    static let duration = 0.125
 
-    static func apply(meterShown: Bool) {
-        AudioSession.shared.setPreferredIOBufferDuration(meterShown ? metered : quiet)
+    static func apply() {
+        AudioSession.shared.setPreferredIOBufferDuration(duration)
     }
 }

@@ -42,7 +42,7 @@ extension VoiceMemo {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos(matching: memos)
             let onTerminal = !json && TerminalDisplay.isAvailable
-            IOBufferChoice.apply(meterShown: onTerminal && !noMeter)
+            IOBufferChoice.apply()
             let players = try memos.map { memo in
                 let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
                 player.currentDevice = device

@@ -47,7 +47,7 @@ extension VoiceMemo {
             let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
-            IOBufferChoice.apply(meterShown: live.display != nil)
+            IOBufferChoice.apply()
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown

@@ -19,7 +19,8 @@ final class TerminalDisplay: @unchecked Sendable {
 
     /// Whether standard input is a terminal, now sending each key as it is typed (see ``Key/typed()``).
     let takesKeys: Bool
-    private var drawnLines = 0
+    /// The lines on the screen, as last drawn (none after a note).
+    private var drawn: [String] = []
     private var isFinished = false
     /// Keeps a note and a redraw from interleaving their escape sequences.
     private let lock = Mutex(())
@@ -56,21 +57,24 @@ final class TerminalDisplay: @unchecked Sendable {
 
     /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a
     /// frame. Each line must fit the width (``columns``): one that wraps would push the display down.
+    /// A frame the same as the one on the screen is not written again: the meter's levels change with each device
+    /// period, fewer times a second than it is redrawn.
     func draw(_ lines: [String]) {
         lock.withLock { _ in
-            var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
+            guard lines != drawn else { return }
+            var text = drawn.isEmpty ? "" : "\u{1B}[\(drawn.count)F"
             for line in lines { text += "\u{1B}[2K" + line + "\n" }
             write(text)
-            drawnLines = lines.count
+            drawn = lines
         }
     }
 
     /// Prints `line` where the live lines are, to stay above them: the next ``draw(_:)`` starts below it.
     func note(_ line: String) {
         lock.withLock { _ in
-            let up = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
+            let up = drawn.isEmpty ? "" : "\u{1B}[\(drawn.count)F"
             write(up + "\u{1B}[2K" + line + "\n\u{1B}[J")
-            drawnLines = 0
+            drawn = []
         }
     }
 
