@@ -16,23 +16,20 @@ import Testing
         return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? .nan
     }
 
-    /// Plays 60 s of sox's `synth effect` (stereo, 48 kHz) into the server's sink with aplay and returns
-    /// once `meter` hears it; kill the player when done.
-    func play(_ effect: String, volume: Double, on server: PulseAudioServer, rig: RecordingRig, heardBy meter: AudioInputMeter) async throws -> RunningTool {
-        let tone = rig.scratch.path("played.wav")
-        try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 60, effect, volume: volume)
+    /// Has the server play a sine into its sink and returns once `meter` hears it; stop it when done.
+    func play(sineOf frequency: Int, amplitude: Double, on server: PulseAudioServer, heardBy meter: AudioInputMeter) async throws -> ServerSine {
         try meter.start()
-        let player = try Tool.start("aplay", ["-q", "-D", "pulse", tone], environment: try server.environment)
+        let sine = try server.playSine(frequency: frequency, amplitude: amplitude)
         try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) > -60 }
-        return player
+        return sine
     }
 
     @Test func aRecordingOfTheMonitorContainsThePlayedSignalAndStopsAtItsDuration() async throws {
         try await PulseAudioServer.exclusive { server in
             let rig = try RecordingRig()
             let meter = AudioInputMeter(device: server.device)
-            let player = try await play("sine 1000", volume: 0.5, on: server, rig: rig, heardBy: meter)
-            defer { player.kill() }
+            let sine = try await play(sineOf: 1000, amplitude: 0.5, on: server, heardBy: meter)
+            defer { sine.stop() }
 
             // Metered live while it records.
             let live = try rig.recorder("live.wav", AudioSettings(format: .wav, channelCount: 2), device: server.device)
@@ -83,9 +80,8 @@ import Testing
 
     @Test func theInputMeterMeasuresWhatPlaysAndThenSilence() async throws {
         try await PulseAudioServer.exclusive { server in
-            let rig = try RecordingRig()
             let meter = AudioInputMeter(device: server.device)
-            let player = try await play("sine 440", volume: 0.25, on: server, rig: rig, heardBy: meter)
+            let sine = try await play(sineOf: 440, amplitude: 0.25, on: server, heardBy: meter)
             // The stream's channels are those of whoever opened the device first in this process (a mono recording,
             // or the meter's two): each measures the sink's tone.
             #expect((1...2).contains(meter.channelCount))
@@ -99,7 +95,7 @@ import Testing
                 let (peak, average) = (meter.peakPower(forChannel: channel), meter.averagePower(forChannel: channel))
                 #expect(abs(peak + 12.04) < 0.1 && abs(average + 15.05) < 0.1, "peak \(peak), average \(average)")
             }
-            player.kill()
+            sine.stop()
             try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) == -160 }
             #expect(meter.peakPower(forChannel: meter.channelCount - 1) == -160 && meter.averagePower(forChannel: meter.channelCount - 1) == -160)
             meter.stop()

@@ -162,6 +162,41 @@ public final class PulseAudioServer: @unchecked Sendable {
         try keepSinkClockFine()
     }
 
+    /// Plays a sine of `frequency` hertz with peaks at `amplitude` of full scale (at most 0.5) on both of the sink's
+    /// channels until it is stopped. The server makes it itself (`module-sine`), in its real-time thread: a client
+    /// player, such as aplay, can be held back by a busy machine for longer than its buffer, and the sink then plays
+    /// silence in the middle of the tone.
+    public func playSine(frequency: Int, amplitude: Double = 0.5) throws -> ServerSine {
+        let loaded = try pactl(["load-module", "module-sine", "sink=\(Self.sinkName)", "frequency=\(frequency)"])
+        guard loaded.status == 0, let module = Int(loaded.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw ToolFailure(command: "pactl load-module module-sine", result: loaded) }
+        let sine = ServerSine(server: self, module: module)
+        // module-sine's peaks are at half of full scale; a linear factor (pactl reads a number with a point as one)
+        // scales them.
+        guard let input = try sinkInput(ownedBy: module) else {
+            sine.stop()
+            throw PulseAudioFailure(description: "module-sine made no sink input")
+        }
+        let volume = try pactl(["set-sink-input-volume", "\(input)", String(format: "%.6f", amplitude / 0.5)])
+        guard volume.status == 0 else { sine.stop(); throw ToolFailure(command: "pactl set-sink-input-volume", result: volume) }
+        return sine
+    }
+
+    /// The index of the sink input that `module` made, from pactl's long listing ("Sink Input #3" … "Owner Module: 9").
+    private func sinkInput(ownedBy module: Int) throws -> Int? {
+        var input: Int?
+        for line in try pactl(["list", "sink-inputs"]).standardOutput.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("Sink Input #") { input = Int(text.dropFirst("Sink Input #".count)) }
+            if text == "Owner Module: \(module)" { return input }
+        }
+        return nil
+    }
+
+    fileprivate func unloadModule(_ module: Int) {
+        _ = try? pactl(["unload-module", "\(module)"])
+    }
+
     /// Makes a new stream's first frame come within milliseconds. An idle null sink renders in blocks
     /// of 2 s, and a stream that connects waits for the block under way to end, up to 2 s, before its
     /// lower latency applies. So a `parec` reads the monitor asking for 10 ms, for as long as the sink
@@ -263,6 +298,20 @@ public final class PulseAudioServer: @unchecked Sendable {
             }
         }
     }()
+}
+
+/// A tone the server plays into its sink (``PulseAudioServer/playSine(frequency:amplitude:)``).
+public final class ServerSine: Sendable {
+    private let server: PulseAudioServer
+    private let module: Int
+
+    fileprivate init(server: PulseAudioServer, module: Int) {
+        self.server = server
+        self.module = module
+    }
+
+    /// Stops the tone: the sink is silent from its next block on.
+    public func stop() { server.unloadModule(module) }
 }
 
 /// The server could not be started.

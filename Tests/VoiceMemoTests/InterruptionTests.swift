@@ -17,10 +17,8 @@ import Testing
     @Test func ctrlZPausesTheRecordingAndFgResumesItWithoutTheStoppedTimeOrABurstAtTheSeam() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()
-            let tone = cli.scratch.path("tone.wav")
-            try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 60, "sine 1000", volume: 0.5)
-            let player = try Tool.start("aplay", ["-q", "-D", "pulse", tone], environment: try server.environment)
-            defer { player.kill() }
+            let sine = try server.playSine(frequency: 1000)
+            defer { sine.stop() }
             try await Task.sleep(for: .milliseconds(500))
 
             let recording = try cli.start(["record", "--device", "pulse", "--title", "Paused"], with: try server.environment)

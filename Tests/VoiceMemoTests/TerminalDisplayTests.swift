@@ -56,9 +56,6 @@ import Testing
 
     @Test func theMeterMovesWithTheSignalRedrawsInPlaceAndCtrlCRestoresTheTerminal() async throws {
         try await PulseAudioServer.exclusive { server in
-            let cli = try CLI()
-            let tone = cli.scratch.path("tone.wav")
-            try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 30, "sine 1000")
             var environment = try server.environment
             environment["NO_COLOR"] = "1"
             let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: environment)
@@ -75,10 +72,10 @@ import Testing
 
             #expect(meter.read(until: { _ in lastReading(silent)() }, timeout: 10), "\(meter.screen)")
             #expect(meter.localModes & Self.rawModes == 0, "keys are taken one by one, unechoed, while the meter runs")
-            let player = try Tool.start("aplay", ["-q", "-D", "pulse", tone], environment: try server.environment)
-            defer { if player.isRunning { player.kill() } }
+            let sine = try server.playSine(frequency: 1000)
+            defer { sine.stop() }
             #expect(meter.read(until: { _ in lastReading(playing)() }, timeout: 10), "\(meter.screen)")
-            player.kill()
+            sine.stop()
             let toneFrames = readings().count
             #expect(meter.read(until: { _ in lastReading { silent($0) && !$0[0].bar.contains("|") }() }, timeout: 10))
 
