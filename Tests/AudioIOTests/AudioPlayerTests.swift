@@ -323,6 +323,38 @@ import Testing
         #expect(player.status == .readyToPlay && !player.isPlaying)
     }
 
+    @Test func startedComesOncePerPlayNotAgainAfterASeekOrAResume() async throws {
+        let rig = try PlaybackRig()
+        let file = rig.scratch.file("noise.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 20, "whitenoise whitenoise")
+        let player = try rig.player(file)
+        let events = player.events()
+        // From the engine's event thread, as the unclocked device plays the file in a moment: a seek at 1 s, a pause
+        // at 12 s.
+        let seek = player.addBoundaryTimeObserver(forTimes: [1]) { [player] _ in player.currentTime = 10 }
+        let pause = player.addBoundaryTimeObserver(forTimes: [12]) { [player] _ in player.pause() }
+        try #require(player.play(), "\(player.status)")
+        try await until { !player.isPlaying }
+        player.removeTimeObserver(seek)
+        player.removeTimeObserver(pause)
+        #expect(player.play())
+        var seen: [AudioPlayer.Event] = []
+        for await event in events {
+            seen.append(event)
+            if case .finishedPlaying = event { break }
+        }
+        #expect(seen.filter { $0 == .started }.count == 1, "\(seen)")
+        // Played again from the start: a new start.
+        let again = player.events()
+        #expect(try await rig.playToEnd([player]) == [true])
+        var heard: [AudioPlayer.Event] = []
+        for await event in again {
+            heard.append(event)
+            if case .finishedPlaying = event { break }
+        }
+        #expect(heard.filter { $0 == .started }.count == 1, "\(heard)")
+    }
+
     @Test func aFloatFileWithNaNAndInfinityPlaysWithoutBringingTheEngineDown() async throws {
         let rig = try PlaybackRig()
         let file = rig.scratch.file("broken.wav")

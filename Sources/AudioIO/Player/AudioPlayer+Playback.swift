@@ -64,6 +64,7 @@ extension AudioPlayer {
             state.time = state.currentTime
             state.release()
             state.passesHeard = 0
+            state.startWasReported = false
         }
     }
 
@@ -172,7 +173,9 @@ extension AudioPlayer: VoiceOwner {
 
     func voiceDidStart(_ voice: Voice) {
         withState { state, events in
-            if state.voice === voice { events.append(.started) }
+            guard state.voice === voice, !state.startWasReported else { return }
+            state.startWasReported = true
+            events.append(.started)
         }
     }
 
@@ -183,6 +186,7 @@ extension AudioPlayer: VoiceOwner {
             state.release()
             state.time = 0
             state.passesHeard = 0
+            state.startWasReported = false
             events.append(.finishedPlaying(successfully: successfully))
         }
     }

@@ -19,6 +19,9 @@ extension AudioPlayer {
         /// Passes of a loop heard to their end: a new voice (after a seek or a lost device) goes on counting from
         /// there instead of playing ``AudioPlayer/numberOfLoops`` loops again.
         var passesHeard = 0
+        /// Whether ``AudioPlayer/Event/started`` was sent since the last stop or finish: a seek, a resume or a new
+        /// voice at the position heard goes on playing, it does not start again.
+        var startWasReported = false
         var subscribers = EventSubscribers<Event>()
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the

@@ -32,7 +32,8 @@ public final class AudioPlayer: @unchecked Sendable {
     public enum Event: Equatable, Sendable {
         /// ``status`` changed.
         case statusChanged(Status)
-        /// The first frame was mixed into the device stream (after `play`, `play(atTime:)` or a seek).
+        /// The first frame was mixed into the device stream, once per playing from the start or from where ``stop()``
+        /// left it: a pause and resume, a seek or a change of device goes on playing and sends no second one.
         case started
         /// Playback ended: at the end of the last loop (true) or early on a failure (false).
         case finishedPlaying(successfully: Bool)
