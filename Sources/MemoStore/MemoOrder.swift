@@ -12,7 +12,9 @@ public enum MemoOrder: String, CaseIterable, Sendable {
 }
 
 extension Sequence<Memo> {
-    /// The memos in `order`. Memos that tie are newest first, then by id, so the order is always the same.
+    /// The memos in `order`. Memos that tie are newest first; memos of the same second (dates are kept to the second)
+    /// are in reverse of their order in the sequence, which for ``MemoStore/memos()`` is the order they were added:
+    /// the one made last comes first.
     public func sorted(by order: MemoOrder) -> [Memo] {
         // Positions are sorted, not memos: moving 10,000 memos of a dozen fields each is most of the work.
         // Each title's order is worked out once, not in every comparison.
@@ -28,7 +30,7 @@ extension Sequence<Memo> {
                 break
             }
             if memos[first].createdAt != memos[second].createdAt { return memos[first].createdAt > memos[second].createdAt }
-            return memos[first].id < memos[second].id
+            return first > second
         }.map { memos[$0] }
     }
 }

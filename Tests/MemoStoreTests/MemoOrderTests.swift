@@ -35,8 +35,10 @@ import Testing
         #expect(memos.sorted(by: .duration).map(\.title) == ["Émile", "apple", "zebra", "Memo 2", "Memo 10"])
     }
 
-    @Test func equalMemosStillHaveOneOrder() {
-        let twins = [memo("Same", minute: 1, seconds: 1, id: "b"), memo("Same", minute: 1, seconds: 1, id: "a")]
-        for order in MemoOrder.allCases { #expect(twins.sorted(by: order).map(\.id) == ["a", "b"]) }
+    @Test func memosMadeInTheSameSecondComeLastMadeFirstWhateverTheirIds() {
+        // Added in this order (the store's order); their ids, random, in the other.
+        let triplets = [memo("Same", minute: 1, seconds: 1, id: "c"), memo("Same", minute: 1, seconds: 1, id: "a"),
+                        memo("Same", minute: 1, seconds: 1, id: "b")]
+        for order in MemoOrder.allCases { #expect(triplets.sorted(by: order).map(\.id) == ["b", "a", "c"]) }
     }
 }

@@ -55,6 +55,23 @@ import Testing
         #expect(table.map { $0.dropFirst(14).prefix(6) } == ["Apple ", "banana", "cherry"])
     }
 
+    @Test func memosOfTheSameSecondAreListedLastImportedFirst() throws {
+        let cli = try CLI()
+        // Three files that say they were recorded in the same second, imported one after the other.
+        let date = Date(timeIntervalSince1970: 1_800_000_000)
+        for title in ["First", "Second", "Third"] {
+            let file = cli.scratch.file("\(title).wav")
+            let writer = try AudioFileWriter(url: file, settings: AudioSettings(sampleRate: 8000), metadata: AudioMetadata(title: title, creationDate: date))
+            try [Float](repeating: 0.25, count: 80).withUnsafeBufferPointer { try writer.write($0) }
+            try writer.close()
+            #expect(try cli.run("import", file.path).status == 0)
+        }
+        let json = try cli.run("list", "--json")
+        let memos = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(memos.compactMap { $0["title"] as? String } == ["Third", "Second", "First"])
+        #expect(Set(memos.compactMap { $0["createdAt"] as? String }) == ["2027-01-15T08:00:00Z"])
+    }
+
     @Test func aThousandMemosAreListedNewestFirst() throws {
         let cli = try CLI()
         try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
