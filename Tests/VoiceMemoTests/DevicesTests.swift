@@ -13,9 +13,16 @@ import Testing
         return stat[stat.index(end, offsetBy: 2)...].first
     }
 
-    @Test func theListNamesCaptureAndPlaybackDevicesWithTheirDescriptions() throws {
+    @Test func theListNamesTheDevicesAPersonPicksAndAllOfThemWithAll() throws {
         let cli = try CLI()
-        let result = try cli.run(["devices", "--json"], with: try ALSATestDevices.environment())
+        let plumbing = ["null", "lavrate", "samplerate", "speexrate", "upmix", "vdownmix"]
+        let chosen = try cli.json(try cli.run(["devices", "--json"], with: try ALSATestDevices.environment()))
+        for side in ["inputs", "outputs"] {
+            let names = try #require(chosen[side] as? [[String: Any]]).compactMap { $0["name"] as? String }
+            #expect(names.first == "default" && names.contains("pulse"), "\(names)")
+            #expect(Set(names).isDisjoint(with: plumbing), "\(names)")
+        }
+        let result = try cli.run(["devices", "--json", "--all"], with: try ALSATestDevices.environment())
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
         let list = try cli.json(result)
         for side in ["inputs", "outputs"] {
@@ -26,7 +33,10 @@ import Testing
         }
         let text = try cli.run(["devices"], with: try ALSATestDevices.environment()).standardOutput
         #expect(text.hasPrefix("Capture devices:\nNAME") && text.contains("\nPlayback devices:\nNAME"))
-        #expect(text.contains("\npulse ") && text.contains("PulseAudio Sound Server"))
+        #expect(text.contains("\ndefault ") && text.contains("\npulse ") && text.contains("PulseAudio Sound Server"))
+        #expect(!text.contains("\nlavrate ") && text.hasSuffix(" with --all.\n"), "\(text)")
+        let everything = try cli.run(["devices", "--all"], with: try ALSATestDevices.environment()).standardOutput
+        #expect(plumbing.allSatisfy { everything.contains("\n\($0) ") } && !everything.contains("with --all"), "\(everything)")
     }
 
     @Test func watchPrintsEachEventAsItHappensInOrder() async throws {

@@ -9,8 +9,10 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "List capture and playback devices; with --watch, report devices coming and going.",
             discussion: """
-                Lists the ALSA PCMs alsa-lib knows (its configuration's and every sound card's) that can \
-                record and that can play. With --watch it then prints one line per event as it happens — a \
+                Lists the devices to record from and to play on: ALSA's default, the sound servers \
+                (pulse, pipewire, jack) and the sound cards' own PCMs. --all adds every other PCM alsa-lib \
+                knows: rate converters, channel mixers, null and the like, which sit between a program and a \
+                device. With --watch it then prints one line per event as it happens — a \
                 sound card appearing or vanishing in /dev/snd (or $AUDIOIO_SND_DIR), a card's jack \
                 (headphones, microphone) plugged or unplugged, a stream's device going away, the process \
                 stopped with Ctrl-Z and continued — until Ctrl-C.
@@ -22,18 +24,38 @@ extension VoiceMemo {
         @Flag(help: "Keep running and report each device event as it happens, until Ctrl-C.")
         var watch = false
 
+        @Flag(help: "List every PCM alsa-lib knows, plugins that convert or route included.")
+        var all = false
+
         func run() async throws {
             let session = AudioSession.shared
-            let (inputs, outputs) = (session.availableInputs, session.availableOutputs)
+            let (allInputs, allOutputs) = (session.availableInputs, session.availableOutputs)
+            let (inputs, outputs) = all ? (allInputs, allOutputs) : (Self.chosen(allInputs), Self.chosen(allOutputs))
             if json {
                 print(try MemoJSON.line(DeviceListJSON(inputs: inputs.map(SessionEventJSON.Port.init),
                                                        outputs: outputs.map(SessionEventJSON.Port.init))))
             } else {
                 print("Capture devices:\n" + Self.table(inputs).text)
                 print("\nPlayback devices:\n" + Self.table(outputs).text)
+                let hidden = Set(allInputs.map(\.name) + allOutputs.map(\.name)).subtracting(inputs.map(\.name) + outputs.map(\.name))
+                if !hidden.isEmpty {
+                    print("\n\(hidden.count) more (converters and other plugins: \(hidden.sorted().prefix(3).joined(separator: ", "))"
+                        + "\(hidden.count > 3 ? ", …" : "")) with --all.")
+                }
             }
             guard watch else { return }
             try await Self.watch(session, json: json)
+        }
+
+        /// The devices a person picks: ALSA's `default` (listed first, whether or not alsa-lib's hints name it), the
+        /// sound servers, and the cards' PCMs but their mixing plumbing (`dmix`, `dsnoop`), which `default` uses.
+        static func chosen(_ ports: [PortDescription]) -> [PortDescription] {
+            let picked = ports.filter { port in
+                let kind = port.name.prefix { $0 != ":" }
+                return port.card != nil ? !["dmix", "dsnoop"].contains(kind) : port.type == .soundServer
+            }
+            guard !picked.contains(where: { $0.name == "default" }) else { return picked }
+            return [PortDescription(name: "default", description: "ALSA's default device, what --device defaults to")] + picked
         }
 
         private static func table(_ ports: [PortDescription]) -> Table {
