@@ -59,12 +59,20 @@ public struct AudioPreset: Equatable, Sendable {
 
     /// The names of every preset found in ``searchDirectories``, sorted.
     public static func availableNames() -> [String] {
-        let names = searchDirectories.flatMap { directory in
-            ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-                .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
-                .map { String($0.dropLast(".json".count)) }
+        files().map { $0.deletingPathExtension().lastPathComponent }
+    }
+
+    /// The file of every preset ``named(_:)`` finds, sorted by name: for a name in several of
+    /// ``searchDirectories``, the first one's (a user's preset hides a built-in one of the same name).
+    public static func files() -> [URL] {
+        var found: [String: URL] = [:]
+        for directory in searchDirectories.reversed() {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
+                found[String(name.dropLast(".json".count))] = directory.appendingPathComponent(name)
+            }
         }
-        return Set(names).sorted()
+        return found.sorted { $0.key < $1.key }.map(\.value)
     }
 
     /// Where presets are looked for, first match wins:
