@@ -408,6 +408,7 @@ final class RecordingDelegate: AudioPlayerDelegate {
     func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {
         finishes.withLock { $0.append(successfully) }
     }
+    func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
 }
 
 /// `samples` without runs of 240 or more zeros: the silence a device gets while nothing plays.

@@ -1,5 +1,9 @@
 /// Receives an ``AudioPlayer``'s events, as `AVAudioPlayerDelegate` does.
 ///
+/// Both methods are required, with no default to fall back on: a method written with a slightly different
+/// signature (`error: (any Error)?`) is then a compile error rather than a method that is never called. For one
+/// event alone, listen to ``AudioPlayer/events()`` instead.
+///
 /// **Threads**: methods are called on the engine's event thread; return quickly and do not block.
 public protocol AudioPlayerDelegate: AnyObject, Sendable {
     /// Playback reached the end of the last loop (`successfully` true), or stopped early because decoding
@@ -7,11 +11,6 @@ public protocol AudioPlayerDelegate: AnyObject, Sendable {
     func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool)
     /// Reading the file failed part-way; playback ends where the readable audio ends.
     func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError)
-}
-
-extension AudioPlayerDelegate {
-    public func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
-    public func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
 }
 
 /// Why a player could not get ready or stopped working.

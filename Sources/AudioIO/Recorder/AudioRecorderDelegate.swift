@@ -1,5 +1,9 @@
 /// Receives an ``AudioRecorder``'s events, as `AVAudioRecorderDelegate` does.
 ///
+/// Both methods are required, with no default to fall back on: a method written with a slightly different
+/// signature is then a compile error rather than a method that is never called. For one event alone, listen to
+/// ``AudioRecorder/events()`` instead.
+///
 /// **Threads**: methods are called on the input engine's event thread or the recorder's writer thread;
 /// return quickly and do not block.
 public protocol AudioRecorderDelegate: AnyObject, Sendable {
@@ -9,11 +13,6 @@ public protocol AudioRecorderDelegate: AnyObject, Sendable {
     func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool)
     /// Writing the file failed (disk full, I/O error); the recording stops.
     func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError)
-}
-
-extension AudioRecorderDelegate {
-    public func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
-    public func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError) {}
 }
 
 /// Why a recorder could not get ready or stopped working.
