@@ -74,11 +74,20 @@ bench: deps
 	$(BENCH_BUILD) --product voicememo; \
 	bash Benchmarks/compare.sh "$$($(BENCH_BUILD) --show-bin-path)/voicememo"
 
-## install: voicememo into $(PREFIX)/bin, presets into $(PREFIX)/share/voicememo/presets
+## install: voicememo into $(PREFIX)/bin, its presets, its manual page (swift-argument-parser's generate-manual) and
+## its bash, zsh and fish completions into $(PREFIX)/share, where the shells and man look for them
+SHARE = $(DESTDIR)$(PREFIX)/share
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/voicememo/presets
-	install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/voicememo" $(DESTDIR)$(PREFIX)/bin/voicememo
-	install -m 644 Presets/*.json $(DESTDIR)$(PREFIX)/share/voicememo/presets/
+	$(SWIFT) package generate-manual --configuration release
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/voicememo/presets $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
+	  $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	bin="$$($(SWIFT) build -c release --show-bin-path)/voicememo"; \
+	install -m 755 "$$bin" $(DESTDIR)$(PREFIX)/bin/voicememo && \
+	"$$bin" --generate-completion-script bash > $(SHARE)/bash-completion/completions/voicememo && \
+	"$$bin" --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_voicememo && \
+	"$$bin" --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/voicememo.fish
+	install -m 644 Presets/*.json $(SHARE)/voicememo/presets/
+	install -m 644 .build/plugins/GenerateManual/outputs/voicememo/voicememo.1 $(SHARE)/man/man1/voicememo.1
 
 ## demo: record, list, play and export a memo end to end, on the sound card or, without one, on a virtual device
 ## (a private PulseAudio null sink); in a store of its own under demo/ so that nothing of yours is touched

@@ -33,10 +33,18 @@ import Testing
     }
 
     @Test func everyCommandAndTheSortOrdersAreOffered() throws {
-        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter", "devices", "play"]))
+        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter", "devices", "presets", "play"]))
         #expect(try complete("re") == ["record", "rename"])
         #expect(try complete("de") == ["delete", "devices"])
         #expect(try complete("list", "--sort", "") == ["date", "title", "duration"])
+    }
+
+    @Test func zshAndFishGetScriptsThatOfferTheCommandsToo() throws {
+        // What `make install` puts in share/zsh/site-functions and share/fish/vendor_completions.d.
+        let zsh = try cli.run("--generate-completion-script", "zsh")
+        #expect(zsh.status == 0 && zsh.standardOutput.hasPrefix("#compdef voicememo") && zsh.standardOutput.contains("'presets:"))
+        let fish = try cli.run("--generate-completion-script", "fish")
+        #expect(fish.status == 0 && fish.standardOutput.contains("complete -c 'voicememo'") && fish.standardOutput.contains("'presets'"))
     }
 
     @Test(arguments: ["info", "rename", "delete", "export"])
