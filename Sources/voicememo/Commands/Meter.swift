@@ -9,8 +9,8 @@ extension VoiceMemo {
             discussion: """
                 On a terminal, a bar per channel with its peak and average level in dBFS and a peak-hold \
                 mark, redrawn about 20 times a second; otherwise a plain line (or, with --json, a JSON \
-                object) every tenth of a second with the levels since the previous one. Runs until Ctrl-C \
-                or --duration.
+                object) every tenth of a second with the levels since the previous one. Runs until Ctrl-C, \
+                SIGTERM or SIGHUP, or --duration.
                 """)
 
         @OptionGroup
@@ -30,6 +30,8 @@ extension VoiceMemo {
                 throw DeviceFailure(error: error)
             }
             let stop = StopSignals()
+            // The session tells the display of Ctrl-Z and fg; a meter has no recorder to activate it.
+            try? AudioSession.shared.setActive(true)
             let live = LiveMeter(hidden: false, json: json, plainInterval: Self.plainInterval)
             defer { live.finish() }
             let started = ContinuousClock.now
@@ -44,7 +46,7 @@ extension VoiceMemo {
                     average: channels.map { Double(meter.averagePower(forChannel: $0)) })
                 try live.show(
                     levels, elapsed: elapsed, bytes: nil,
-                    status: MeterLine.status("METER  \(capture.device)", elapsed: elapsed, bytes: nil))
+                    status: MeterLine.status("METER  ", title: capture.device.terminalSafe, elapsed: elapsed, bytes: nil))
                 if let duration = capture.duration, elapsed >= duration { break }
             }
             meter.stop()

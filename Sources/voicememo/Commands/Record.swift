@@ -11,11 +11,13 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "Record a memo from an input device.",
             discussion: """
-                Records until Ctrl-C or SIGTERM, or for --duration seconds; either way the file and the \
-                memo are finished. Without --preset or --format the memo is 16-bit mono WAV at 48 kHz. On a \
-                terminal a live meter shows each channel's level, the elapsed time and the file size; \
-                otherwise a plain line of levels every second. A recording whose process is killed keeps \
-                what reached the disk and is listed as recovered.
+                Records until Ctrl-C, SIGTERM or SIGHUP (the terminal closed), or for --duration seconds; \
+                either way the file and the memo are finished, and the exit code is 0. Without --preset or \
+                --format the memo is 16-bit mono WAV at 48 kHz. On a terminal a live meter shows each \
+                channel's level, the elapsed time and the file size, and keys act: space pauses and resumes \
+                (nothing of the pause is recorded), q or Enter stops; Ctrl-Z pauses too, until fg. Otherwise \
+                a plain line of levels every second. A recording whose process is killed keeps what reached \
+                the disk and is listed as recovered.
                 """)
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -62,8 +64,20 @@ extension VoiceMemo {
                 print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); Ctrl-C stops.")
                 fflush(nil)
             }
-            let statusPrefix = "● REC  \(ticket.memo.title.terminalSafe)"
+            let shownTitle = ticket.memo.title.terminalSafe
             let path = ticket.fileURL.path
+            // q or Enter on the terminal: stop as Ctrl-C does; space pauses and resumes.
+            let stopKey = Latch()
+            let keys = live.display?.takesKeys == true ? Task {
+                for await key in Key.typed() {
+                    switch key {
+                    case .space: if recorder.isRecording { recorder.pause() } else { recorder.record() }
+                    case .quit, .enter: stopKey.set()
+                    default: break
+                    }
+                }
+            } : nil
+            defer { keys?.cancel() }
             if !live.isShown {
                 for await _ in wakes.stream {
                     if stop.received != nil { recorder.stop() }
@@ -71,7 +85,7 @@ extension VoiceMemo {
                 }
             }
             while !progress.hasFinished {
-                if stop.received != nil {
+                if stop.received != nil || stopKey.isSet {
                     recorder.stop()
                     break
                 }
@@ -83,7 +97,8 @@ extension VoiceMemo {
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
-                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(statusPrefix, elapsed: elapsed, bytes: size))
+                let head = recorder.isRecording ? "● REC  " : "⏸ PAUSED  "
+                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
             }
             live.finish()
             await progress.waitUntilFinished()

@@ -1,6 +1,5 @@
 import AudioIO
 import FoundationEssentials
-import Synchronization
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
@@ -19,19 +18,19 @@ struct InteractivePlayback {
 
     /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
     /// restored whichever way playback ends.
-    func run(on display: TerminalDisplay) async throws -> Bool {
+    func run(on display: TerminalDisplay) async throws -> PlayerGroup.Ending {
         let live = LiveMeter(on: display)
         defer { live.finish() }
         let keys = display.takesKeys ? Task { for await key in Key.typed() { handle(key) } } : nil
         defer { keys?.cancel() }
-        let ended = Ended()
+        let ended = Latch()
         let playing = Task { [group] in
-            defer { ended.mark() }
+            defer { ended.set() }
             return try await group.playTogether()
         }
-        while !ended.isMarked {
+        while !ended.isSet {
             // Not once playback has ended: the players are back at the start by then.
-            guard try await live.nextTick(), !ended.isMarked else { continue }
+            guard try await live.nextTick(), !ended.isSet else { continue }
             let lead = group.players[0]
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
             try live.show(
@@ -68,13 +67,8 @@ struct InteractivePlayback {
             for player in players { player.rate = min(max(player.rate + step, 0.5), 2) }
         case .quit:
             group.quit()
+        case .enter:
+            break
         }
     }
-}
-
-/// Whether playback has ended, set by the task that plays and read by the one that draws.
-private final class Ended: Sendable {
-    private let flag = Mutex(false)
-    func mark() { flag.withLock { $0 = true } }
-    var isMarked: Bool { flag.withLock { $0 } }
 }

@@ -71,19 +71,22 @@ final class LiveMeter {
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
     /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
-    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> String) throws {
+    /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
+    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine) throws {
         switch style {
         case .terminal(let display):
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
             let marks = hold.update(peaks: levels.peak, at: (ContinuousClock.now - started) / .seconds(1))
             let columns = display.columns
-            let line = MeterLine(barWidth: max(10, columns - 32), usesColor: TerminalDisplay.allowsColor)
+            let line = MeterLine(columns: columns, usesColor: TerminalDisplay.allowsColor)
             let channels = levels.peak.indices.map { channel in
-                line.channel(
+                let text = line.channel(
                     MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
                     average: levels.average[channel], hold: marks[channel])
+                // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
+                return line.layout == .peakOnly ? text.truncated(toColumns: columns) : text
             }
-            display.draw(channels + [status().truncated(toColumns: columns)])
+            display.draw(channels + [status().fitted(toColumns: columns)], columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)
