@@ -13,7 +13,7 @@ extension VoiceMemo {
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. Ctrl-C, \
                 SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal ended \
-                (130, 143, 129).
+                (130, 143, 129). A memo still being recorded is not played.
                 """)
 
         @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
@@ -43,6 +43,7 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos(matching: memos)
+            if let recording = memos.first(where: { $0.state == .recording }) { throw StillRecording(memo: recording) }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
             let players = try memos.map { memo in
@@ -107,5 +108,15 @@ struct PlaybackFailure: Error, CustomStringConvertible {
     var description: String {
         guard case .failed(let error) = status else { return "cannot play “\(memo.title.terminalSafe)”" }
         return "cannot play “\(memo.title.terminalSafe)”: \(Describe.failure(error))"
+    }
+}
+
+/// A memo whose recording is still under way: its file has no end yet.
+struct StillRecording: Error, CustomStringConvertible {
+    let memo: Memo
+
+    var description: String {
+        "“\(memo.title.terminalSafe)” is still being recorded; play it once the recording ends "
+            + "(q or Ctrl-C in the terminal that records it)"
     }
 }
