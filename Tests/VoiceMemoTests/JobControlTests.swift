@@ -99,6 +99,29 @@ import Testing
         }
     }
 
+    @Test func recordWithoutAMeterStillTakesItsKeysFromTheTerminal() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let record = try PseudoTerminal(
+                CLI.binary, ["record", "--device", "pulse", "--title", "Quiet", "--json"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            #expect(record.wait(until: { record.localModes & Display.rawModes == 0 }, timeout: 10), "keys taken one by one, unechoed")
+            // A fifth of a second of audio in the file (16-bit mono at 48 kHz: 19,200 bytes), then q.
+            #expect(record.wait(until: {
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: cli.home.path)) ?? []
+                return files.contains { $0.hasSuffix(".wav") && ((try? FileManager.default.attributesOfItem(
+                    atPath: cli.home.appendingPathComponent($0).path)[.size] as? Int) ?? 0) > 20_000 }
+            }, timeout: 10))
+            record.type("q")
+            #expect(record.waitForExit(timeout: 10) == 0)
+            #expect(record.localModes == record.initialModes)
+            #expect(!record.screen.contains("\u{1B}[?25"), "nothing drawn, the cursor left alone")
+            let memo = try cli.json(try cli.run("info", "Quiet", "--json"))
+            #expect(memo["state"] as? String == "complete" && (memo["duration"] as? Double ?? 0) >= 0.2, "\(memo)")
+            #expect(record.screen.contains("\"id\":\"\(memo["id"] as? String ?? "?")\""), "\(record.screen)")
+        }
+    }
+
     /// How a test ends the program: a signal sent to it, or the terminal closed.
     enum Ending: String, CaseIterable, CustomTestStringConvertible {
         case sigterm, terminalClosed

@@ -11,13 +11,13 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "Record a memo from an input device.",
             discussion: """
-                Records until Ctrl-C, SIGTERM or SIGHUP (the terminal closed), or for --duration seconds; \
+                Records until q, Ctrl-C, SIGTERM or SIGHUP (the terminal closed), or for --duration seconds; \
                 either way the file and the memo are finished, and the exit code is 0. Without --preset or \
                 --format the memo is 16-bit mono WAV at 48 kHz. On a terminal a live meter shows each \
-                channel's level, the elapsed time and the file size, and keys act: space pauses and resumes \
-                (nothing of the pause is recorded), q or Enter stops; Ctrl-Z pauses too, until fg. Otherwise \
-                a plain line of levels every second. A recording whose process is killed keeps what reached \
-                the disk and is listed as recovered.
+                channel's level, the elapsed time and the file size; otherwise a plain line of levels every \
+                second. When standard input is a terminal, keys act: space pauses and resumes (nothing of \
+                the pause is recorded), q or Enter stops; Ctrl-Z pauses too, until fg. A recording whose \
+                process is killed keeps what reached the disk and is listed as recovered.
                 """)
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -49,6 +49,10 @@ extension VoiceMemo {
             let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
+            // Keys come from the live display's terminal or, when nothing is drawn there (--no-meter, --json, output
+            // to a pipe), from standard input alone when it is a terminal.
+            let keyboard = live.display ?? TerminalDisplay(drawing: false)
+            defer { keyboard?.finish() }
             IOBufferChoice.apply()
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
@@ -61,18 +65,20 @@ extension VoiceMemo {
                 throw Self.failure(of: recorder, progress)
             }
             if case .plain = live.style {
-                print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); Ctrl-C stops.")
+                print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); \(keyboard?.takesKeys == true ? "q or " : "")Ctrl-C stops.")
                 fflush(nil)
             }
             let shownTitle = ticket.memo.title.terminalSafe
             let path = ticket.fileURL.path
             // q or Enter on the terminal: stop as Ctrl-C does; space pauses and resumes.
             let stopKey = Latch()
-            let keys = live.display?.takesKeys == true ? Task {
+            let keys = keyboard?.takesKeys == true ? Task {
                 for await key in Key.typed() {
                     switch key {
                     case .space: if recorder.isRecording { recorder.pause() } else { recorder.record() }
-                    case .quit, .enter: stopKey.set()
+                    case .quit, .enter:
+                        stopKey.set()
+                        wakes.continuation.yield()
                     default: break
                     }
                 }
@@ -80,8 +86,9 @@ extension VoiceMemo {
             defer { keys?.cancel() }
             if !live.isShown {
                 for await _ in wakes.stream {
-                    if stop.received != nil { recorder.stop() }
-                    if stop.received != nil || progress.hasFinished { break }
+                    let isStopping = stop.received != nil || stopKey.isSet
+                    if isStopping { recorder.stop() }
+                    if isStopping || progress.hasFinished { break }
                 }
             }
             while !progress.hasFinished {
@@ -101,6 +108,7 @@ extension VoiceMemo {
                 try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
             }
             live.finish()
+            keyboard?.finish()
             await progress.waitUntilFinished()
             guard let summary = recorder.summary else { throw Self.failure(of: recorder, progress) }
             let memo = try store.finishRecording(ticket, summary: summary)

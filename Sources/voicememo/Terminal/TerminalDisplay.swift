@@ -6,7 +6,8 @@ import SystemPackage
 
 /// A live display on the terminal: lines redrawn in place, the cursor hidden and typed keys neither
 /// echoed nor line-buffered while it runs, everything put back by ``finish()`` — and, should the process
-/// end another way (an error, `exit`), by an exit handler.
+/// end another way (an error, `exit`), by an exit handler. Without drawing (``init(drawing:)``), it only takes
+/// the keys: for a command that draws nothing but still listens to the keyboard.
 ///
 /// Ctrl-C still sends SIGINT (the terminal keeps its signal keys): commands watch for it
 /// (``StopSignals``, ``PlayerGroup``) and finish the display. Ctrl-Z hands the terminal back as it was
@@ -18,10 +19,10 @@ import SystemPackage
 /// **Thread safety**: one task draws and finishes; ``note(_:)`` may come from any other, as do the
 /// session's Ctrl-Z and `fg`.
 final class TerminalDisplay: @unchecked Sendable {
-    /// The terminal's settings before the display changed them, and whether a display is showing,
+    /// The terminal's settings before the display changed them, and whether a display hid the cursor,
     /// for the exit handler. Only the main flow of a command makes and finishes displays.
     nonisolated(unsafe) private static var saved: termios?
-    nonisolated(unsafe) private static var isShowing = false
+    nonisolated(unsafe) private static var hidesCursor = false
 
     /// Where the display is in its life.
     private enum Presence {
@@ -37,6 +38,8 @@ final class TerminalDisplay: @unchecked Sendable {
     /// Whether standard input is a terminal, sending each key as it is typed while the display shows
     /// (see ``Key/typed()``).
     let takesKeys: Bool
+    /// Whether it draws on standard output (and hides the cursor there), or only takes the keys.
+    private let draws: Bool
     private struct State {
         var presence = Presence.showing
         /// The lines on the screen, as last drawn (none after a note, or after the process was stopped).
@@ -55,14 +58,20 @@ final class TerminalDisplay: @unchecked Sendable {
         isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
-    /// The display on standard output, or `nil` when it is not available (``isAvailable``).
-    init?() {
-        guard Self.isAvailable else { return nil }
+    /// The display on standard output, or `nil` when it is not available (``isAvailable``). Without
+    /// `drawing`, the keys alone: `nil` unless standard input is a terminal. Started in the background
+    /// (`voicememo play … &`), it waits for the foreground before it changes the terminal's modes or draws.
+    init?(drawing: Bool = true) {
         var settings = termios()
         takesKeys = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &settings) == 0
-        Self.isShowing = true
+        guard drawing ? Self.isAvailable : takesKeys else { return nil }
+        draws = drawing
         _ = Self.restoreAtExit
-        Self.takeTerminal()
+        if Self.isInForeground {
+            takeTerminal()
+        } else {
+            state.withLock { $0.presence = .waitingForForeground }
+        }
         suspension = AudioSession.shared.addObserver { [weak self] event in
             switch event {
             case .interruptionBegan(.processSuspended): self?.stop()
@@ -89,11 +98,11 @@ final class TerminalDisplay: @unchecked Sendable {
     func draw(_ lines: [String], columns: Int) {
         state.withLock { state in
             if state.presence == .waitingForForeground, Self.isInForeground {
-                Self.takeTerminal()
+                takeTerminal()
                 state.presence = .showing
                 state.drawn = []
             }
-            guard state.presence == .showing, lines != state.drawn || columns != state.drawnColumns else { return }
+            guard draws, state.presence == .showing, lines != state.drawn || columns != state.drawnColumns else { return }
             var text = state.drawn.isEmpty ? "" : "\u{1B}[\(state.drawn.count)F"
             if !state.drawn.isEmpty, columns != state.drawnColumns { text += "\u{1B}[J" }
             for line in lines { text += "\u{1B}[2K" + line + "\n" }
@@ -119,7 +128,6 @@ final class TerminalDisplay: @unchecked Sendable {
             // Stopped or in the background, the terminal is already the shell's: only the exit handler's duty ends.
             if state.presence == .showing { Self.giveTerminalBack() }
             state.presence = .finished
-            Self.isShowing = false
         }
     }
 
@@ -139,7 +147,7 @@ final class TerminalDisplay: @unchecked Sendable {
         state.withLock { state in
             guard state.presence == .stopped else { return }
             if Self.isInForeground {
-                Self.takeTerminal()
+                takeTerminal()
                 state.presence = .showing
             } else {
                 state.presence = .waitingForForeground
@@ -150,27 +158,33 @@ final class TerminalDisplay: @unchecked Sendable {
     /// Whether the process is in the terminal's foreground: changing the terminal's modes from the
     /// background would stop it (SIGTTOU).
     private static var isInForeground: Bool {
-        tcgetpgrp(STDOUT_FILENO) == getpgrp()
+        tcgetpgrp(isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : STDOUT_FILENO) == getpgrp()
     }
 
-    /// Remembers the terminal's modes, turns off echo and line editing, hides the cursor.
-    private static func takeTerminal() {
+    /// Remembers the terminal's modes, turns off echo and line editing, hides the cursor if it draws.
+    private func takeTerminal() {
         var settings = termios()
-        if isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 {
-            saved = settings
+        if takesKeys, tcgetattr(STDIN_FILENO, &settings) == 0 {
+            Self.saved = settings
             settings.c_lflag &= ~tcflag_t(ECHO | ICANON)
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         }
-        write("\u{1B}[?25l")
+        if draws {
+            Self.write("\u{1B}[?25l")
+            Self.hidesCursor = true
+        }
     }
 
-    /// Puts back the modes ``takeTerminal()`` remembered and shows the cursor.
+    /// Puts back the modes ``takeTerminal()`` remembered and shows the cursor if it was hidden.
     private static func giveTerminalBack() {
         if var settings = saved {
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
             saved = nil
         }
-        write("\u{1B}[?25h")
+        if hidesCursor {
+            write("\u{1B}[?25h")
+            hidesCursor = false
+        }
     }
 
     private static func write(_ text: String) {
@@ -178,10 +192,6 @@ final class TerminalDisplay: @unchecked Sendable {
     }
 
     private static let restoreAtExit: Void = {
-        atexit {
-            guard TerminalDisplay.isShowing else { return }
-            TerminalDisplay.giveTerminalBack()
-            TerminalDisplay.isShowing = false
-        }
+        atexit { TerminalDisplay.giveTerminalBack() }
     }()
 }
