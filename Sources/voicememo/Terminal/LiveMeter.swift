@@ -23,6 +23,12 @@ final class LiveMeter {
     private var hold = PeakHold()
     private let started = ContinuousClock.now
     private var lastShown = ContinuousClock.now
+    /// The last reading on the terminal with any sound in it, and when it came.
+    private var lastSound: (levels: AudioLevels, at: ContinuousClock.Instant)?
+
+    /// Seconds a silent reading on the terminal may follow one with sound and still be taken for no news: a
+    /// device period (`record` and `play` move audio 8 times a second, the display is redrawn 20 times) and a tick.
+    static let quietGrace = IOBufferChoice.duration + tick
 
     /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
     /// live display when standard output is one, else plain lines; off the terminal, a reading every
@@ -75,6 +81,7 @@ final class LiveMeter {
     func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine) throws {
         switch style {
         case .terminal(let display):
+            let levels = withoutFlicker(levels)
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
             let marks = hold.update(peaks: levels.peak, at: (ContinuousClock.now - started) / .seconds(1))
             let columns = display.columns
@@ -96,6 +103,21 @@ final class LiveMeter {
         case .hidden:
             break
         }
+    }
+
+    /// `levels`, or, when they are silence that comes within ``quietGrace`` of sound, the sound's: a reading
+    /// between two device periods finds nothing new, which the meter would show as silence, the bars dropping
+    /// to nothing and back with every period.
+    private func withoutFlicker(_ levels: AudioLevels) -> AudioLevels {
+        let now = ContinuousClock.now
+        if levels.peak.contains(where: { $0 > AudioLevels.floor }) {
+            lastSound = (levels, now)
+            return levels
+        }
+        guard let lastSound, lastSound.levels.peak.count == levels.peak.count,
+            now - lastSound.at < .seconds(Self.quietGrace)
+        else { return levels }
+        return lastSound.levels
     }
 
     /// Puts the terminal back, leaving the last reading on it.
