@@ -75,7 +75,13 @@ extension VoiceMemo {
             let keys = keyboard?.takesKeys == true ? Task {
                 for await key in Key.typed() {
                     switch key {
-                    case .space: if recorder.isRecording { recorder.pause() } else { recorder.record() }
+                    case .space:
+                        if recorder.isRecording {
+                            recorder.pause()
+                        } else if !progress.hasFinished, recorder.summary == nil, !stopKey.isSet, stop.received == nil {
+                            // Only a paused recording resumes: record() after the end would start the file anew.
+                            recorder.record()
+                        }
                     case .quit, .enter:
                         stopKey.set()
                         wakes.continuation.yield()
