@@ -55,6 +55,19 @@ import Testing
         }
     }
 
+    @Test func ctrlZAndFgWorkForTheMeterToo() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: try server.environment)
+            #expect(meter.read(until: { Display.frames($0, height: 3).count > 2 }, timeout: 10))
+            Self.stopAndContinue(meter)
+            let redrawn = meter.screen.count
+            #expect(meter.read(until: { Display.frames(String($0.dropFirst(redrawn)), height: 3).count > 2 }, timeout: 10), "drawing again")
+            meter.type("\u{03}")
+            #expect(meter.waitForExit(timeout: 10) == 0)
+            #expect(meter.localModes == meter.initialModes && Self.cursorIsShown(meter.screen) == true)
+        }
+    }
+
     @Test(arguments: ["q", "\r"])
     func recordTakesSpaceToPauseAndResumeAndQOrEnterToStopKeepingTheMemo(stopKey: String) async throws {
         try await PulseAudioServer.exclusive { server in
