@@ -71,14 +71,16 @@ extension VoiceMemo {
                 fflush(nil)
             }
             let started = Date()
+            let keyPause = KeyPause()
             let notices = SessionNotices(
-                recording: false, devices: [device], keys: display?.takesKeys ?? false, display: display, printing: !json)
+                recording: false, devices: [device], keys: display?.takesKeys ?? false, keyPause: keyPause, display: display,
+                printing: !json)
             defer { withExtendedLifetime(notices) {} }
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
             let ending: PlayerGroup.Ending
             if let display {
                 let title = memos.map(\.title.terminalSafe).joined(separator: " + ")
-                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter).run(on: display)
+                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
             } else {
                 ending = try await group.playTogether()
             }

@@ -58,7 +58,9 @@ extension VoiceMemo {
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
             let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
-            let notices = SessionNotices(recording: true, devices: [capture.device], keys: false, display: live.display, printing: !json)
+            let keyPause = KeyPause()
+            let notices = SessionNotices(
+                recording: true, devices: [capture.device], keys: false, keyPause: keyPause, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()
@@ -77,9 +79,11 @@ extension VoiceMemo {
                     switch key {
                     case .space:
                         if recorder.isRecording {
+                            keyPause.set(true)
                             recorder.pause()
                         } else if !progress.hasFinished, recorder.summary == nil, !stopKey.isSet, stop.received == nil {
                             // Only a paused recording resumes: record() after the end would start the file anew.
+                            keyPause.set(false)
                             recorder.record()
                         }
                     case .quit, .enter:

@@ -15,6 +15,8 @@ struct InteractivePlayback {
     /// What the status line calls the memos.
     let title: String
     let showsMeter: Bool
+    /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
+    let keyPause: KeyPause
 
     /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
     /// restored whichever way playback ends.
@@ -58,7 +60,9 @@ struct InteractivePlayback {
         let players = group.players
         switch key {
         case .space:
-            if players.contains(where: \.isPlaying) { players.forEach { $0.pause() } } else { players.forEach { $0.play() } }
+            let isPlaying = players.contains(where: \.isPlaying)
+            keyPause.set(isPlaying)
+            if isPlaying { players.forEach { $0.pause() } } else { players.forEach { $0.play() } }
         case .left, .right:
             let step = key == .left ? -Self.seekStep : Self.seekStep
             for player in players { player.currentTime = min(max(player.currentTime + step, 0), player.duration) }
