@@ -18,7 +18,8 @@ public final class PseudoTerminal {
     public let pid: Int32
     /// The terminal's local modes before the program started (see ``localModes``).
     public let initialModes: tcflag_t
-    private let master: Int32
+    /// The terminal window's side; -1 once ``hangUp()`` closed it.
+    private var master: Int32
     private let terminal: Int32
     private var received = Data()
     private var exitStatus: Int32?
@@ -70,7 +71,7 @@ public final class PseudoTerminal {
             kill(pid, SIGKILL)
             _ = waitForExit(timeout: 5)
         }
-        close(master)
+        if master >= 0 { close(master) }
         close(terminal)
     }
 
@@ -91,11 +92,37 @@ public final class PseudoTerminal {
         return true
     }
 
+    /// Waits up to `timeout` seconds for `condition` (about the program, not what it draws: its state, the
+    /// terminal's modes), looking every 10 ms and reading what the program writes meanwhile; returns whether it held.
+    @discardableResult
+    public func wait(until condition: () -> Bool, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            readAvailable(waitingAtMost: 0.01)
+        }
+        return true
+    }
+
     /// Types `text` on the terminal's keyboard: it reaches the program as input, or as a signal (Ctrl-C,
     /// `"\u{03}"`) while the terminal's signal keys are on.
     public func type(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Resizes the terminal as a window resized would: the program's foreground process group gets SIGWINCH.
+    public func resize(columns: Int, rows: Int = 30) {
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+    }
+
+    /// Closes the terminal as closing its window would: the program, whose controlling terminal it is, gets
+    /// SIGHUP, and what it writes from then on goes nowhere. ``screen`` keeps what it wrote before.
+    public func hangUp() {
+        readAvailable(waitingAtMost: 0)
+        close(master)
+        master = -1
     }
 
     /// The terminal's local modes now (`c_lflag`: `ICANON`, `ECHO`, `ISIG`, ...), also after the program ended.
@@ -129,6 +156,10 @@ public final class PseudoTerminal {
 
     /// Appends what the master side has to ``received``, waiting up to `seconds` for the first bytes.
     private func readAvailable(waitingAtMost seconds: Double) {
+        guard master >= 0 else {
+            usleep(useconds_t(seconds * 1_000_000))
+            return
+        }
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         var timeout = Int32((seconds * 1000).rounded(.up))
         var buffer = [UInt8](repeating: 0, count: 4096)

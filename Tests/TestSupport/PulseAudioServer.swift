@@ -218,6 +218,17 @@ public final class PulseAudioServer: @unchecked Sendable {
         }
     }
 
+    /// Lets the sink render in its idle blocks of 2 s again, as it does on a server where no client asked for a
+    /// short latency: a new stream's first frames then come up to 2 s after it connects. For a server of the test's
+    /// own (``init()``).
+    public func letSinkClockIdle() throws {
+        stopMonitorReader()
+        for suspended in ["1", "0"] {
+            let result = try pactl(["suspend-sink", Self.sinkName, suspended])
+            guard result.status == 0 else { throw ToolFailure(command: "pactl suspend-sink \(suspended)", result: result) }
+        }
+    }
+
     private func stopMonitorReader() {
         guard let reader = lock.withLock({ monitorReader.take() }) else { return }
         kill(reader, SIGKILL)

@@ -21,15 +21,41 @@ import Testing
     @Test func labelsStatusAndPlainLines() {
         #expect((0..<2).map { MeterLine.label(channel: $0, of: 2) } == ["L", "R"])
         #expect(MeterLine.label(channel: 0, of: 1) == "M" && MeterLine.label(channel: 2, of: 4) == "3")
-        #expect(MeterLine.status("● REC  Standup", elapsed: 3.24, bytes: 96000) == "● REC  Standup  0:03.2  96 KB")
-        #expect(MeterLine.status("METER  pulse", elapsed: 0.5, bytes: nil) == "METER  pulse  0:00.5")
+        #expect(MeterLine.status("● REC  ", title: "Standup", elapsed: 3.24, bytes: 96000).text == "● REC  Standup  0:03.2  96 KB")
+        #expect(MeterLine.status("METER  ", title: "pulse", elapsed: 0.5, bytes: nil).text == "METER  pulse  0:00.5")
         let levels = AudioLevels(peak: [-6.02, -160], average: [-9.03, -160])
         #expect(MeterLine.plain(elapsed: 1, levels: levels, bytes: nil) == "0:01.0  peak -6.0, -160.0 dBFS  average -9.0, -160.0 dBFS")
     }
 
     @Test func thePlaybackLineShowsStatePositionOfDurationAndAChangedSpeed() {
-        #expect(MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1) == "▶ Standup  0:03.2 / 1:05.0")
-        #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25) == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
+        #expect(MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1).text == "▶ Standup  0:03.2 / 1:05.0")
+        #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25).text == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
+    }
+
+    @Test func aNarrowTerminalGetsShorterWordsThenThePeakAloneThenNoBar() {
+        func line(_ columns: Int) -> String {
+            MeterLine(columns: columns, usesColor: false).channel("L", peak: -20, average: -40, hold: -10)
+        }
+        #expect(line(42) == "L ███▒▒▒··|·  -20.0 peak  -40.0 avg dBFS")
+        #expect(line(40) == "L █████▒▒▒▒▒···|··  -20.0 pk  -40.0 av")
+        #expect(line(20) == "L ███▒▒▒▒··|·  -20")
+        #expect(line(10) == "L  -20")
+        for columns in 7...120 {
+            #expect(line(columns).count < columns)
+        }
+    }
+
+    @Test func aStatusLineShortensItsTitleDropsFieldsAndKeepsTheTime() {
+        let recording = MeterLine.status("● REC  ", title: "Weekly standup", elapsed: 3.24, bytes: 96000)
+        #expect(recording.fitted(toColumns: 80) == "● REC  Weekly standup  0:03.2  96 KB")
+        #expect(recording.fitted(toColumns: 30) == "● REC  Weekly …  0:03.2  96 KB")
+        #expect(recording.fitted(toColumns: 20) == "● REC  Week…  0:03.2")
+        let playing = MeterLine.playback("Weekly standup", isPlaying: true, position: 3.24, duration: 65, rate: 1.25)
+        #expect(playing.fitted(toColumns: 20) == "▶ 0:03.2 / 1:05.0")
+        #expect(playing.fitted(toColumns: 10) == "▶ 0:03.2 …")
+        for columns in 1...60 {
+            #expect(recording.fitted(toColumns: columns).count <= columns && playing.fitted(toColumns: columns).count <= columns)
+        }
     }
 
     @Test func aPeakIsHeldThenFollowsTheLevelDown() {

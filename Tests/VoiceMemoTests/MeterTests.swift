@@ -36,4 +36,28 @@ import Testing
             #expect(times == times.sorted() && times.count == readings.count && times.last ?? 0 >= 1)
         }
     }
+
+    @Test func theFirstReadingIsOfTheFirstInputEvenWhenTheServerTakesASecondToSendIt() async throws {
+        // A server of its own, whose idle sink makes a new stream wait up to 2 s for its first frames.
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        try server.letSinkClockIdle()
+        let sine = try server.playSine(frequency: 1000)
+        defer { sine.stop() }
+        let cli = try CLI()
+        let started = Date()
+        let result = try cli.run(["meter", "--device", "pulse", "--duration", "0.5", "--json"], with: try server.environment)
+        let wall = Date().timeIntervalSince(started)
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        let readings = try result.standardOutput.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        // Every reading, the first too, is of the tone: none stands for input that had not come yet.
+        #expect((4...7).contains(readings.count), "\(result.standardOutput)")
+        #expect(readings.allSatisfy { ($0["peakDBFS"] as? [Double])?.allSatisfy { abs($0 + 6.02) < 0.1 } == true }, "\(result.standardOutput)")
+        // Times are seconds of input, from the first frame on; the input came late (what this test is about).
+        let times = readings.compactMap { $0["time"] as? Double }
+        #expect(times.first.map { $0 > 0 && $0 < 0.2 } == true && times.last.map { $0 >= 0.5 } == true, "\(times)")
+        #expect(wall > 0.8, "the server sent the first frames \(wall) s after the meter started")
+    }
 }

@@ -117,7 +117,7 @@ import Testing
                 CLI.binary, ["play", "Tone", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
             let modesBefore = play.initialModes
             func states() -> [(isPlaying: Bool, position: Double, channels: [ChannelLine])] {
-                Self.frames(play.screen, height: 3).compactMap { frame in
+                Self.frames(play.screen, height: 2).compactMap { frame in
                     Self.playback(frame, title: "Tone").map { ($0.isPlaying, $0.position, frame.prefix(2).compactMap(ChannelLine.init)) }
                 }
             }
@@ -130,6 +130,12 @@ import Testing
                 && $0.channels.allSatisfy { $0.isNear(peak: -6.02, average: -9.03) } }, timeout: 10), "\(play.screen.suffix(2000))")
             #expect(play.localModes & Self.rawModes == 0)
             #expect(play.screen.contains("\u{1B}[32m█"), "colors without NO_COLOR")
+            // The device takes audio 8 times a second and the display is redrawn 20 times: no redraw between two
+            // periods reads the tone as silence.
+            #expect(play.read(until: shows { $0.position >= 1.2 }, timeout: 10))
+            let toneFrames = states().filter { $0.isPlaying && $0.position >= 0.3 }
+            #expect(toneFrames.count > 3 && toneFrames.allSatisfy { $0.channels.allSatisfy { $0.peak > -160 } },
+                    "\(toneFrames.map { $0.channels.map(\.peak) })")
 
             // Space pauses: the position stands still and nothing is heard.
             play.type(" ")

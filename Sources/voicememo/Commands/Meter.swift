@@ -9,8 +9,9 @@ extension VoiceMemo {
             discussion: """
                 On a terminal, a bar per channel with its peak and average level in dBFS and a peak-hold \
                 mark, redrawn about 20 times a second; otherwise a plain line (or, with --json, a JSON \
-                object) every tenth of a second with the levels since the previous one. Runs until Ctrl-C \
-                or --duration.
+                object) every tenth of a second with the levels since the previous one. Readings begin with \
+                the device's first input (a sound server may take a moment to send it) and their times are \
+                seconds of input. Runs until Ctrl-C, SIGTERM or SIGHUP, or for --duration seconds of input.
                 """)
 
         @OptionGroup
@@ -30,22 +31,29 @@ extension VoiceMemo {
                 throw DeviceFailure(error: error)
             }
             let stop = StopSignals()
+            // The session tells the display of Ctrl-Z and fg; a meter has no recorder to activate it.
+            try? AudioSession.shared.setActive(true)
             let live = LiveMeter(hidden: false, json: json, plainInterval: Self.plainInterval)
             defer { live.finish() }
-            let started = ContinuousClock.now
+            // Seconds of input measured at the last reading. A reading with no new input would show as silence
+            // what did not come yet: a sound server may take a second to deliver a new stream's first frames, and
+            // a busy machine may hold a period back. Times and --duration count input, as record's do.
+            var measured = 0.0
             while stop.received == nil {
                 guard try await live.nextTick() else { continue }
-                let elapsed = (ContinuousClock.now - started) / .seconds(1)
-                meter.updateMeters()
                 if let failure = meter.failure { throw DeviceFailure(error: failure) }
+                let time = meter.currentTime
+                guard time > measured else { continue }
+                measured = time
+                meter.updateMeters()
                 let channels = 0..<meter.channelCount
                 let levels = AudioLevels(
                     peak: channels.map { Double(meter.peakPower(forChannel: $0)) },
                     average: channels.map { Double(meter.averagePower(forChannel: $0)) })
                 try live.show(
-                    levels, elapsed: elapsed, bytes: nil,
-                    status: MeterLine.status("METER  \(capture.device)", elapsed: elapsed, bytes: nil))
-                if let duration = capture.duration, elapsed >= duration { break }
+                    levels, elapsed: time, bytes: nil,
+                    status: MeterLine.status("METER  ", title: capture.device.terminalSafe, elapsed: time, bytes: nil))
+                if let duration = capture.duration, time >= duration { break }
             }
             meter.stop()
         }

@@ -10,8 +10,10 @@ extension VoiceMemo {
             abstract: "Play memos; several start together, on the same device frame.",
             discussion: """
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
-                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits. \
-                Otherwise it prints a line per memo as playback starts.
+                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
+                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. Ctrl-C, \
+                SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal ended \
+                (130, 143, 129). A memo still being recorded is not played.
                 """)
 
         @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
@@ -41,6 +43,7 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memos = try store.memos(matching: memos)
+            if let recording = memos.first(where: { $0.state == .recording }) { throw StillRecording(memo: recording) }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
             let players = try memos.map { memo in
@@ -68,23 +71,26 @@ extension VoiceMemo {
                 fflush(nil)
             }
             let started = Date()
+            let keyPause = KeyPause()
             let notices = SessionNotices(
-                recording: false, devices: [device], keys: display?.takesKeys ?? false, display: display, printing: !json)
+                recording: false, devices: [device], keys: display?.takesKeys ?? false, keyPause: keyPause, display: display,
+                printing: !json)
             defer { withExtendedLifetime(notices) {} }
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
-            let completed: Bool
+            let ending: PlayerGroup.Ending
             if let display {
                 let title = memos.map(\.title.terminalSafe).joined(separator: " + ")
-                completed = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter).run(on: display)
+                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
             } else {
-                completed = try await group.playTogether()
+                ending = try await group.playTogether()
             }
             if json {
                 let summary = PlaySummary(
-                    memos: memos.map(\.id), completed: completed, seconds: Date().timeIntervalSince(started))
+                    memos: memos.map(\.id), completed: ending == .completed, seconds: Date().timeIntervalSince(started))
                 print(try MemoJSON.line(summary))
             }
-            if !completed { throw ExitCode(130) }
+            // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
+            if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
         }
     }
 }
@@ -104,5 +110,15 @@ struct PlaybackFailure: Error, CustomStringConvertible {
     var description: String {
         guard case .failed(let error) = status else { return "cannot play “\(memo.title.terminalSafe)”" }
         return "cannot play “\(memo.title.terminalSafe)”: \(Describe.failure(error))"
+    }
+}
+
+/// A memo whose recording is still under way: its file has no end yet.
+struct StillRecording: Error, CustomStringConvertible {
+    let memo: Memo
+
+    var description: String {
+        "“\(memo.title.terminalSafe)” is still being recorded; play it once the recording ends "
+            + "(q or Ctrl-C in the terminal that records it)"
     }
 }

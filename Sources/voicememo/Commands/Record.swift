@@ -11,11 +11,13 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "Record a memo from an input device.",
             discussion: """
-                Records until Ctrl-C or SIGTERM, or for --duration seconds; either way the file and the \
-                memo are finished. Without --preset or --format the memo is 16-bit mono WAV at 48 kHz. On a \
-                terminal a live meter shows each channel's level, the elapsed time and the file size; \
-                otherwise a plain line of levels every second. A recording whose process is killed keeps \
-                what reached the disk and is listed as recovered.
+                Records until q, Ctrl-C, SIGTERM or SIGHUP (the terminal closed), or for --duration seconds; \
+                either way the file and the memo are finished, and the exit code is 0. Without --preset or \
+                --format the memo is 16-bit mono WAV at 48 kHz. On a terminal a live meter shows each \
+                channel's level, the elapsed time and the file size; otherwise a plain line of levels every \
+                second. When standard input is a terminal, keys act: space pauses and resumes (nothing of \
+                the pause is recorded), q or Enter stops; Ctrl-Z pauses too, until fg. A recording whose \
+                process is killed keeps what reached the disk and is listed as recovered.
                 """)
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -47,31 +49,60 @@ extension VoiceMemo {
             let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
+            // Keys come from the live display's terminal or, when nothing is drawn there (--no-meter, --json, output
+            // to a pipe), from standard input alone when it is a terminal.
+            let keyboard = live.display ?? TerminalDisplay(drawing: false)
+            defer { keyboard?.finish() }
             IOBufferChoice.apply()
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
             let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
-            let notices = SessionNotices(recording: true, devices: [capture.device], keys: false, display: live.display, printing: !json)
+            let keyPause = KeyPause()
+            let notices = SessionNotices(
+                recording: true, devices: [capture.device], keys: false, keyPause: keyPause, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
             guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
             }
             if case .plain = live.style {
-                print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); Ctrl-C stops.")
+                print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); \(keyboard?.takesKeys == true ? "q or " : "")Ctrl-C stops.")
                 fflush(nil)
             }
-            let statusPrefix = "● REC  \(ticket.memo.title.terminalSafe)"
+            let shownTitle = ticket.memo.title.terminalSafe
             let path = ticket.fileURL.path
+            // q or Enter on the terminal: stop as Ctrl-C does; space pauses and resumes.
+            let stopKey = Latch()
+            let keys = keyboard?.takesKeys == true ? Task {
+                for await key in Key.typed() {
+                    switch key {
+                    case .space:
+                        if recorder.isRecording {
+                            keyPause.set(true)
+                            recorder.pause()
+                        } else if !progress.hasFinished, recorder.summary == nil, !stopKey.isSet, stop.received == nil {
+                            // Only a paused recording resumes: record() after the end would start the file anew.
+                            keyPause.set(false)
+                            recorder.record()
+                        }
+                    case .quit, .enter:
+                        stopKey.set()
+                        wakes.continuation.yield()
+                    default: break
+                    }
+                }
+            } : nil
+            defer { keys?.cancel() }
             if !live.isShown {
                 for await _ in wakes.stream {
-                    if stop.received != nil { recorder.stop() }
-                    if stop.received != nil || progress.hasFinished { break }
+                    let isStopping = stop.received != nil || stopKey.isSet
+                    if isStopping { recorder.stop() }
+                    if isStopping || progress.hasFinished { break }
                 }
             }
             while !progress.hasFinished {
-                if stop.received != nil {
+                if stop.received != nil || stopKey.isSet {
                     recorder.stop()
                     break
                 }
@@ -83,9 +114,11 @@ extension VoiceMemo {
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
-                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(statusPrefix, elapsed: elapsed, bytes: size))
+                let head = recorder.isRecording ? "● REC  " : "⏸ PAUSED  "
+                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
             }
             live.finish()
+            keyboard?.finish()
             await progress.waitUntilFinished()
             guard let summary = recorder.summary else { throw Self.failure(of: recorder, progress) }
             let memo = try store.finishRecording(ticket, summary: summary)

@@ -1,5 +1,5 @@
-/// One reading of a level meter as `meter --json` prints it, one object per line: seconds since the
-/// meter started, and each channel's peak and average over the time since the previous line, in dBFS.
+/// One reading of a level meter as `meter --json` prints it, one object per line: seconds of input measured
+/// since the meter started, and each channel's peak and average over the input since the previous line, in dBFS.
 struct MeterJSON: Encodable {
     let time: Double
     let peakDBFS: [Double]

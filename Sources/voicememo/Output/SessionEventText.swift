@@ -18,12 +18,17 @@ enum SessionEventText {
     }
 
     /// What a recording or playback in progress says about `event`, or `nil` when it does not concern it.
-    /// `devices` are the devices it uses; `keys` whether the user can press space to resume.
-    static func notice(_ event: AudioSession.Event, recording: Bool, devices: [String], keys: Bool) -> String? {
+    /// `devices` are the devices it uses; `keys` whether the user can press space to resume; `pausedByKey` whether
+    /// the user paused it with space, which an interruption leaves as it is.
+    static func notice(
+        _ event: AudioSession.Event, recording: Bool, devices: [String], keys: Bool, pausedByKey: Bool = false
+    ) -> String? {
         let what = recording ? "recording" : "playback"
         switch event {
+        case .interruptionBegan(.processSuspended) where pausedByKey: return "stopped (Ctrl-Z) — \(what) stays paused"
         case .interruptionBegan(.processSuspended): return "stopped (Ctrl-Z) — \(what) paused; fg resumes it"
         case .interruptionBegan(.systemSuspended): return "the system suspended the device — \(what) paused"
+        case .interruptionEnded where pausedByKey: return "\(what) still paused; space resumes it"
         case .interruptionEnded: return "\(what) resumed"
         case .routeChanged(.oldDeviceUnavailable, let port?, _) where devices.contains(port.name):
             let lost = switch port.type {
@@ -48,8 +53,9 @@ final class SessionNotices: Sendable {
     private let observation: AudioSession.ObservationToken?
 
     /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
-    /// starts showing its notices, on `display` when there is one.
-    init(recording: Bool, devices: [String], keys: Bool, display: TerminalDisplay?, printing: Bool) {
+    /// starts showing its notices, on `display` when there is one; `keyPause` tells whether the user paused
+    /// with space (which the session does not resume).
+    init(recording: Bool, devices: [String], keys: Bool, keyPause: KeyPause? = nil, display: TerminalDisplay?, printing: Bool) {
         let session = AudioSession.shared
         session.setCategory(recording ? .record : .playback, options: [.resumeAfterInterruption])
         guard printing else {
@@ -57,7 +63,9 @@ final class SessionNotices: Sendable {
             return
         }
         observation = session.addObserver { event in
-            guard let notice = SessionEventText.notice(event, recording: recording, devices: devices, keys: keys) else { return }
+            guard let notice = SessionEventText.notice(
+                event, recording: recording, devices: devices, keys: keys, pausedByKey: keyPause?.isOn ?? false)
+            else { return }
             if let display {
                 display.note(notice)
             } else {

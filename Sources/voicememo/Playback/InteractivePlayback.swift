@@ -1,6 +1,5 @@
 import AudioIO
 import FoundationEssentials
-import Synchronization
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
@@ -16,22 +15,24 @@ struct InteractivePlayback {
     /// What the status line calls the memos.
     let title: String
     let showsMeter: Bool
+    /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
+    let keyPause: KeyPause
 
     /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
     /// restored whichever way playback ends.
-    func run(on display: TerminalDisplay) async throws -> Bool {
+    func run(on display: TerminalDisplay) async throws -> PlayerGroup.Ending {
         let live = LiveMeter(on: display)
         defer { live.finish() }
         let keys = display.takesKeys ? Task { for await key in Key.typed() { handle(key) } } : nil
         defer { keys?.cancel() }
-        let ended = Ended()
+        let ended = Latch()
         let playing = Task { [group] in
-            defer { ended.mark() }
+            defer { ended.set() }
             return try await group.playTogether()
         }
-        while !ended.isMarked {
+        while !ended.isSet {
             // Not once playback has ended: the players are back at the start by then.
-            guard try await live.nextTick(), !ended.isMarked else { continue }
+            guard try await live.nextTick(), !ended.isSet else { continue }
             let lead = group.players[0]
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
             try live.show(
@@ -59,7 +60,9 @@ struct InteractivePlayback {
         let players = group.players
         switch key {
         case .space:
-            if players.contains(where: \.isPlaying) { players.forEach { $0.pause() } } else { players.forEach { $0.play() } }
+            let isPlaying = players.contains(where: \.isPlaying)
+            keyPause.set(isPlaying)
+            if isPlaying { players.forEach { $0.pause() } } else { players.forEach { $0.play() } }
         case .left, .right:
             let step = key == .left ? -Self.seekStep : Self.seekStep
             for player in players { player.currentTime = min(max(player.currentTime + step, 0), player.duration) }
@@ -68,13 +71,8 @@ struct InteractivePlayback {
             for player in players { player.rate = min(max(player.rate + step, 0.5), 2) }
         case .quit:
             group.quit()
+        case .enter:
+            break
         }
     }
-}
-
-/// Whether playback has ended, set by the task that plays and read by the one that draws.
-private final class Ended: Sendable {
-    private let flag = Mutex(false)
-    func mark() { flag.withLock { $0 = true } }
-    var isMarked: Bool { flag.withLock { $0 } }
 }

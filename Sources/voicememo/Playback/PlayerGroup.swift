@@ -21,17 +21,25 @@ final class PlayerGroup: Sendable {
         (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
     }
 
-    /// Ends playback as the user asked (the `q` key): ``playTogether()`` returns true.
+    /// How playback ended.
+    enum Ending: Equatable, Sendable {
+        /// Every player played to its end, or the user quit (the `q` key).
+        case completed
+        /// A stop signal ended it: SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal closed).
+        case stopped(signal: Int32)
+    }
+
+    /// Ends playback as the user asked (the `q` key): ``playTogether()`` returns ``Ending/completed``.
     func quit() {
         continuation.yield(.quit)
     }
 
     /// Starts every player (one alone at once, several on one device time ``startDelay`` ahead), then waits
-    /// until all have finished or the user quit (true), or SIGINT/SIGTERM stopped them (false).
+    /// until all have finished or the user quit, or a stop signal stopped them.
     ///
     /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails; ``DeviceLost``
     ///   when the device went away and the group does not pause for it.
-    func playTogether() async throws -> Bool {
+    func playTogether() async throws -> Ending {
         // Watched only when a lost device ends playback; a group that pauses for it lets the session say why.
         let devices = Set(players.map { $0.currentDevice ?? "default" })
         let sessionEvents = pausesOnDeviceLoss ? nil : AudioSession.shared.events()
@@ -72,23 +80,23 @@ final class PlayerGroup: Sendable {
             switch outcome {
             case .finished:
                 finished += 1
-                if finished == players.count { return true }
+                if finished == players.count { return .completed }
             case .failed(let status):
                 players.forEach { $0.stop() }
                 throw AudioPlayerFailure(status: status)
             case .quit:
                 players.forEach { $0.stop() }
-                return true
+                return .completed
             case .interrupted:
                 players.forEach { $0.stop() }
-                return false
+                return .stopped(signal: signals.received ?? SIGINT)
             case .deviceLost(let device):
                 let position = players[0].currentTime
                 players.forEach { $0.stop() }
                 throw DeviceLost(device: device, position: position)
             }
         }
-        return false
+        return .stopped(signal: signals.received ?? SIGINT)
     }
 
     private enum Outcome: Sendable {

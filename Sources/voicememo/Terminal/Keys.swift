@@ -4,9 +4,10 @@ import Glibc
 
 /// A key the interactive commands react to.
 enum Key: Equatable, Sendable {
-    case space, left, right, plus, minus, quit
+    case space, left, right, plus, minus, quit, enter
 
-    /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`).
+    /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`; Enter is
+    /// `\n`, or `\r` where the terminal does not translate it).
     static func parse(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var index = 0
@@ -25,6 +26,7 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "+"), UInt8(ascii: "="): keys.append(.plus)
             case UInt8(ascii: "-"), UInt8(ascii: "_"): keys.append(.minus)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
             default: break
             }
             index += 1

@@ -23,6 +23,12 @@ final class LiveMeter {
     private var hold = PeakHold()
     private let started = ContinuousClock.now
     private var lastShown = ContinuousClock.now
+    /// The last reading on the terminal with any sound in it, and when it came.
+    private var lastSound: (levels: AudioLevels, at: ContinuousClock.Instant)?
+
+    /// Seconds a silent reading on the terminal may follow one with sound and still be taken for no news: a
+    /// device period (`record` and `play` move audio 8 times a second, the display is redrawn 20 times) and a tick.
+    static let quietGrace = IOBufferChoice.duration + tick
 
     /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
     /// live display when standard output is one, else plain lines; off the terminal, a reading every
@@ -71,19 +77,23 @@ final class LiveMeter {
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
     /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
-    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> String) throws {
+    /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
+    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine) throws {
         switch style {
         case .terminal(let display):
+            let levels = withoutFlicker(levels)
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
             let marks = hold.update(peaks: levels.peak, at: (ContinuousClock.now - started) / .seconds(1))
             let columns = display.columns
-            let line = MeterLine(barWidth: max(10, columns - 32), usesColor: TerminalDisplay.allowsColor)
+            let line = MeterLine(columns: columns, usesColor: TerminalDisplay.allowsColor)
             let channels = levels.peak.indices.map { channel in
-                line.channel(
+                let text = line.channel(
                     MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
                     average: levels.average[channel], hold: marks[channel])
+                // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
+                return line.layout == .peakOnly ? text.truncated(toColumns: columns) : text
             }
-            display.draw(channels + [status().truncated(toColumns: columns)])
+            display.draw(channels + [status().fitted(toColumns: columns)], columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)
@@ -93,6 +103,21 @@ final class LiveMeter {
         case .hidden:
             break
         }
+    }
+
+    /// `levels`, or, when they are silence that comes within ``quietGrace`` of sound, the sound's: a reading
+    /// between two device periods finds nothing new, which the meter would show as silence, the bars dropping
+    /// to nothing and back with every period.
+    private func withoutFlicker(_ levels: AudioLevels) -> AudioLevels {
+        let now = ContinuousClock.now
+        if levels.peak.contains(where: { $0 > AudioLevels.floor }) {
+            lastSound = (levels, now)
+            return levels
+        }
+        guard let lastSound, lastSound.levels.peak.count == levels.peak.count,
+            now - lastSound.at < .seconds(Self.quietGrace)
+        else { return levels }
+        return lastSound.levels
     }
 
     /// Puts the terminal back, leaving the last reading on it.

@@ -1,7 +1,7 @@
 import AudioIO
 
 /// The text of a level meter: per channel a bar with its peak and average in dBFS and a peak-hold mark,
-/// then a line with the elapsed time and the file size.
+/// then a line with the elapsed time and the file size (``StatusLine``), as much of it as the terminal's width holds.
 ///
 /// The bar spans ``floor`` … 0 dBFS: solid up to the average, shaded up to the peak, a `|` at the held
 /// peak. With color, the bar is green below −18 dBFS, yellow up to −6 and red above, as on a PPM.
@@ -9,13 +9,53 @@ struct MeterLine {
     /// The lowest level the bar shows, in dBFS; quieter is an empty bar.
     static let floor = -60.0
 
+    /// What a channel's line shows, by the room there is.
+    enum Layout: Equatable {
+        /// `L ████▒▒|··  -6.0 peak  -9.0 avg dBFS`
+        case full
+        /// `L ████▒▒|··  -6.0 pk  -9.0 av`
+        case short
+        /// `L ████▒▒|··   -6`: the peak in whole dB.
+        case narrow
+        /// `L   -6`: no room for a bar.
+        case peakOnly
+    }
+
     /// Cells of the bar.
     var barWidth: Int
     /// Whether to color the bar with ANSI escapes (not when `NO_COLOR` is set or output is plain).
     var usesColor: Bool
+    var layout: Layout
 
-    /// The bar line of one channel, e.g. `L ██████▒▒··|····  -6.0 peak  -9.0 avg dBFS`.
+    init(barWidth: Int, usesColor: Bool, layout: Layout = .full) {
+        self.barWidth = barWidth
+        self.usesColor = usesColor
+        self.layout = layout
+    }
+
+    /// The line that fits a terminal `columns` wide, leaving its last column free: the whole text and a bar of
+    /// at least 10 cells, else shorter words, else the peak alone in whole dB, else no bar.
+    init(columns: Int, usesColor: Bool) {
+        switch columns {
+        case 42...: self.init(barWidth: columns - 32, usesColor: usesColor, layout: .full)
+        case 30..<42: self.init(barWidth: columns - 24, usesColor: usesColor, layout: .short)
+        case 12..<30: self.init(barWidth: columns - 9, usesColor: usesColor, layout: .narrow)
+        default: self.init(barWidth: 0, usesColor: usesColor, layout: .peakOnly)
+        }
+    }
+
+    /// The bar line of one channel, e.g. `L ██████▒▒··|····  -6.0 peak  -9.0 avg dBFS` (see ``Layout``).
     func channel(_ label: String, peak: Double, average: Double, hold: Double) -> String {
+        switch layout {
+        case .full: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) peak \(Self.number(average)) avg dBFS"
+        case .short: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) pk \(Self.number(average)) av"
+        case .narrow: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.wholeNumber(peak))"
+        case .peakOnly: "\(label) \(Self.wholeNumber(peak))"
+        }
+    }
+
+    /// ``barWidth`` cells over ``floor`` … 0 dBFS.
+    private func bar(peak: Double, average: Double, hold: Double) -> String {
         let averageCells = cells(average)
         let peakCells = max(cells(peak), averageCells)
         let holdCell = min(cells(hold), barWidth - 1)
@@ -33,20 +73,20 @@ struct MeterLine {
             bar += symbol
         }
         if usesColor { bar += "\u{1B}[0m" }
-        return "\(label) \(bar) \(Self.number(peak)) peak \(Self.number(average)) avg dBFS"
+        return bar
     }
 
-    /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB`.
-    static func status(_ prefix: String, elapsed: Double, bytes: Int64?) -> String {
-        ([prefix, Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? [])).joined(separator: "  ")
+    /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB` (`head` is `● REC  `).
+    static func status(_ head: String, title: String, elapsed: Double, bytes: Int64?) -> StatusLine {
+        StatusLine(head: head, title: title, fields: [Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? []))
     }
 
     /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  ×1.25` (`⏸` when
     /// paused; the speed only when it is not 1).
-    static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> String {
-        var line = "\(isPlaying ? "▶" : "⏸") \(title)  \(Describe.duration(position)) / \(Describe.duration(duration))"
-        if rate != 1 { line += "  ×" + Describe.number(Double(rate), "%.2f") }
-        return line
+    static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> StatusLine {
+        var fields = ["\(Describe.duration(position)) / \(Describe.duration(duration))"]
+        if rate != 1 { fields.append("×" + Describe.number(Double(rate), "%.2f")) }
+        return StatusLine(head: isPlaying ? "▶ " : "⏸ ", title: title, fields: fields)
     }
 
     /// One plain line for a pipe or a log, e.g. `0:03.2  peak -6.0, -6.1 dBFS  average -9.0, -9.1 dBFS  96 KB`.
@@ -79,7 +119,15 @@ struct MeterLine {
 
     /// A level to a tenth in a fixed width of 6, e.g. `  -6.0`, `-160.0`.
     private static func number(_ level: Double) -> String {
-        let text = Describe.level(level)
-        return String(repeating: " ", count: max(0, 6 - text.count)) + text
+        padded(Describe.level(level), to: 6)
+    }
+
+    /// A level in whole dB in a fixed width of 4, e.g. `  -6`, `-160`.
+    private static func wholeNumber(_ level: Double) -> String {
+        padded(Describe.number(level.rounded() + 0, "%.0f"), to: 4)
+    }
+
+    private static func padded(_ text: String, to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
     }
 }

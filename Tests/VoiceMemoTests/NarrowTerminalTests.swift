@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The live display on a narrow terminal, and one resized while it draws: every line it draws fits the width, in
+/// display columns, so that none wraps and pushes the display down.
+@Suite(.timeLimit(.minutes(1))) struct NarrowTerminalTests {
+    typealias Display = TerminalDisplayTests
+
+    /// The columns `line` takes on a terminal, by glibc's `wcwidth` in a UTF-8 locale, escape sequences (colors)
+    /// taking none.
+    static func columns(_ line: String) -> Int {
+        _ = utf8Locale
+        let visible = line.replacing(#/\x1B\[[0-9;?]*[A-Za-z]/#, with: "")
+        return visible.unicodeScalars.reduce(0) { $0 + max(0, Int(wcwidth(wchar_t($1.value)))) }
+    }
+
+    private static let utf8Locale: Void = { setlocale(LC_CTYPE, "C.UTF-8") }()
+
+    /// glibc's `wcwidth`, which the Glibc module does not export.
+    private static let wcwidth = unsafeBitCast(dlsym(nil, "wcwidth"), to: (@convention(c) (wchar_t) -> Int32).self)
+
+    /// The widest line of the complete frames of `height` lines in `screen`, and how many frames there are.
+    static func widest(_ screen: String, height: Int) -> (columns: Int, frames: Int) {
+        let frames = Display.frames(screen, height: height)
+        return (frames.flatMap { $0 }.map(columns).max() ?? 0, frames.count)
+    }
+
+    @Test func theMeterFitsFortyColumnsThenTwentyWhenTheWindowShrinks() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let sine = try server.playSine(frequency: 1000)
+            defer { sine.stop() }
+            let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: try server.environment, columns: 40)
+            // Two channels and the status line, e.g. "L ████…|··  -6.0 pk  -9.0 av".
+            #expect(meter.read(until: { Display.frames($0, height: 3).filter { $0[0].hasSuffix("  -6.0 pk   -9.0 av") }.count > 3 }, timeout: 10),
+                    "\(meter.screen.suffix(600))")
+            let wide = Self.widest(meter.screen, height: 3)
+            #expect(wide.columns <= 40 && wide.columns > 30, "\(wide)")
+
+            meter.resize(columns: 20)
+            let resized = meter.screen.count
+            // After the resize, the old lines are cleared (ESC [ J) and the new ones drawn: the bar and the peak in
+            // whole dB, e.g. "L █████████▒|   -6".
+            func afterResize() -> String {
+                let text = String(meter.screen.dropFirst(resized))
+                return text.range(of: "\u{1B}[J").map { String(text[$0.upperBound...]) } ?? ""
+            }
+            #expect(meter.read(until: { _ in Display.frames(afterResize(), height: 3).filter { $0[0].hasSuffix("  -6") }.count > 3 }, timeout: 10),
+                    "\(meter.screen.suffix(600))")
+            let narrow = Self.widest(afterResize(), height: 3)
+            #expect(narrow.columns <= 20 && narrow.columns > 15, "\(narrow)")
+            #expect(Display.frames(afterResize(), height: 3).last?[2].hasPrefix("METER  pulse  0:") == true)
+            meter.type("\u{03}")
+            #expect(meter.waitForExit(timeout: 10) == 0)
+        }
+    }
+
+    @Test func aRecordingWithALongTitleFitsTwentyColumnsKeepingItsTime() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let record = try PseudoTerminal(
+                CLI.binary, ["record", "--device", "pulse", "--title", "Notes from the long Thursday meeting"],
+                environment: cli.environment.merging(try server.environment) { $1 }, columns: 20)
+            // The title shortened, the size dropped, the time kept: "● REC  Note…  0:01.0".
+            #expect(record.read(until: { (Display.frames($0, height: 2).last?.last?.wholeMatch(of: #/● REC  Note…  0:01\.\d/#)) != nil }, timeout: 10),
+                    "\(record.screen.suffix(600))")
+            let widest = Self.widest(record.screen, height: 2)
+            #expect(widest.columns <= 20 && widest.frames > 5, "\(widest)")
+            record.type("q")
+            #expect(record.waitForExit(timeout: 10) == 0)
+        }
+    }
+}
