@@ -23,8 +23,11 @@ import Synchronization
 public final class AudioPlayer: @unchecked Sendable {
     /// Whether the player can play: unknown until prepared, then ready, or failed with the reason.
     public enum Status: Equatable, Sendable {
+        /// Not prepared yet.
         case unknown
+        /// Prepared: the file is open and the device too.
         case readyToPlay
+        /// Preparing failed, or the device failed while playing; the payload says why.
         case failed(AudioPlayerError)
     }
 

@@ -60,6 +60,8 @@ public struct RouteDescription: Equatable, Sendable {
     /// Devices played on.
     public let outputs: [PortDescription]
 
+    /// Describes a route of `inputs` and `outputs`, e.g. the one before a change, for comparing with
+    /// ``AudioSession/Event/routeChanged(_:port:previousRoute:)``'s.
     public init(inputs: [PortDescription], outputs: [PortDescription]) {
         self.inputs = inputs
         self.outputs = outputs
