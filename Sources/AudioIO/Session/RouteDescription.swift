@@ -2,8 +2,10 @@
 public struct PortDescription: Equatable, Hashable, Sendable {
     /// What kind of device it is, as far as its names tell.
     public enum PortType: String, Sendable {
-        /// A sound card's analog output or input.
-        case lineOut, lineIn
+        /// A sound card's analog output.
+        case lineOut
+        /// A sound card's analog input.
+        case lineIn
         /// Headphones (a card's headphone jack).
         case headphones
         /// A microphone in a card's mic jack: a headset's, or one of its own.
