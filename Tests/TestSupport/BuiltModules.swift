@@ -19,11 +19,11 @@ public enum BuiltModules {
 
     /// The Swift code of the articles in `module`'s documentation catalog (`Sources/<module>/<module>.docc`) as one
     /// source file to type-check: each article's ```` ```swift ```` blocks, in order, as the body of one function, since
-    /// a later block goes on with what an earlier one declared; their imports, and `FoundationEssentials`'s for
-    /// `URL`, at the top. A block that shows `Package.swift` is left out.
+    /// a later block goes on with what an earlier one declared; their imports at the top (so an article that uses
+    /// `URL` must show its import). A block that shows `Package.swift` is left out.
     public static func articleCode(of module: String) throws -> String {
         let catalog = packageDirectory.appendingPathComponent("Sources/\(module)/\(module).docc")
-        var imports: Set<String> = ["import FoundationEssentials"]
+        var imports: Set<String> = []
         var functions: [String] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: catalog.path).sorted() where name.hasSuffix(".md") {
             let text = try String(contentsOf: catalog.appendingPathComponent(name), encoding: .utf8)
