@@ -64,7 +64,7 @@ public enum BuiltModules {
     }
 
     /// The public symbol graph of `module`, as `swift-symbolgraph-extract` writes it for docc.
-    public static func symbolGraph(of module: String) throws -> SymbolGraph {
+    static func symbolGraph(of module: String) throws -> SymbolGraph {
         let scratch = try ScratchDirectory()
         let arguments = ["-module-name", module, "-minimum-access-level", "public", "-output-dir", scratch.url.path]
         return try withExtendedLifetime(scratch) {
@@ -107,36 +107,33 @@ public enum BuiltModules {
 }
 
 /// The parts of a symbol graph (`<Module>.symbols.json`) that say what is documented.
-public struct SymbolGraph: Decodable, Sendable {
+struct SymbolGraph: Decodable, Sendable {
     /// A declaration: its name's path, and its doc comment when it has one.
-    public struct Symbol: Decodable, Sendable {
-        public struct Identifier: Decodable, Sendable {
-            public let precise: String
+    struct Symbol: Decodable, Sendable {
+        struct Identifier: Decodable, Sendable {
+            let precise: String
         }
-        public struct DocComment: Decodable, Sendable {
-            public struct Line: Decodable, Sendable {
-                public let text: String
+        struct DocComment: Decodable, Sendable {
+            struct Line: Decodable, Sendable {
+                let text: String
             }
             /// The module whose source holds the comment: another one's for documentation inherited from a
             /// protocol requirement.
-            public let module: String?
-            public let lines: [Line]
+            let module: String?
+            let lines: [Line]
         }
-        public let identifier: Identifier
-        public let pathComponents: [String]
-        public let docComment: DocComment?
+        let identifier: Identifier
+        let pathComponents: [String]
+        let docComment: DocComment?
     }
-    /// How two symbols relate: `source` is a member of (`memberOf`), conforms to, or is a requirement of `target`.
-    public struct Relationship: Decodable, Sendable {
-        /// Where a member a type gets from a protocol comes from.
-        public struct SourceOrigin: Decodable, Sendable {
-            public let identifier: String
-        }
-        public let kind: String
-        public let source: String
-        public let target: String
-        public let sourceOrigin: SourceOrigin?
+    /// How two symbols relate: `source` is a member of (`memberOf`), conforms to, or is a requirement of another.
+    struct Relationship: Decodable, Sendable {
+        let kind: String
+        let source: String
+        /// Where a member that a type gets from a protocol comes from: the protocol's member (`identifier`,
+        /// `displayName`); absent for the type's own members.
+        let sourceOrigin: [String: String]?
     }
-    public let symbols: [Symbol]
-    public let relationships: [Relationship]
+    let symbols: [Symbol]
+    let relationships: [Relationship]
 }
