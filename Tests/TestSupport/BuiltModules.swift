@@ -46,20 +46,17 @@ public enum BuiltModules {
 
     /// The public symbols of `module` that have no documentation of their own, as `Type.member` paths, sorted.
     ///
-    /// Exempt are the symbols whose documentation docc takes from elsewhere, as the symbol graph tells:
-    /// - members a type gets from a protocol, default implementations and synthesized ones (`!=`, `hashValue`,
-    ///   `hash(into:)`, an option set's `insert(_:)`): their `memberOf` relationship has a `sourceOrigin`;
-    /// - implementations of another module's protocol requirements (`description`, `==`, `rawValue`,
-    ///   `init(rawValue:)`, `init(from:)`, `encode(to:)`, `allCases`): the extractor gives them the requirement's
-    ///   doc comment, whose `module` is that other module's (`Swift`).
+    /// Exempt are the members whose documentation docc takes from a protocol: those whose `memberOf` relationship
+    /// in the symbol graph names a `sourceOrigin`, the protocol member they come from. These are the implementations
+    /// of a protocol's requirements (`description`, `==`, `rawValue`, `init(rawValue:)`, `init(from:)`,
+    /// `encode(to:)`, `allCases`) and the members a protocol's extension gives (`!=`, `hashValue`, `hash(into:)`, an
+    /// option set's `insert(_:)`).
     public static func undocumentedPublicSymbols(of module: String) throws -> [String] {
         let graph = try symbolGraph(of: module)
         let fromProtocols = Set(graph.relationships.filter { $0.kind == "memberOf" && $0.sourceOrigin != nil }.map(\.source))
         return graph.symbols.filter { symbol in
-            guard !fromProtocols.contains(symbol.identifier.precise) else { return false }
-            guard let comment = symbol.docComment else { return true }
-            if let origin = comment.module, origin != module { return false }
-            return comment.lines.allSatisfy { $0.text.trimmingCharacters(in: .whitespaces).isEmpty }
+            !fromProtocols.contains(symbol.identifier.precise)
+                && (symbol.docComment?.lines ?? []).allSatisfy { $0.text.trimmingCharacters(in: .whitespaces).isEmpty }
         }.map { $0.pathComponents.joined(separator: ".") }.sorted()
     }
 
@@ -117,9 +114,6 @@ struct SymbolGraph: Decodable, Sendable {
             struct Line: Decodable, Sendable {
                 let text: String
             }
-            /// The module whose source holds the comment: another one's for documentation inherited from a
-            /// protocol requirement.
-            let module: String?
             let lines: [Line]
         }
         let identifier: Identifier
