@@ -1,4 +1,4 @@
-# voicememo: build, test, benchmark, install and demo.  `make test` is what CI runs.
+# voicememo: build, test, documentation, benchmark, install and demo.  `make test` is what CI runs.
 
 PREFIX ?= /usr/local
 SWIFT  ?= swift
@@ -13,7 +13,7 @@ TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-
 BENCH_PACKAGES = soundstretch time
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build test torture bench install demo clean
+.PHONY: deps build test docs torture bench install demo clean
 
 ## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
 deps:
@@ -47,6 +47,23 @@ test: deps
 	$(SWIFT) test --skip '$(CLOCKED_SUITES)|Torture'
 	$(SWIFT) test --filter 'Torture'
 	$(SWIFT) test --filter '$(CLOCKED_SUITES)'
+
+## docs: the DocC documentation of AudioIO and MemoStore (Sources/*/*.docc and the doc comments), built by the
+## toolchain's docc from the symbol graphs of a debug build (no package dependency), into
+## .build/docs/<Module>.doccarchive; a broken link or an unknown symbol is an error that fails it
+DOC_MODULES = AudioIO MemoStore
+DOCC ?= $(dir $(realpath $(shell command -v $(SWIFT))))docc
+docs: deps
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public
+	@set -e; graphs="$$($(SWIFT) build --show-bin-path)/../symbolgraph"; \
+	for module in $(DOC_MODULES); do \
+	  rm -rf .build/docs/symbol-graphs/$$module .build/docs/$$module.doccarchive; \
+	  mkdir -p .build/docs/symbol-graphs/$$module; \
+	  cp "$$graphs/$$module.symbols.json" $$(ls "$$graphs/$$module@"*.symbols.json 2>/dev/null) .build/docs/symbol-graphs/$$module/; \
+	  echo "docc convert Sources/$$module/$$module.docc"; \
+	  "$(DOCC)" convert "Sources/$$module/$$module.docc" --additional-symbol-graph-dir .build/docs/symbol-graphs/$$module \
+	    --output-dir .build/docs/$$module.doccarchive --warnings-as-errors; \
+	done
 
 ## torture: the torture suites (Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
 ## index files, 200 kills, 10,000 memos, an 8-hour recording. `make test` runs the same suites lightly.

@@ -7,8 +7,8 @@ import SystemPackage
 extension MemoStore {
     /// Gives `memo` a new title, in the index and, for WAV and CAF, inside the audio file's own metadata.
     ///
-    /// A WAV or CAF file is rewritten with the new title through ``AudioFileConverter``, keeping its
-    /// settings (``AudioSettings/init(preserving:as:)``): 16- and 24-bit PCM stay bit for bit. The new file
+    /// A WAV or CAF file is rewritten with the new title through `AudioFileConverter`, keeping its
+    /// settings (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. The new file
     /// is written beside the old one and replaces it in one step, so a failure leaves the memo as it was.
     ///
     /// An Opus file is kept as it is: changing its title would mean encoding it again, which loses
@@ -22,7 +22,7 @@ extension MemoStore {
     ///   - title: The new title: any text; it never becomes part of a path.
     /// - Returns: The renamed memo (a WAV or CAF file's size changes with the length of its title).
     /// - Throws: ``MemoStoreError/noMatch(_:)`` when the memo is no longer in the store,
-    ///   ``MemoStoreError/recordingInProgress(_:)`` while it is being recorded, ``AudioFileError`` when its
+    ///   ``MemoStoreError/recordingInProgress(_:)`` while it is being recorded, `AudioFileError` when its
     ///   file cannot be rewritten (the memo keeps its old title), other ``MemoStoreError``s for the index.
     @discardableResult
     public func rename(_ memo: Memo, to title: String) throws -> Memo {

@@ -16,7 +16,7 @@ extension MemoStore {
     ///   - title: The memo's title: any text; it never becomes part of a path.
     ///   - settings: How the recorder writes the file; validated here. The file is `<id>.<format>`.
     /// - Returns: The ticket saying where to record; hand it to ``finishRecording(_:summary:)``.
-    /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the
+    /// - Throws: `AudioSettingsError` for settings that cannot be written, ``MemoStoreError`` for the
     ///   store.
     public func beginRecording(title: String, settings: AudioSettings) throws -> RecordingTicket {
         try settings.validate()

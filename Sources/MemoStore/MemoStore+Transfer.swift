@@ -4,20 +4,20 @@ import FoundationEssentials
 extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
     ///
-    /// The file is converted through ``AudioFileConverter`` into `<id>.<format>` (mode 0600), with the
+    /// The file is converted through `AudioFileConverter` into `<id>.<format>` (mode 0600), with the
     /// title and creation date written into the file's own metadata, then listed in the index. The conversion
     /// happens before the store's lock is taken, into a hidden file that is put in place and listed in one hold of
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
     /// - Parameters:
-    ///   - source: Any file ``AudioFile`` reads.
+    ///   - source: Any file `AudioFile` reads.
     ///   - title: The memo's title; `nil` uses the file's own title, else its name without extension.
     ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
     ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus at
     ///     about its bit rate; other formats (FLAC, MP3, Vorbis, ...) become WAV at their own rate.
     /// - Returns: The new memo.
-    /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
-    ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
+    /// - Throws: `AudioFileError` for a source that cannot be read or a file that cannot be written,
+    ///   `AudioSettingsError` for settings that cannot be written, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
         try requireChangeable()
         let input = try AudioFile(forReading: source)
@@ -62,16 +62,16 @@ extension MemoStore {
     ///     this library writes.
     ///   - sampleRate: The target rate in hertz; `nil` keeps the memo's (48 kHz when Opus cannot take it).
     ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
-    ///   - volume: Linear gain, 0…1, as ``AudioPlayer/volume``.
-    ///   - pan: Balance, −1…1, as ``AudioPlayer/pan``; a mono memo becomes stereo when it is not 0.
-    ///   - rate: Speed, 0.5…2, pitch kept, as ``AudioPlayer/rate``. When any of these three is not its default, the
-    ///     memo is played into an ``OfflineRenderer`` rather than converted.
+    ///   - volume: Linear gain, 0…1, as `AudioPlayer.volume`.
+    ///   - pan: Balance, −1…1, as `AudioPlayer.pan`; a mono memo becomes stereo when it is not 0.
+    ///   - rate: Speed, 0.5…2, pitch kept, as `AudioPlayer.rate`. When any of these three is not its default, the
+    ///     memo is played into an `OfflineRenderer` rather than converted.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false (the default) it is
-    ///     kept and the export fails with ``AudioFileError/Reason/exists``.
+    ///     kept and the export fails with `AudioFileError.Reason.exists`.
     /// - Returns: What was written.
     /// - Throws: ``MemoStoreError/exportIntoStore(path:)`` for a destination inside the store (where it could
     ///   replace another memo's file or the index), ``MemoStoreError/unknownExportFormat(path:)`` when the format
-    ///   is neither given nor told by a writable extension, ``AudioFileError``, ``AudioSettingsError``.
+    ///   is neither given nor told by a writable extension, `AudioFileError`, `AudioSettingsError`.
     public func export(
         _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil,
         volume: Float = 1, pan: Float = 0, rate: Float = 1, replacingExisting: Bool = false

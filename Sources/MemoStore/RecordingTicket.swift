@@ -7,7 +7,7 @@ import Synchronization
 /// is alive.
 ///
 /// Get one from ``MemoStore/beginRecording(title:settings:)``, record into ``fileURL`` with an
-/// ``AudioFileWriter`` made from ``settings`` and ``metadata`` (permissions `0o600`), close the writer,
+/// `AudioFileWriter` made from ``settings`` and ``metadata`` (permissions `0o600`), close the writer,
 /// then hand the ticket to ``MemoStore/finishRecording(_:summary:)``. The lock is held for as long as the
 /// ticket lives: if the process dies, or the ticket is released without being finished, the next read of
 /// the store finds the lock free and lists the memo as ``Memo/State/recovered``, with the audio that

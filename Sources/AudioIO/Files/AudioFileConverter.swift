@@ -1,7 +1,7 @@
 import FoundationEssentials
 import SystemPackage
 
-/// What a conversion wrote.
+/// What a conversion, a recording (``AudioRecorder/summary``) or an offline render wrote.
 public struct AudioFileSummary: Equatable, Sendable {
     /// Frames written.
     public var frameCount: Int64

@@ -8,7 +8,7 @@ import SystemPackage
 /// WAV and CAF headers are rewritten after every ``write(_:)``, so a process killed mid-recording leaves
 /// a file that reads back with every frame that reached the disk. A WAV file whose length is not known in
 /// advance (a recording) is written as RF64 that stays plain WAV (RIFF) below 4 GiB and becomes RF64 past it,
-/// where a RIFF header's 32-bit sizes would wrap. Opus is written in Ogg pages of at most ``opusPageDuration``,
+/// where a RIFF header's 32-bit sizes would wrap. Opus is written in Ogg pages of at most 250 ms of audio,
 /// so that a process killed mid-recording leaves a stream missing at most that much (its torn last page is
 /// dropped when the memo store recovers it). Samples outside −1…1 are clipped, not wrapped.
 ///

@@ -23,8 +23,11 @@ import Synchronization
 public final class AudioPlayer: @unchecked Sendable {
     /// Whether the player can play: unknown until prepared, then ready, or failed with the reason.
     public enum Status: Equatable, Sendable {
+        /// Not prepared yet.
         case unknown
+        /// Prepared: the file is open and the device too.
         case readyToPlay
+        /// Preparing failed, or the device failed while playing; the payload says why.
         case failed(AudioPlayerError)
     }
 
@@ -99,7 +102,8 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.deviceName = newValue } }
     }
 
-    /// Whether it is playing now (false while paused, before a scheduled start is... see ``play(atTime:)``).
+    /// Whether it is playing now: true from ``play()`` on, also while a start scheduled with ``play(atTime:)`` waits
+    /// for its time; false while paused, stopped, and once playback has finished.
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
 
     /// Ready to play, failed, or not yet prepared.

@@ -8,7 +8,7 @@ import SystemPackage
 ///
 /// ```swift
 /// let session = AudioSession.shared
-/// try session.setCategory(.playback, options: [.resumeAfterInterruption])
+/// session.setCategory(.playback, options: [.resumeAfterInterruption])
 /// try session.setActive(true)
 /// for await event in session.events() {
 ///     if case .routeChanged(.oldDeviceUnavailable, let port, _) = event { print("lost", port?.name ?? "") }
@@ -77,9 +77,10 @@ public final class AudioSession: Sendable {
         self.handlesSignals = handlesSignals
     }
 
-    /// What the process does with audio; ``CategoryOptions/resumeAfterInterruption`` and the rest.
+    /// What the process does with audio: ``Category/playAndRecord`` until ``setCategory(_:options:)`` says otherwise.
     public var category: Category { state.withLock { $0.category } }
-    /// How the session applies its policy.
+    /// How the session applies its policy (``CategoryOptions/resumeAfterInterruption``,
+    /// ``CategoryOptions/followDefaultDevice``); none until ``setCategory(_:options:)`` sets them.
     public var categoryOptions: CategoryOptions { state.withLock { $0.options } }
     /// Whether the session is active: it watches for devices and interruptions.
     public var isActive: Bool { state.withLock { $0.isActive } }

@@ -1,8 +1,8 @@
 extension AudioSession {
     /// What ``AudioSession/events()`` delivers, in the order it happened.
     public enum Event: Equatable, Sendable {
-        /// Players and recorders were paused: the process was stopped (Ctrl-Z), the system suspended the
-        /// device, or another program holds it.
+        /// Players and recorders were paused: the process was stopped (Ctrl-Z), or the system suspended the
+        /// device.
         case interruptionBegan(InterruptionReason)
         /// The interruption is over; `shouldResume` says audio may resume now (with
         /// ``CategoryOptions/resumeAfterInterruption`` the session has resumed it already).

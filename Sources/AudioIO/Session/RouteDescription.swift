@@ -2,8 +2,10 @@
 public struct PortDescription: Equatable, Hashable, Sendable {
     /// What kind of device it is, as far as its names tell.
     public enum PortType: String, Sendable {
-        /// A sound card's analog output or input.
-        case lineOut, lineIn
+        /// A sound card's analog output.
+        case lineOut
+        /// A sound card's analog input.
+        case lineIn
         /// Headphones (a card's headphone jack).
         case headphones
         /// A microphone in a card's mic jack: a headset's, or one of its own.
@@ -60,6 +62,8 @@ public struct RouteDescription: Equatable, Sendable {
     /// Devices played on.
     public let outputs: [PortDescription]
 
+    /// Describes a route of `inputs` and `outputs`, e.g. the one before a change, for comparing with
+    /// ``AudioSession/Event/routeChanged(_:port:previousRoute:)``'s.
     public init(inputs: [PortDescription], outputs: [PortDescription]) {
         self.inputs = inputs
         self.outputs = outputs
