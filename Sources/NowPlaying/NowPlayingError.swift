@@ -1,3 +1,4 @@
+import Glibc
 import SystemPackage
 
 /// Why what is playing cannot be published to the desktop.
@@ -19,7 +20,8 @@ public struct NowPlayingError: Error, Equatable, Sendable, CustomStringConvertib
     init(opening error: Errno) {
         underlying = error
         reason = switch error {
-        case .noSuchFileOrDirectory, .connectionRefused, .noData, .invalidArgument, .permissionDenied: .noSessionBus
+        // No socket where the address says, nobody listening on it, no address and no XDG_RUNTIME_DIR to find one.
+        case .noSuchFileOrDirectory, .connectionRefused, Errno(rawValue: ENOMEDIUM): .noSessionBus
         default: .refused
         }
     }
