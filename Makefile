@@ -8,8 +8,8 @@ BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
-BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev
-TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg
+BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libsystemd-dev
+TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl
 BENCH_PACKAGES = soundstretch time
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
@@ -35,7 +35,7 @@ build: deps
 # jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which
 # drive unclocked devices as fast as the CPU goes and would starve the sound server (or a waiting thread) of the
 # time it keeps. A failure there is a bug like any other: nothing is run twice.
-CLOCKED_SUITES = JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
+CLOCKED_SUITES = NowPlayingTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
 
 ## test: deps, build and every test (the torture suites on their own, the clocked-device suites last and alone:
 ## they measure real time)

@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "AudioIO", targets: ["AudioIO"]),
         .library(name: "MemoStore", targets: ["MemoStore"]),
+        .library(name: "NowPlaying", targets: ["NowPlaying"]),
         .executable(name: "voicememo", targets: ["voicememo"]),
     ],
     dependencies: [
@@ -26,6 +27,8 @@ let package = Package(
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         .systemLibrary(name: "CFileSystem"),
+        // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
+        .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
             name: "AudioIO",
             dependencies: [
@@ -34,6 +37,7 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
+        .target(name: "NowPlaying", dependencies: ["AudioIO", "CMPRIS", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "MemoStore",
             dependencies: [
@@ -51,6 +55,7 @@ let package = Package(
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "AudioIOTests", dependencies: ["AudioIO", "TestSupport"]),
+        .testTarget(name: "NowPlayingTests", dependencies: ["NowPlaying", "AudioIO", "TestSupport"]),
         .testTarget(name: "MemoStoreTests", dependencies: ["MemoStore", "AudioIO", "TestSupport"]),
         .testTarget(name: "VoiceMemoTests", dependencies: ["voicememo", "AudioIO", "TestSupport"]),
     ]
