@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemPackage
 
 extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
@@ -80,6 +81,20 @@ extension MemoStore {
         guard let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap({ $0.isWritable ? $0 : nil }) else {
             throw MemoStoreError.unknownExportFormat(path: destination.path)
         }
+        try AudioFileConverter.refuseExisting(destination, unless: replacingExisting)
+        let staged = try stageExport(
+            memo, beside: destination, format: format, sampleRate: sampleRate, bitRate: bitRate, volume: volume, pan: pan,
+            rate: rate)
+        return try staged.place(at: destination, replacingExisting: replacingExisting)
+    }
+
+    /// Writes `memo`'s audio, as ``export(_:to:format:sampleRate:bitRate:volume:pan:rate:replacingExisting:)`` does,
+    /// into a hidden file beside `destination` that is removed when released unplaced: for a file to place, or to
+    /// copy elsewhere (standard output) and drop.
+    package func stageExport(
+        _ memo: Memo, beside destination: URL, format: AudioFileFormat, sampleRate: Double? = nil, bitRate: Int? = nil,
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
         let source = fileURL(of: memo)
         let input = try AudioFile(forReading: source)
         var settings = AudioSettings(preserving: input, as: format)
@@ -101,10 +116,10 @@ extension MemoStore {
                 if case .failed(let error) = player.status { throw error }
                 throw AudioFileError(path: source.path, reason: .noAudio)
             }
-            return try renderer.render(to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
+            return try renderer.stage(beside: destination, settings: settings, metadata: metadata, permissions: permissions)
         }
-        return try AudioFileConverter.convert(
-            contentsOf: source, to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
+        return try AudioFileConverter.stage(
+            contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.

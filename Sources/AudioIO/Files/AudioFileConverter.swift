@@ -18,11 +18,11 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var duration: TimeInterval { Double(frameCount) / sampleRate }
 }
 
-/// Converts an audio file into a WAV, CAF or Opus file through libsndfile, resampling with libsoxr and
-/// mapping channels (mono ↔ any) as the target settings need.
+/// Converts an audio file into any format ``AudioFileWriter`` writes (WAV, CAF, Opus, FLAC, Vorbis, MP3, AIFF) through
+/// libsndfile, resampling with libsoxr and mapping channels (mono ↔ any, more to stereo) as the target settings need.
 ///
-/// PCM to PCM at the same rate and channel count, with no loss of bit depth, copies the samples as
-/// integers: a 16-bit WAV converted to 16-bit WAV or CAF is bit-exact. The target appears atomically:
+/// PCM or FLAC to PCM or FLAC at the same rate and channel count, with no loss of bit depth, copies the samples as
+/// integers: a 16-bit WAV converted to 16-bit WAV, CAF, AIFF or FLAC is bit-exact. The target appears atomically:
 /// the data goes to a hidden temporary file beside it, is synced, and is renamed into place, so the
 /// destination is never half-written and a failure leaves whatever was there before.
 public enum AudioFileConverter {
@@ -137,7 +137,7 @@ public enum AudioFileConverter {
     }
 
     private static func canCopyIntegers(from input: AudioFile, to settings: AudioSettings, _ map: ChannelMap) -> Bool {
-        guard input.isIntegerPCM, let bits = input.bitDepth, settings.format.isPCM, map == .identity,
+        guard input.isIntegerPCM, let bits = input.bitDepth, settings.format.isPCM || settings.format == .flac, map == .identity,
               input.sampleRate == settings.sampleRate
         else { return false }
         return settings.effectiveBitDepth != .float32 && bits <= settings.effectiveBitDepth.rawValue
