@@ -14,16 +14,18 @@ extension MemoStore {
     ///   - source: Any file ``AudioFile`` reads.
     ///   - title: The memo's title; `nil` uses the file's own title, else its name without extension.
     ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
-    ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus at
-    ///     about its bit rate; other formats (FLAC, MP3, Vorbis, ...) become WAV at their own rate.
+    ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus, its packets
+    ///     copied as they are (a stream cut short ends with its last whole packet); other formats (FLAC, MP3, Vorbis,
+    ///     ...) become WAV at their own rate.
     /// - Returns: The new memo.
     /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
     ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
         try requireChangeable()
-        let input = try AudioFile(forReading: source)
+        let (input, repaired) = try Self.openForImport(source)
         guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
-        let settings = settings ?? AudioSettings(preserving: input)
+        let preserving = AudioSettings(preserving: input)
+        let settings = settings ?? preserving
         try settings.validate()
         let id = Memo.newID(unlike: try memos())
         let fileName = "\(id).\(settings.format.rawValue)"
@@ -31,9 +33,14 @@ extension MemoStore {
         let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let memoTitle = title ?? input.metadata.title ?? source.deletingPathExtension().lastPathComponent
         let destination = directory.appendingPathComponent(fileName)
-        let staged = try AudioFileConverter.stage(
-            contentsOf: source, beside: destination, settings: settings,
-            metadata: AudioMetadata(title: memoTitle, creationDate: createdAt), permissions: [.ownerReadWrite])
+        let metadata = AudioMetadata(title: memoTitle, creationDate: createdAt)
+        // Opus kept as it is: its packets copied, not decoded and encoded again.
+        let copy = input.format == .opus && settings == preserving
+            ? try AudioFileConverter.stageOpusCopy(of: input.url, beside: destination, metadata: metadata, permissions: [.ownerReadWrite])
+            : nil
+        let staged = try copy ?? AudioFileConverter.stage(
+            contentsOf: input.url, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
+        withExtendedLifetime(repaired) {}
         let summary = staged.summary
         let memo = Memo(
             id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
@@ -52,6 +59,20 @@ extension MemoStore {
         }
         try placed.get()
         return memo
+    }
+
+    /// `source` opened for reading; an Ogg Opus file cut short (a recording killed mid-page, which libsndfile refuses)
+    /// is read from a copy of its whole packets, ended where they end, held in the temporary directory while it is
+    /// needed.
+    private static func openForImport(_ source: URL) throws -> (AudioFile, StagedAudioFile?) {
+        do {
+            return (try AudioFile(forReading: source), nil)
+        } catch {
+            let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-import.opus")
+            guard let repaired = try? AudioFileConverter.stageOpusCopy(of: source, beside: beside, metadata: nil, permissions: [.ownerReadWrite])
+            else { throw error }
+            return (try AudioFile(forReading: repaired.url), repaired)
+        }
     }
 
     /// Writes `memo`'s audio to `destination`, converting as asked.
@@ -101,6 +122,12 @@ extension MemoStore {
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
         let metadata = AudioMetadata(title: memo.title, creationDate: memo.createdAt)
+        // Opus to Opus as it is: its packets copied, not decoded and encoded again.
+        if input.format == .opus, format == .opus, settings.sampleRate == input.sampleRate, bitRate == nil,
+           volume == 1, pan == 0, rate == 1,
+           let copy = try AudioFileConverter.stageOpusCopy(of: source, beside: destination, metadata: metadata, permissions: permissions) {
+            return copy
+        }
         guard volume == 1, pan == 0, rate == 1 else {
             if pan != 0 { settings.channelCount = 2 }
             try settings.validate()

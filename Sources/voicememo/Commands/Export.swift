@@ -14,9 +14,9 @@ extension VoiceMemo {
                 Vorbis, .mp3, .aiff). When OUT_PATH is a directory, the file is named after the memo's title, in the \
                 memo's own format unless --format says otherwise; '-' writes to standard output, in the --format \
                 given. The file appears whole or not at all; an existing one is kept unless --force, and nothing is \
-                written inside the memo store. The memo's title and date go into the file's tags. --volume, --pan \
-                and --rate write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its \
-                pitch kept.
+                written inside the memo store. The memo's title and date go into the file's tags. An Opus memo \
+                exported to Opus keeps its audio packets as they are (no second encoding). --volume, --pan and --rate \
+                write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
