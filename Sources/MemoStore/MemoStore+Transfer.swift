@@ -11,19 +11,21 @@ extension MemoStore {
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
     /// - Parameters:
-    ///   - source: Any file ``AudioFile`` reads.
+    ///   - source: Any file ``AudioFile`` reads; every link of a chained Ogg file.
     ///   - title: The memo's title; `nil` uses the file's own title, else its name without extension.
     ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
     ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus, its packets
-    ///     copied as they are (a stream cut short ends with its last whole packet); other formats (FLAC, MP3, Vorbis,
-    ///     ...) become WAV at their own rate.
+    ///     copied as they are (a stream cut short ends with its last whole packet; the links of a chained file, which
+    ///     make no one stream, are encoded again one after another); other formats (FLAC, MP3, Vorbis, ...) become
+    ///     WAV at their own rate.
     /// - Returns: The new memo.
     /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
     ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
         try requireChangeable()
-        let (input, repaired) = try Self.openForImport(source)
-        guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        let (inputs, repaired) = try Self.openForImport(source)
+        let input = inputs[0]
+        guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
         let preserving = AudioSettings(preserving: input)
         let settings = settings ?? preserving
         try settings.validate()
@@ -35,11 +37,11 @@ extension MemoStore {
         let destination = directory.appendingPathComponent(fileName)
         let metadata = AudioMetadata(title: memoTitle, creationDate: createdAt)
         // Opus kept as it is: its packets copied, not decoded and encoded again.
-        let copy = input.format == .opus && settings == preserving
+        let copy = input.format == .opus && inputs.count == 1 && settings == preserving
             ? try AudioFileConverter.stageOpusCopy(of: input.url, beside: destination, metadata: metadata, permissions: [.ownerReadWrite])
             : nil
         let staged = try copy ?? AudioFileConverter.stage(
-            contentsOf: input.url, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
+            reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
         withExtendedLifetime(repaired) {}
         let summary = staged.summary
         let memo = Memo(
@@ -61,17 +63,17 @@ extension MemoStore {
         return memo
     }
 
-    /// `source` opened for reading; an Ogg Opus file cut short (a recording killed mid-page, which libsndfile refuses)
-    /// is read from a copy of its whole packets, ended where they end, held in the temporary directory while it is
-    /// needed.
-    private static func openForImport(_ source: URL) throws -> (AudioFile, StagedAudioFile?) {
+    /// `source` opened for reading: its links when it is a chained Ogg file (see ``AudioFileConverter/openLinks(of:)``),
+    /// and an Ogg Opus file cut short (a recording killed mid-page, which libsndfile refuses) read from a copy of its
+    /// whole packets, ended where they end, held in the temporary directory while it is needed.
+    private static func openForImport(_ source: URL) throws -> ([AudioFile], StagedAudioFile?) {
         do {
-            return (try AudioFile(forReading: source), nil)
+            return (try AudioFileConverter.openLinks(of: source), nil)
         } catch {
             let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-import.opus")
             guard let repaired = try? AudioFileConverter.stageOpusCopy(of: source, beside: beside, metadata: nil, permissions: [.ownerReadWrite])
             else { throw error }
-            return (try AudioFile(forReading: repaired.url), repaired)
+            return ([try AudioFile(forReading: repaired.url)], repaired)
         }
     }
 

@@ -83,4 +83,33 @@ import Testing
         let whole = try decoded(source, in: cli)
         #expect(kept.count == Int((duration * 48000).rounded()) && kept[...] == whole.prefix(kept.count), "the packets that arrived, bit for bit")
     }
+
+    /// `cat a.opus b.opus` chains two streams, of which libsndfile reads the first only: the memo holds both, in order
+    /// (decoded and encoded again: two streams' packets make no one stream).
+    @Test func aChainedOpusFileKeepsEveryLinkInOrder() throws {
+        let cli = try CLI()
+        var links: [String] = []
+        for (seconds, tone) in [(1.0, "sine 440"), (2.0, "sine 660")] {
+            let wav = cli.scratch.path("\(seconds).wav")
+            try Sox.synth(to: wav, rate: 48000, channels: 1, seconds: seconds, tone)
+            links.append(cli.scratch.path("\(seconds).opus"))
+            try Tool.output("opusenc", ["--quiet", wav, links.last!])
+        }
+        let chained = cli.scratch.path("chained.opus")
+        try (Data(contentsOf: URL(fileURLWithPath: links[0])) + Data(contentsOf: URL(fileURLWithPath: links[1])))
+            .write(to: URL(fileURLWithPath: chained))
+        #expect(try Tool.output("opusinfo", [chained]).contains("Logical stream 2 ended"))
+        let memo = try cli.json(cli.run("import", chained, "--json"))
+        #expect(memo["duration"] as? Double == 3, "the sum of the links: \(memo)")
+        let file = try #require(memo["file"] as? String)
+        #expect(try Tool.output("opusinfo", [file]).contains("Playback length: 0m:03.000s"))
+        let decoded = cli.scratch.path("decoded.wav")
+        try Tool.output("opusdec", ["--quiet", file, decoded])
+        for (start, frequency) in [(0.2, 440.0), (1.5, 660.0)] {
+            let stat = try Tool.run("sox", [decoded, "-n", "trim", "\(start)", "0.6", "stat"]).standardError
+            let heard = try #require(stat.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") })
+            #expect(abs(heard - frequency) < frequency * 0.02, "at \(start) s sox hears \(heard) Hz")
+        }
+    }
 }
