@@ -20,7 +20,8 @@ extension MemoStore {
     ///     WAV at their own rate.
     /// - Returns: The new memo.
     /// - Throws: ``AudioFileError`` for a source that cannot be read or a file that cannot be written,
-    ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError`` for the index.
+    ///   ``AudioSettingsError`` for settings that cannot be written, ``MemoStoreError/unstoredFormat(_:)`` for a format
+    ///   other than WAV, CAF and Opus, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
         try requireChangeable()
         let (inputs, repaired) = try Self.openForImport(source)
@@ -29,6 +30,7 @@ extension MemoStore {
         let preserving = AudioSettings(preserving: input)
         let settings = settings ?? preserving
         try settings.validate()
+        guard Memo.storedFormats.contains(settings.format) else { throw MemoStoreError.unstoredFormat(settings.format) }
         let id = Memo.newID(unlike: try memos())
         let fileName = "\(id).\(settings.format.rawValue)"
         // Whole seconds: what the file's metadata and the index keep.
