@@ -77,6 +77,26 @@ import Testing
         }
     }
 
+    /// libsndfile passes Vorbis channels through in the order it gets them; Vorbis has an order of its own for 3 to 8
+    /// channels (as Opus): each channel, at a level of its own, must come back where it was.
+    @Test func aSixChannelMemoExportsToVorbisWithEachChannelInItsPlace() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("surround.wav")
+        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", source, "synth", "1",
+                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
+                                "vol", "0.3", "remix", "1v1", "2v0.9", "3v0.8", "4v0.7", "5v0.6", "6v0.5"])
+        #expect(try cli.run("import", source, "--title", "Surround").status == 0)
+        let vorbis = cli.scratch.path("surround.ogg")
+        #expect(try cli.run("export", "Surround", vorbis).status == 0)
+        let decoded = cli.scratch.path("decoded.wav")
+        try Tool.output("ffmpeg", ["-v", "error", "-i", vorbis, decoded])
+        let expected = try Sox.levels(of: source, channels: 6).rms
+        let levels = try Sox.levels(of: decoded, channels: 6).rms
+        // The channels' levels are 0.9 dB and more apart: a channel out of place is off by that much. The LFE (fourth,
+        // at 60 Hz) is coded for its lowest frequencies only, and comes back within 2 dB.
+        #expect(zip(levels, expected).enumerated().allSatisfy { abs($1.0 - $1.1) < ($0 == 3 ? 2 : 0.3) }, "ffmpeg: \(levels) for \(expected)")
+    }
+
     @Test func theFormatFlagWinsOverTheExtension() throws {
         let cli = try CLI()
         let (id, _) = try importMemo(cli)
