@@ -62,7 +62,6 @@ struct VoiceMemo: AsyncParsableCommand {
         case is AudioSettingsError: true
         case AudioPresetError.notFound: true
         case MemoStoreError.unknownExportFormat: true
-        case MemoStoreError.unstoredFormat: true
         case is StandardOutputNeedsFormat: true
         default: false
         }
