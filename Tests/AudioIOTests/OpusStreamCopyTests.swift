@@ -54,6 +54,7 @@ import Testing
         try Sox.synth(to: scratch.path("tone.wav"), rate: 48000, channels: 1, seconds: 0.5, "sine 440")
         try Tool.output("opusenc", ["--quiet", scratch.path("tone.wav"), scratch.path("tone.opus")])
         let tone = try Data(contentsOf: scratch.file("tone.opus"))
+        // The same stream twice: the second link has the first's serial number.
         try (tone + tone).write(to: scratch.file("chained.opus"))
         for name in ["tone.wav", "chained.opus"] {
             #expect(try AudioFileConverter.stageOpusCopy(of: scratch.file(name), beside: scratch.file("out.opus"), metadata: nil) == nil, "\(name)")

@@ -112,4 +112,17 @@ import Testing
             #expect(abs(heard - frequency) < frequency * 0.02, "at \(start) s sox hears \(heard) Hz")
         }
     }
+
+    /// Each link is a file open while a chain is read: a file of hundreds of links (no recorder makes one) is refused in
+    /// one line, and nothing is kept.
+    @Test func aChainOfMoreLinksThanAnyoneMakesIsRefusedInOneLine() throws {
+        let cli = try CLI()
+        let link = try Data(contentsOf: URL(fileURLWithPath: try opusenc(cli, seconds: 0.1)))
+        let chained = cli.scratch.path("many.opus")
+        try Data((0..<300).flatMap { _ in link }).write(to: URL(fileURLWithPath: chained))
+        let result = try cli.run("import", chained)
+        #expect(result.status == 1)
+        #expect(result.standardError == "voicememo: cannot read '\(chained)': it chains 300 streams one after another; voicememo reads up to 256\n")
+        #expect(try cli.run("list", "--json").standardOutput == "[]\n")
+    }
 }

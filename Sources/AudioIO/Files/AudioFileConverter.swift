@@ -118,6 +118,9 @@ public enum AudioFileConverter {
             links = try OggChain.links(of: descriptor)
         } catch let error as Errno {
             throw AudioFileError(path: source.path, reason: .readFailed(error.description))
+        } catch let error as OggChain.TooManyLinks {
+            throw AudioFileError(path: source.path, reason: .unsupported(
+                "it chains \(error.count) streams one after another; voicememo reads up to \(OggChain.maximumLinkCount)"))
         }
         // libsndfile holds a descriptor of its own: the link's file lives as long as its reader.
         return links.isEmpty ? [try AudioFile(forReading: source)] : try links.map { try AudioFile(forReading: $0.url) }

@@ -46,7 +46,8 @@ struct OpusStreamCopy {
                     output = try OggLogicalStream(serialNumber: page.serialNumber, firstSequenceNumber: 0)
                 }
                 guard let input, let output else { continue }
-                guard page.serialNumber == input.serialNumber else {
+                // A second beginning, even of the same serial number (`cat a.opus a.opus`), is a second stream.
+                guard page.serialNumber == input.serialNumber, !page.isBeginningOfStream || page.offset == 0 else {
                     throw NotCopyable(description: page.isBeginningOfStream
                         ? "it chains several Opus streams one after another" : "it interleaves several streams")
                 }
