@@ -29,10 +29,12 @@ extension VoiceMemo {
         @Option(help: "The file format.")
         var format: ExportFormatArgument?
 
-        @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000).", valueName: "hz"))
+        @Option(help: ArgumentHelp(
+            "Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000; MP3: 8000 to 48000, e.g. 44100).", valueName: "hz"))
         var sampleRate: Double?
 
-        @Option(help: ArgumentHelp("Opus bit rate in bits per second, e.g. 64000.", valueName: "bps"))
+        @Option(help: ArgumentHelp(
+            "Opus bit rate in bits per second, e.g. 64000 (FLAC, Vorbis and MP3 are written at a set quality).", valueName: "bps"))
         var bitrate: Int?
 
         @OptionGroup var sound: SoundOptions
