@@ -98,8 +98,12 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
     }
 
-    /// The formats the store writes, and their extensions in UTF-8.
-    private static let storeFormats = AudioFileFormat.allCases.filter(\.isWritable).map { ($0, Array($0.rawValue.utf8)) }
+    /// The formats the store keeps memos in: what a recording is written as. Export writes the others. Two bits of a
+    /// file key tell them apart.
+    static let storedFormats: [AudioFileFormat] = [.wav, .caf, .opus]
+
+    /// The formats the store keeps memos in, and their extensions in UTF-8.
+    private static let storeFormats = storedFormats.map { ($0, Array($0.rawValue.utf8)) }
 
     /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
     static func id(fromFileName name: String) -> Substring? {

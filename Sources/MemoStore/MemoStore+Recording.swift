@@ -14,12 +14,13 @@ extension MemoStore {
     ///
     /// - Parameters:
     ///   - title: The memo's title: any text; it never becomes part of a path.
-    ///   - settings: How the recorder writes the file; validated here. The file is `<id>.<format>`.
+    ///   - settings: How the recorder writes the file (WAV, CAF or Opus); validated here. The file is `<id>.<format>`.
     /// - Returns: The ticket saying where to record; hand it to ``finishRecording(_:summary:)``.
     /// - Throws: `AudioSettingsError` for settings that cannot be written, ``MemoStoreError`` for the
     ///   store.
     public func beginRecording(title: String, settings: AudioSettings) throws -> RecordingTicket {
         try settings.validate()
+        guard Memo.storedFormats.contains(settings.format) else { throw MemoStoreError.unstoredFormat(settings.format) }
         // Whole seconds: what the file's metadata keeps.
         let createdAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         var lockPath: String?

@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemPackage
 
 extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
@@ -10,29 +11,40 @@ extension MemoStore {
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
     /// - Parameters:
-    ///   - source: Any file `AudioFile` reads.
+    ///   - source: Any file `AudioFile` reads; every link of a chained Ogg file.
     ///   - title: The memo's title; `nil` uses the file's own title, else its name without extension.
     ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
-    ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus at
-    ///     about its bit rate; other formats (FLAC, MP3, Vorbis, ...) become WAV at their own rate.
+    ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus, its packets
+    ///     copied as they are (a stream cut short ends with its last whole packet; the links of a chained file, which
+    ///     make no one stream, are encoded again one after another); other formats (FLAC, MP3, Vorbis, ...) become
+    ///     WAV at their own rate.
     /// - Returns: The new memo.
     /// - Throws: `AudioFileError` for a source that cannot be read or a file that cannot be written,
-    ///   `AudioSettingsError` for settings that cannot be written, ``MemoStoreError`` for the index.
+    ///   `AudioSettingsError` for settings that cannot be written, ``MemoStoreError/unstoredFormat(_:)`` for a format
+    ///   other than WAV, CAF and Opus, ``MemoStoreError`` for the index.
     public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
         try requireChangeable()
-        let input = try AudioFile(forReading: source)
-        guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
-        let settings = settings ?? AudioSettings(preserving: input)
+        let (inputs, repaired) = try Self.openForImport(source)
+        let input = inputs[0]
+        guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        let preserving = AudioSettings(preserving: input)
+        let settings = settings ?? preserving
         try settings.validate()
+        guard Memo.storedFormats.contains(settings.format) else { throw MemoStoreError.unstoredFormat(settings.format) }
         let id = Memo.newID(unlike: try memos())
         let fileName = "\(id).\(settings.format.rawValue)"
         // Whole seconds: what the file's metadata and the index keep.
         let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let memoTitle = title ?? input.metadata.title ?? source.deletingPathExtension().lastPathComponent
         let destination = directory.appendingPathComponent(fileName)
-        let staged = try AudioFileConverter.stage(
-            contentsOf: source, beside: destination, settings: settings,
-            metadata: AudioMetadata(title: memoTitle, creationDate: createdAt), permissions: [.ownerReadWrite])
+        let metadata = AudioMetadata(title: memoTitle, creationDate: createdAt)
+        // Opus kept as it is: its packets copied, not decoded and encoded again.
+        let copy = input.format == .opus && inputs.count == 1 && settings == preserving
+            ? try AudioFileConverter.stageOpusCopy(of: input.url, beside: destination, metadata: metadata, permissions: [.ownerReadWrite])
+            : nil
+        let staged = try copy ?? AudioFileConverter.stage(
+            reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
+        withExtendedLifetime(repaired) {}
         let summary = staged.summary
         let memo = Memo(
             id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
@@ -51,6 +63,20 @@ extension MemoStore {
         }
         try placed.get()
         return memo
+    }
+
+    /// `source` opened for reading: its links when it is a chained Ogg file (see ``AudioFileConverter/openLinks(of:)``),
+    /// and an Ogg Opus file cut short (a recording killed mid-page, which libsndfile refuses) read from a copy of its
+    /// whole packets, ended where they end, held in the temporary directory while it is needed.
+    private static func openForImport(_ source: URL) throws -> ([AudioFile], StagedAudioFile?) {
+        do {
+            return (try AudioFileConverter.openLinks(of: source), nil)
+        } catch {
+            let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-import.opus")
+            guard let repaired = try? AudioFileConverter.stageOpusCopy(of: source, beside: beside, metadata: nil, permissions: [.ownerReadWrite])
+            else { throw error }
+            return ([try AudioFile(forReading: repaired.url)], repaired)
+        }
     }
 
     /// Writes `memo`'s audio to `destination`, converting as asked.
@@ -80,12 +106,32 @@ extension MemoStore {
         guard let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap({ $0.isWritable ? $0 : nil }) else {
             throw MemoStoreError.unknownExportFormat(path: destination.path)
         }
+        try AudioFileConverter.refuseExisting(destination, unless: replacingExisting)
+        let staged = try stageExport(
+            memo, beside: destination, format: format, sampleRate: sampleRate, bitRate: bitRate, volume: volume, pan: pan,
+            rate: rate)
+        return try staged.place(at: destination, replacingExisting: replacingExisting)
+    }
+
+    /// Writes `memo`'s audio, as ``export(_:to:format:sampleRate:bitRate:volume:pan:rate:replacingExisting:)`` does,
+    /// into a hidden file beside `destination` that is removed when released unplaced: for a file to place, or to
+    /// copy elsewhere (standard output) and drop.
+    package func stageExport(
+        _ memo: Memo, beside destination: URL, format: AudioFileFormat, sampleRate: Double? = nil, bitRate: Int? = nil,
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
         let source = fileURL(of: memo)
         let input = try AudioFile(forReading: source)
         var settings = AudioSettings(preserving: input, as: format)
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
         let metadata = AudioMetadata(title: memo.title, creationDate: memo.createdAt)
+        // Opus to Opus as it is: its packets copied, not decoded and encoded again.
+        if input.format == .opus, format == .opus, settings.sampleRate == input.sampleRate, bitRate == nil,
+           volume == 1, pan == 0, rate == 1,
+           let copy = try AudioFileConverter.stageOpusCopy(of: source, beside: destination, metadata: metadata, permissions: permissions) {
+            return copy
+        }
         guard volume == 1, pan == 0, rate == 1 else {
             if pan != 0 { settings.channelCount = 2 }
             try settings.validate()
@@ -101,10 +147,10 @@ extension MemoStore {
                 if case .failed(let error) = player.status { throw error }
                 throw AudioFileError(path: source.path, reason: .noAudio)
             }
-            return try renderer.render(to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
+            return try renderer.stage(beside: destination, settings: settings, metadata: metadata, permissions: permissions)
         }
-        return try AudioFileConverter.convert(
-            contentsOf: source, to: destination, settings: settings, metadata: metadata, replacingExisting: replacingExisting)
+        return try AudioFileConverter.stage(
+            contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.

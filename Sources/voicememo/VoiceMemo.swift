@@ -62,6 +62,7 @@ struct VoiceMemo: AsyncParsableCommand {
         case is AudioSettingsError: true
         case AudioPresetError.notFound: true
         case MemoStoreError.unknownExportFormat: true
+        case is StandardOutputNeedsFormat: true
         default: false
         }
     }

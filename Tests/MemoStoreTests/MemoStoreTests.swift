@@ -22,6 +22,17 @@ import Testing
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1
     }
 
+    /// FLAC, Vorbis, MP3 and AIFF are for export: a memo is kept as WAV, CAF or Opus, and asking for another keeps
+    /// nothing.
+    @Test(arguments: [AudioFileFormat.flac, .vorbis, .mp3, .aiff])
+    func memosAreKeptOnlyAsWAVCAFOrOpus(format: AudioFileFormat) throws {
+        let source = try tone("a.wav")
+        #expect(throws: MemoStoreError.unstoredFormat(format)) { try store.importAudio(from: source, settings: AudioSettings(format: format)) }
+        #expect(throws: MemoStoreError.unstoredFormat(format)) { try store.beginRecording(title: "T", settings: AudioSettings(format: format)) }
+        #expect(try store.memos().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.path).allSatisfy { !$0.hasSuffix(".\(format.rawValue)") })
+    }
+
     @Test func theLocationFollowsTheEnvironment() {
         #expect(MemoStore.defaultDirectory(environment: ["VOICEMEMO_HOME": "/a", "XDG_DATA_HOME": "/b", "HOME": "/c"]).path == "/a")
         #expect(MemoStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/b", "HOME": "/c"]).path == "/b/voicememo")

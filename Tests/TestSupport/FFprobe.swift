@@ -20,6 +20,27 @@ public enum FFprobe {
         }
         return (frames, rate, channels)
     }
+
+    /// The container's name (`wav`, `ogg`, `flac`, `mp3`, ...), the first audio stream's codec (`pcm_s16le`, `opus`,
+    /// `vorbis`, `mp3`, ...), and the tags of the file and of that stream together, their keys in lower case.
+    ///
+    /// - Throws: ``ToolFailure`` when ffprobe fails.
+    public static func tags(of path: String) throws -> (container: String, codec: String, tags: [String: String]) {
+        let arguments = ["-v", "error", "-select_streams", "a:0", "-show_entries", "format=format_name:format_tags:stream=codec_name:stream_tags",
+                         "-of", "default=nw=1", path]
+        let result = try Tool.run("ffprobe", arguments)
+        var values: [String: String] = [:]
+        var tags: [String: String] = [:]
+        for line in result.standardOutput.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            if parts[0].hasPrefix("TAG:") { tags[parts[0].dropFirst(4).lowercased()] = parts[1] } else { values[parts[0]] = parts[1] }
+        }
+        guard result.status == 0, let container = values["format_name"], let codec = values["codec_name"] else {
+            throw ToolFailure(command: "ffprobe \(path)", result: result)
+        }
+        return (container, codec, tags)
+    }
 }
 
 #if canImport(Testing)

@@ -37,7 +37,7 @@ public final class AudioFile {
 
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
     let isIntegerPCM: Bool
-    /// For Opus of 3 to 8 channels: the order libsndfile gives the channels in, turned into WAV order on reading.
+    /// For Opus and Vorbis of 3 to 8 channels: the order libsndfile gives the channels in, turned into WAV order on reading.
     private let opusOrder: OpusChannelOrder?
     private let file: SndFile
 
@@ -104,7 +104,7 @@ public final class AudioFile {
         self.channelCount = Int(info.channels)
         self.frameCount = Int64(info.frames)
         (self.bitDepth, self.isIntegerPCM) = Self.sampleSize(of: info.format)
-        opusOrder = format == .opus ? OpusChannelOrder(channelCount: channelCount) : nil
+        opusOrder = format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: channelCount) : nil
         self.metadata = AudioMetadata(
             title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
             creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)))

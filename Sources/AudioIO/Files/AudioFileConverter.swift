@@ -18,11 +18,11 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var duration: TimeInterval { Double(frameCount) / sampleRate }
 }
 
-/// Converts an audio file into a WAV, CAF or Opus file through libsndfile, resampling with libsoxr and
-/// mapping channels (mono ↔ any) as the target settings need.
+/// Converts an audio file into any format ``AudioFileWriter`` writes (WAV, CAF, Opus, FLAC, Vorbis, MP3, AIFF) through
+/// libsndfile, resampling with libsoxr and mapping channels (mono ↔ any, more to stereo) as the target settings need.
 ///
-/// PCM to PCM at the same rate and channel count, with no loss of bit depth, copies the samples as
-/// integers: a 16-bit WAV converted to 16-bit WAV or CAF is bit-exact. The target appears atomically:
+/// PCM or FLAC to PCM or FLAC at the same rate and channel count, with no loss of bit depth, copies the samples as
+/// integers: a 16-bit WAV converted to 16-bit WAV, CAF, AIFF or FLAC is bit-exact. The target appears atomically:
 /// the data goes to a hidden temporary file beside it, is synced, and is renamed into place, so the
 /// destination is never half-written and a failure leaves whatever was there before.
 public enum AudioFileConverter {
@@ -66,25 +66,64 @@ public enum AudioFileConverter {
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         try settings.validate()
-        let input = try AudioFile(forReading: source)
-        guard input.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
-        guard let channelMap = ChannelMap(from: input.channelCount, to: settings.channelCount) else {
-            throw AudioFileError(path: source.path, reason: .unsupported(
-                "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for \(input.channelCount > 2 ? "1, 2" : "1") or \(input.channelCount) channels"))
+        return try stage(
+            reading: try openLinks(of: source), of: source, beside: destination, settings: settings, metadata: metadata,
+            permissions: permissions)
+    }
+
+    /// Converts `inputs`, the audio of `source` as ``openLinks(of:)`` opened it, one after another, from where each is
+    /// positioned, as ``stage(contentsOf:beside:settings:metadata:permissions:)`` does; `metadata` nil takes the first's.
+    package static func stage(
+        reading inputs: [AudioFile], of source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
+        try settings.validate()
+        guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
+        let channelMaps = try inputs.map { input in
+            guard let map = ChannelMap(from: input.channelCount, to: settings.channelCount) else {
+                throw AudioFileError(path: source.path, reason: .unsupported(
+                    "\(input.channelCount) channels cannot be mapped to \(settings.channelCount); ask for \(input.channelCount > 2 ? "1, 2" : "1") or \(input.channelCount) channels"))
+            }
+            return map
         }
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.
-        let frames = Int64((Double(input.frameCount) * settings.sampleRate / input.sampleRate).rounded(.up))
+        let frames = inputs.reduce(Int64(0)) { $0 + Int64((Double($1.frameCount) * settings.sampleRate / $1.sampleRate).rounded(.up)) }
         return try stage(
-            beside: destination, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
+            beside: destination, settings: settings, metadata: metadata ?? inputs[0].metadata, permissions: permissions,
             expectedFrameCount: frames
         ) { output, meter in
-            if canCopyIntegers(from: input, to: settings, channelMap) {
-                try copyIntegers(from: input, to: output, meter: &meter)
-            } else {
-                try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
+            for (input, channelMap) in zip(inputs, channelMaps) {
+                if canCopyIntegers(from: input, to: settings, channelMap) {
+                    try copyIntegers(from: input, to: output, meter: &meter)
+                } else {
+                    try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
+                }
             }
         }
+    }
+
+    /// The audio of `source` opened for reading: the file, or for a chained Ogg file (`cat a.opus b.opus`, which
+    /// libsndfile reads the first link of) each of its links, in order, every one a whole stream read on its own.
+    ///
+    /// - Throws: ``AudioFileError`` when the file or a link cannot be read.
+    package static func openLinks(of source: URL) throws -> [AudioFile] {
+        guard let descriptor = try? FileDescriptor.open(source.path, .readOnly, options: [.closeOnExec, .nonBlocking]),
+              let status = try? descriptor.stat(), AudioFile.kindIfNotRegular(status.type) == nil
+        else { return [try AudioFile(forReading: source)] }
+        defer { try? descriptor.close() }
+        guard OggPageReader.beginsWithPage(descriptor) else { return [try AudioFile(forReading: source)] }
+        let links: [AnonymousFile]
+        do {
+            links = try OggChain.links(of: descriptor)
+        } catch let error as Errno {
+            throw AudioFileError(path: source.path, reason: .readFailed(error.description))
+        } catch let error as OggChain.TooManyLinks {
+            throw AudioFileError(path: source.path, reason: .unsupported(
+                "it chains \(error.count) streams one after another; voicememo reads up to \(OggChain.maximumLinkCount)"))
+        }
+        // libsndfile holds a descriptor of its own: the link's file lives as long as its reader.
+        return links.isEmpty ? [try AudioFile(forReading: source)] : try links.map { try AudioFile(forReading: $0.url) }
     }
 
     /// Writes a new hidden file beside `destination` through `write`, which meters what it writes, syncs it to the
@@ -137,7 +176,7 @@ public enum AudioFileConverter {
     }
 
     private static func canCopyIntegers(from input: AudioFile, to settings: AudioSettings, _ map: ChannelMap) -> Bool {
-        guard input.isIntegerPCM, let bits = input.bitDepth, settings.format.isPCM, map == .identity,
+        guard input.isIntegerPCM, let bits = input.bitDepth, settings.format.isPCM || settings.format == .flac, map == .identity,
               input.sampleRate == settings.sampleRate
         else { return false }
         return settings.effectiveBitDepth != .float32 && bits <= settings.effectiveBitDepth.rawValue

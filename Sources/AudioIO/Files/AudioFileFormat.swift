@@ -1,6 +1,6 @@
 /// The container and codec of an audio file.
 ///
-/// Every case can be read; ``isWritable`` says which ones this library writes (WAV, CAF and Opus).
+/// Every case can be read; ``isWritable`` says which ones this library writes.
 public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     /// RIFF WAVE with PCM or float samples.
     case wav
@@ -20,7 +20,10 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     case other
 
     /// Whether ``AudioFileWriter`` and ``AudioFileConverter`` can write this format.
-    public var isWritable: Bool { self == .wav || self == .caf || self == .opus }
+    public var isWritable: Bool { Self.writable.contains(self) }
+
+    /// What libsndfile writes: WAV, CAF, Opus, FLAC, Vorbis, MP3 (through LAME) and AIFF.
+    private static let writable: [AudioFileFormat] = [.wav, .caf, .opus, .flac, .vorbis, .mp3, .aiff]
 
     /// Whether the samples are stored as PCM, so that a bit depth applies.
     public var isPCM: Bool { self == .wav || self == .caf || self == .aiff }

@@ -3,7 +3,14 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 
-/// Writes a WAV, CAF or Ogg/Opus file from interleaved 32-bit float frames, as ``AudioSettings`` say.
+/// Writes a WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3 or AIFF file from interleaved 32-bit float frames, as
+/// ``AudioSettings`` say.
+///
+/// Vorbis is written at quality 3 (oggenc's default, about 112 kb/s for stereo at 44.1 kHz), MP3 as variable bit
+/// rate at LAME's `-V 2` (about 190 kb/s for stereo), FLAC at libFLAC's default compression (level 5). The title
+/// and date go into the container's own fields: WAV `LIST/INFO`, CAF `info`, the Opus, Vorbis and FLAC comments,
+/// MP3's ID3 tags (the date as its year only: ID3's `TYER`), AIFF's name and annotation chunks (the date as the
+/// annotation).
 ///
 /// WAV and CAF headers are rewritten after every ``write(_:)``, so a process killed mid-recording leaves
 /// a file that reads back with every frame that reached the disk. A WAV file whose length is not known in
@@ -25,7 +32,7 @@ public final class AudioFileWriter {
     public let settings: AudioSettings
     /// Frames written so far.
     public private(set) var frameCount: Int64 = 0
-    /// For Opus of 3 to 8 channels: the order libsndfile is to be given the channels in.
+    /// For Opus and Vorbis of 3 to 8 channels: the order libsndfile is to be given the channels in.
     private let opusOrder: OpusChannelOrder?
     /// Where frames are put into ``opusOrder``; grown to the largest write, then reused.
     private var reordered: [Float] = []
@@ -84,17 +91,11 @@ public final class AudioFileWriter {
                 try file.setString(Int32(SF_STR_TITLE), String(title.prefix(utf8Bytes: AudioMetadata.maximumStoredTitleBytes)))
             }
             if let date = metadata.creationDate {
-                try file.setString(Int32(SF_STR_DATE), AudioMetadata.dateText(date))
+                // AIFF has no date field; its annotation is the one free text it has.
+                try file.setString(Int32(settings.format == .aiff ? SF_STR_COMMENT : SF_STR_DATE), AudioMetadata.dateText(date))
             }
             try file.setString(Int32(SF_STR_SOFTWARE), "voicememo")
-            if settings.format == .opus {
-                guard file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: Self.compressionLevel(settings)) else {
-                    throw file.lastError
-                }
-                file.command(Int32(SFC_SET_OGG_PAGE_LATENCY_MS), double: Self.opusPageDuration)
-            } else {
-                file.command(Int32(SFC_SET_UPDATE_HEADER_AUTO), int: Int32(SF_TRUE))
-            }
+            try Self.configureEncoder(of: file, for: settings)
         } catch {
             try? descriptor.close()
             DurableFile.removeQuietly(path)
@@ -102,7 +103,7 @@ public final class AudioFileWriter {
         }
         self.url = url
         self.settings = settings
-        opusOrder = settings.format == .opus ? OpusChannelOrder(channelCount: settings.channelCount) : nil
+        opusOrder = settings.format == .opus || settings.format == .vorbis ? OpusChannelOrder(channelCount: settings.channelCount) : nil
     }
 
     deinit {
@@ -170,16 +171,44 @@ public final class AudioFileWriter {
     private static func formatCode(_ settings: AudioSettings, mayPassRIFFLimit: Bool) -> Int32 {
         let container = switch settings.format {
         case .caf: SF_FORMAT_CAF
-        case .opus: SF_FORMAT_OGG
+        case .opus, .vorbis: SF_FORMAT_OGG
+        case .flac: SF_FORMAT_FLAC
+        case .mp3: SF_FORMAT_MPEG
+        case .aiff: SF_FORMAT_AIFF
         default: mayPassRIFFLimit ? SF_FORMAT_RF64 : SF_FORMAT_WAV
         }
         let codec = switch (settings.format, settings.effectiveBitDepth) {
         case (.opus, _): SF_FORMAT_OPUS
+        case (.vorbis, _): SF_FORMAT_VORBIS
+        case (.mp3, _): SF_FORMAT_MPEG_LAYER_III
         case (_, .int16): SF_FORMAT_PCM_16
         case (_, .int24): SF_FORMAT_PCM_24
         case (_, .float32): SF_FORMAT_FLOAT
         }
         return Int32(container | codec)
+    }
+
+    /// Sets what the codec needs before the first write: the Opus bit rate and page length, the Vorbis and MP3
+    /// quality, or for PCM headers rewritten after every write.
+    private static func configureEncoder(of file: SndFile, for settings: AudioSettings) throws(SndFileError) {
+        switch settings.format {
+        case .opus:
+            guard file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: compressionLevel(settings)) else { throw file.lastError }
+            file.command(Int32(SFC_SET_OGG_PAGE_LATENCY_MS), double: opusPageDuration)
+        case .vorbis:
+            // libsndfile's Vorbis quality is 1 − the level: 0.3, oggenc's default `-q 3`.
+            guard file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: 0.7) else { throw file.lastError }
+        case .mp3:
+            // In variable bit rate mode libsndfile hands LAME 10 × the level as its VBR quality: `-V 2`. The level
+            // first: setting the mode re-applies it, and fails while it is unset.
+            guard file.command(Int32(SFC_SET_COMPRESSION_LEVEL), double: 0.2),
+                  file.command(Int32(SFC_SET_BITRATE_MODE), pointee: Int32(SF_BITRATE_MODE_VARIABLE))
+            else { throw file.lastError }
+        case .flac:
+            break
+        default:
+            file.command(Int32(SFC_SET_UPDATE_HEADER_AUTO), int: Int32(SF_TRUE))
+        }
     }
 
     /// libsndfile sets the Opus bit rate through a compression level, 0 (best) … 1, mapped linearly to

@@ -36,9 +36,7 @@ extension AudioFile {
             throw AudioFileError(path: path, opening: error as? Errno ?? .ioError)
         }
         defer { try? descriptor.close() }
-        var magic = [UInt8](repeating: 0, count: 4)
-        let count = (try? magic.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
-        guard count == 4, magic == Array("OggS".utf8) else { return .intact }
+        guard OggPageReader.beginsWithPage(descriptor) else { return .intact }
         do {
             return try OpusStreamRepair(descriptor: descriptor).repair()
         } catch let error as OpusStreamRepair.Failure {

@@ -1,10 +1,11 @@
-/// The order of the channels in an Opus file of 3 to 8 channels, against the WAV order every other file has.
+/// The order of the channels in an Opus or Vorbis file of 3 to 8 channels, against the WAV order every other file has.
 ///
 /// Such a file uses channel mapping family 1 (RFC 7845, 5.1.1.2): Vorbis order, L C R for 3 channels,
 /// L C R Ls Rs LFE for 5.1, L C R Ls Rs Lb Rb LFE for 7.1; WAV order is L R C LFE Ls Rs (Lb Rb). libsndfile 1.2
 /// writes family 1 for 3 to 8 channels but passes the samples through in whatever order it gets them
 /// (`ogg_opus.c` has no channel map), so the writer puts them into Vorbis order and the reader back into WAV
-/// order, as opusenc and opusdec do. 1, 2 and more than 8 channels (family 0 and 255) have one order only.
+/// order, as opusenc and opusdec do. Vorbis (its specification's section 4.3.9) has the same order, and
+/// `ogg_vorbis.c` no map either. 1, 2 and more than 8 channels (family 0 and 255) have one order only.
 struct OpusChannelOrder {
     /// Channel `i` of a Vorbis-order frame is channel `wavChannel[i]` of the WAV-order frame.
     private let wavChannel: [Int]

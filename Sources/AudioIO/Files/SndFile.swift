@@ -110,6 +110,16 @@ final class SndFile {
         sf_command(handle, command, nil, value)
     }
 
+    /// Sends a command whose argument is a pointer to a C `int`, as `SFC_SET_BITRATE_MODE` takes; returns whether
+    /// libsndfile reports success (``lastError`` says why not).
+    ///
+    /// The corresponding C function is `sf_command`.
+    @discardableResult
+    func command(_ command: Int32, pointee value: Int32) -> Bool {
+        var value = value
+        return sf_command(handle, command, &value, Int32(MemoryLayout<Int32>.size)) == Int32(SF_TRUE)
+    }
+
     /// Sends a command whose argument is a pointer to a `double`, as `SFC_SET_COMPRESSION_LEVEL` takes; returns
     /// whether libsndfile reports success (``lastError`` says why not). libsndfile 1.2.0 applies
     /// `SFC_SET_OGG_PAGE_LATENCY_MS` and reports failure all the same.

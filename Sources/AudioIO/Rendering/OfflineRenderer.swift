@@ -1,5 +1,6 @@
 import Atomics
 import FoundationEssentials
+import SystemPackage
 
 /// Renders players faster than real time, into memory or into a file, with the samples a device would get: the
 /// counterpart of `AVAudioEngine`'s manual rendering mode.
@@ -109,10 +110,23 @@ public final class OfflineRenderer: @unchecked Sendable {
                 "the renderer renders \(Int(sampleRate)) Hz in \(channelCount) channels; ask for the same in the file's settings"))
         }
         try AudioFileConverter.refuseExisting(url, unless: replacingExisting)
+        let staged = try stage(beside: url, settings: settings, metadata: metadata, maximumDuration: maximumDuration)
+        return try staged.place(at: url, replacingExisting: replacingExisting)
+    }
+
+    /// Renders as ``render(to:settings:metadata:maximumDuration:replacingExisting:)`` does, into a hidden file beside
+    /// `url` that is removed when released unplaced.
+    package func stage(
+        beside url: URL, settings: AudioSettings, metadata: AudioMetadata = AudioMetadata(),
+        maximumDuration: TimeInterval = .infinity, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
+        guard settings.sampleRate == sampleRate, settings.channelCount == channelCount else {
+            throw AudioFileError(path: url.path, reason: .unsupported(
+                "the renderer renders \(Int(sampleRate)) Hz in \(channelCount) channels; ask for the same in the file's settings"))
+        }
         let maximumFrames = maximumDuration >= Double(Int64.max) / sampleRate ? Int64.max : Int64(frames: maximumDuration, rate: sampleRate)
-        let staged = try AudioFileConverter.stage(
-            beside: url, settings: settings, metadata: metadata, permissions: [.ownerReadWrite, .groupRead, .otherRead],
-            expectedFrameCount: nil
+        return try AudioFileConverter.stage(
+            beside: url, settings: settings, metadata: metadata, permissions: permissions, expectedFrameCount: nil
         ) { output, meter in
             let frames = try renderWhilePlaying(maximumFrames: maximumFrames) { block in
                 meter.add(block)
@@ -120,7 +134,6 @@ public final class OfflineRenderer: @unchecked Sendable {
             }
             guard frames > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
         }
-        return try staged.place(at: url, replacingExisting: replacingExisting)
     }
 
     /// Renders while a player plays or waits to start, up to `maximumFrames` frames, handing `emit` every frame up

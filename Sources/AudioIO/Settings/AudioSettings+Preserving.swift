@@ -3,13 +3,16 @@ extension AudioSettings {
     ///
     /// - Parameters:
     ///   - file: The file to describe.
-    ///   - format: The format to write; `nil` keeps the file's own if writable (WAV, CAF, Opus), else WAV.
+    ///   - format: The format to write; `nil` keeps the file's own if it is WAV, CAF or Opus (what a recording
+    ///     is written as), else WAV: a lossy file is not encoded into its own codec again.
     ///
     /// Rate and channels are the file's. PCM keeps the bit depth (8-bit and lossy sources become 16-bit,
-    /// 32- and 64-bit become 32-bit float). Opus keeps about the file's average bit rate when the file is
-    /// Opus, and takes 48 kHz when the file's rate is one Opus cannot encode.
+    /// 32- and 64-bit become 32-bit float); FLAC is 24-bit for a source of more than 16 bits, else 16-bit. Opus
+    /// keeps about the file's average bit rate when the file is Opus, and takes 48 kHz when the file's rate is one
+    /// Opus cannot encode. MP3 takes at most two channels (more are mixed down) and, for a rate it cannot encode,
+    /// 44.1 kHz for a multiple of it, else 48 kHz.
     public init(preserving file: AudioFile, as format: AudioFileFormat? = nil) {
-        let format = format ?? (file.format.isWritable ? file.format : .wav)
+        let format = format ?? ([.wav, .caf, .opus].contains(file.format) ? file.format : .wav)
         self.init(format: format, sampleRate: file.sampleRate, channelCount: file.channelCount)
         switch format {
         case .opus:
@@ -19,6 +22,15 @@ extension AudioSettings {
                 let upper = min(Self.opusBitRatePerChannel.upperBound * channelCount, Self.opusMaximumBitRate)
                 bitRate = min(max(measured, Self.opusBitRatePerChannel.lowerBound), upper)
             }
+        case .vorbis:
+            break
+        case .mp3:
+            channelCount = min(channelCount, Self.mp3ChannelCounts.upperBound)
+            if !Self.mp3SampleRates.contains(sampleRate) {
+                sampleRate = sampleRate.truncatingRemainder(dividingBy: 11025) == 0 ? 44100 : 48000
+            }
+        case .flac:
+            bitDepth = (file.bitDepth ?? 16) > 16 ? .int24 : .int16
         default:
             bitDepth = switch file.bitDepth {
             case 24?: .int24

@@ -30,18 +30,24 @@ public struct AudioSettings: Equatable, Sendable {
     public static let opusBitRatePerChannel = 6000...256_000
     /// The highest Opus bit rate for the whole stream, in bits per second (libopus' own limit).
     public static let opusMaximumBitRate = 510_000
+    /// The sample rates MP3 (MPEG-1, 2 and 2.5 Layer III) encodes, in hertz.
+    public static let mp3SampleRates: [Double] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+    /// The channel counts MP3 takes: mono and stereo.
+    public static let mp3ChannelCounts = 1...2
 
-    /// The container and codec written. Must be ``AudioFileFormat/wav``, ``AudioFileFormat/caf`` or
-    /// ``AudioFileFormat/opus``.
+    /// The container and codec written: one whose ``AudioFileFormat/isWritable`` is true.
     public var format: AudioFileFormat
-    /// Frames per second, in whole hertz. Opus takes only ``opusSampleRates``.
+    /// Frames per second, in whole hertz. Opus takes only ``opusSampleRates``, MP3 only ``mp3SampleRates``.
     public var sampleRate: Double
-    /// Interleaved channels, 1 (mono) or more; see ``pcmChannelCounts`` and ``opusChannelCounts``.
+    /// Interleaved channels, 1 (mono) or more; see ``pcmChannelCounts`` (also FLAC's and Vorbis'), ``opusChannelCounts``
+    /// and ``mp3ChannelCounts``.
     public var channelCount: Int
-    /// Sample size for WAV and CAF; `nil` means 16-bit. Must be `nil` for Opus.
+    /// Sample size for WAV, CAF, AIFF and FLAC (16 or 24 bits); `nil` means 16-bit. Must be `nil` for Opus, Vorbis and
+    /// MP3.
     public var bitDepth: BitDepth?
     /// Target bit rate for Opus in bits per second (variable bit rate); `nil` means 32 kb/s per channel
-    /// for speech-sized streams. Must be `nil` for WAV and CAF.
+    /// for speech-sized streams. Must be `nil` for the other formats: Vorbis and MP3 are written at a set quality
+    /// (see ``AudioFileWriter``).
     public var bitRate: Int?
 
     /// Creates settings; the defaults describe 16-bit mono WAV at 48 kHz.
@@ -83,11 +89,18 @@ public struct AudioSettings: Equatable, Sendable {
                 let allowed = perChannel.lowerBound...min(perChannel.upperBound * channelCount, Self.opusMaximumBitRate)
                 guard allowed.contains(bitRate) else { throw .opusBitRate(bitRate, allowed: allowed) }
             }
+        case .vorbis, .mp3:
+            if format == .mp3, !Self.mp3SampleRates.contains(sampleRate) { throw .mp3SampleRate(sampleRate) }
+            let channels = format == .mp3 ? Self.mp3ChannelCounts : Self.pcmChannelCounts
+            guard channels.contains(channelCount) else { throw .channelCount(channelCount, allowed: channels, format: format) }
+            if let bitDepth { throw .bitDepth(bitDepth, format: format) }
+            guard bitRate == nil else { throw .bitRateForFixedQuality(format) }
         default:
             guard Self.pcmChannelCounts.contains(channelCount) else {
                 throw .channelCount(channelCount, allowed: Self.pcmChannelCounts, format: format)
             }
-            guard bitRate == nil else { throw .bitRateForPCM(format) }
+            if format == .flac, let bitDepth, bitDepth == .float32 { throw .bitDepth(bitDepth, format: format) }
+            guard bitRate == nil else { throw format == .flac ? .bitRateForFixedQuality(format) : .bitRateForPCM(format) }
         }
     }
 }

@@ -14,11 +14,18 @@ public enum AudioSettingsError: Error, Equatable, Sendable, CustomStringConverti
     case bitRateForPCM(AudioFileFormat)
     /// The Opus bit rate is outside what the encoder takes for this channel count.
     case opusBitRate(Int, allowed: ClosedRange<Int>)
+    /// MP3 was asked for a rate outside ``AudioSettings/mp3SampleRates``.
+    case mp3SampleRate(Double)
+    /// A bit depth was given that the format cannot hold: any for Vorbis and MP3, 32-bit float for FLAC.
+    case bitDepth(AudioSettings.BitDepth, format: AudioFileFormat)
+    /// A bit rate was given for FLAC, Vorbis or MP3, which are written at a set quality.
+    case bitRateForFixedQuality(AudioFileFormat)
 
     public var description: String {
         switch self {
         case .unwritableFormat(let format):
-            "cannot write \(format.rawValue) files; use wav, caf or opus"
+            "cannot write \(format.rawValue) files; use "
+                + AudioFileFormat.allCases.filter(\.isWritable).map(\.rawValue).joined(separator: ", ")
         case .sampleRate(let rate):
             "sample rate \(Self.hertz(rate)) Hz is out of range; use \(Self.hertz(AudioSettings.sampleRates.lowerBound)) to \(Self.hertz(AudioSettings.sampleRates.upperBound)) Hz"
         case .opusSampleRate(let rate):
@@ -31,6 +38,15 @@ public enum AudioSettingsError: Error, Equatable, Sendable, CustomStringConverti
             "\(format.rawValue) is uncompressed and has no bit rate; set a bit depth (16, 24 or 32) instead"
         case .opusBitRate(let rate, let allowed):
             "Opus bit rate \(rate) b/s is out of range for these channels; use \(allowed.lowerBound) to \(allowed.upperBound) b/s"
+        case .mp3SampleRate(let rate):
+            "MP3 takes " + AudioSettings.mp3SampleRates.map { Self.hertz($0) }.joined(separator: ", ")
+                + " Hz, not \(Self.hertz(rate)) Hz; use 48000 or 44100"
+        case .bitDepth(let depth, let format) where format == .flac:
+            "FLAC holds 16- or 24-bit samples, not \(depth.rawValue)-bit float; use 16 or 24"
+        case .bitDepth(_, let format):
+            "\(format.rawValue) has no bit depth; leave it out"
+        case .bitRateForFixedQuality(let format):
+            "\(format.rawValue) is written at a set quality and takes no bit rate; only Opus does"
         }
     }
 

@@ -1,33 +1,40 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
+import Glibc
 import MemoStore
+import SystemPackage
 
 extension VoiceMemo {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a memo's audio to a file.",
             discussion: """
-                The format comes from --format, else OUT_PATH's extension (.wav, .caf, .opus). When OUT_PATH \
-                is a directory, the file is named after the memo's title, in the memo's own format unless \
-                --format says otherwise. The file appears whole or not at all; an existing one is kept unless \
-                --force, and nothing is written inside the memo store. --volume, --pan and --rate write the memo as \
-                'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
+                The format comes from --format, else OUT_PATH's extension (.wav, .caf, .opus, .flac, .ogg for \
+                Vorbis, .mp3, .aiff). When OUT_PATH is a directory, the file is named after the memo's title, in the \
+                memo's own format unless --format says otherwise; '-' writes to standard output, in the --format \
+                given. The file appears whole or not at all; an existing one is kept unless --force, and nothing is \
+                written inside the memo store. The memo's title and date go into the file's tags. An Opus memo \
+                exported to Opus keeps its audio packets as they are (no second encoding). --volume, --pan and --rate \
+                write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
 
-        @Argument(help: ArgumentHelp("Where to write the audio file, or a directory to write it into.", valueName: "out-path"))
+        @Argument(help: ArgumentHelp(
+            "Where to write the audio file, a directory to write it into, or '-' for standard output.", valueName: "out-path"))
         var outPath: String
 
         @Option(help: "The file format.")
-        var format: FileFormatArgument?
+        var format: ExportFormatArgument?
 
-        @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000).", valueName: "hz"))
+        @Option(help: ArgumentHelp(
+            "Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000; MP3: 8000 to 48000, e.g. 44100).", valueName: "hz"))
         var sampleRate: Double?
 
-        @Option(help: ArgumentHelp("Opus bit rate in bits per second, e.g. 64000.", valueName: "bps"))
+        @Option(help: ArgumentHelp(
+            "Opus bit rate in bits per second, e.g. 64000 (FLAC, Vorbis and MP3 are written at a set quality).", valueName: "bps"))
         var bitrate: Int?
 
         @OptionGroup var sound: SoundOptions
@@ -38,6 +45,10 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memo = try store.memo(matching: memo)
+            if outPath == "-" {
+                guard let format else { throw StandardOutputNeedsFormat() }
+                return try writeToStandardOutput(memo, of: store, format: format.format)
+            }
             var destination = URL(fileURLWithPath: outPath)
             var isDirectory = false
             var chosenFormat = format?.format
@@ -60,6 +71,36 @@ extension VoiceMemo {
                 + Describe.size(summary.byteCount))
         }
 
+        /// Writes the memo to standard output: whole, into a hidden temporary file first (WAV, CAF, FLAC and MP3 go
+        /// back to their start to finish their headers, which a pipe cannot), then copied. A reader that goes away ends
+        /// the copy quietly, as `list | head` does; the temporary file goes either way.
+        private func writeToStandardOutput(_ memo: Memo, of store: MemoStore, format: AudioFileFormat) throws {
+            if isatty(STDOUT_FILENO) == 1 {
+                throw OutputFailure(reason: "standard output is a terminal; redirect it to a file or a pipe ('> memo.\(format.fileExtension)')")
+            }
+            let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-export.\(format.fileExtension)")
+            let staged = try store.stageExport(
+                memo, beside: beside, format: format, sampleRate: sampleRate, bitRate: bitrate, volume: sound.volume,
+                pan: sound.pan, rate: sound.rate, permissions: [.ownerReadWrite])
+            let file: FileDescriptor
+            do {
+                file = try FileDescriptor.open(staged.url.path, .readOnly, options: [.closeOnExec])
+            } catch {
+                throw OutputFailure(reason: "cannot read the temporary file back: \(error)")
+            }
+            defer { try? file.close() }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            do {
+                while case let count = try buffer.withUnsafeMutableBytes({ try file.read(into: $0) }), count > 0 {
+                    _ = try FileDescriptor.standardOutput.writeAll(buffer[..<count])
+                }
+            } catch Errno.brokenPipe {
+                // The reader has gone: it has what it wanted.
+            } catch {
+                throw OutputFailure(reason: "\(error)")
+            }
+        }
+
         /// A file name from a title and an extension: path separators and control characters replaced, never empty
         /// or hidden, and within the 255 bytes a name may have, cut on a character boundary.
         static func fileName(for title: String, extension: String) -> String {
@@ -68,6 +109,37 @@ extension VoiceMemo {
             let name = String(cleaned.drop { $0 == "." })
             return (name.isEmpty ? "memo" : String(name.prefix(utf8Bytes: 255 - 1 - `extension`.utf8.count))) + "." + `extension`
         }
+    }
+
+    /// The formats export writes, as the command line names them.
+    enum ExportFormatArgument: String, ExpressibleByArgument, CaseIterable {
+        case wav, caf, opus, flac, ogg, mp3, aiff
+
+        var format: AudioFileFormat {
+            switch self {
+            case .wav: .wav
+            case .caf: .caf
+            case .opus: .opus
+            case .flac: .flac
+            case .ogg: .vorbis
+            case .mp3: .mp3
+            case .aiff: .aiff
+            }
+        }
+    }
+
+    /// `-` without `--format`: standard output has no name to tell the format by.
+    struct StandardOutputNeedsFormat: Error, CustomStringConvertible {
+        var description: String {
+            "writing to standard output ('-') needs --format: "
+                + ExportFormatArgument.allCases.map(\.rawValue).joined(separator: ", ")
+        }
+    }
+
+    /// Standard output could not take the exported audio.
+    struct OutputFailure: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "cannot write the audio to standard output: \(reason)" }
     }
 
     /// An export target that exists, and no --force.

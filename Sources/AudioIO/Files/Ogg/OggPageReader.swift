@@ -44,6 +44,13 @@ final class OggPageReader {
         sync.deallocate()
     }
 
+    /// Whether the file on `descriptor` begins with an Ogg page's capture pattern, `OggS`.
+    static func beginsWithPage(_ descriptor: FileDescriptor) -> Bool {
+        var magic = [UInt8](repeating: 0, count: 4)
+        let count = (try? magic.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }) ?? 0
+        return count == 4 && magic == Array("OggS".utf8)
+    }
+
     /// Bytes asked of the file at a time.
     private static let chunkSize = 65536
 

@@ -86,18 +86,23 @@ struct OpusStreamRepair {
             try stream.add(page)
             var group: [OggPacket] = []
             while let packet = try stream.nextPacket() { group.append(packet) }
-            // Only the page's last packet carries the position: the ones before it end earlier by the durations
-            // of the packets after them.
-            if var position = group.last?.granulePosition, position >= 0 {
-                for index in group.indices.reversed() {
-                    group[index].granulePosition = position
-                    guard let samples = OpusLibrary.sampleCount(ofPacket: group[index].data) else { break }
-                    position -= Int64(samples)
-                }
-            }
-            groups.append(group)
+            groups.append(Self.positioned(group))
         }
         return groups
+    }
+
+    /// The packets completed on one page, each with its granule position where it can be told: only the page's last
+    /// packet carries the position, the ones before it end earlier by the durations of the packets after them.
+    static func positioned(_ packets: [OggPacket]) -> [OggPacket] {
+        var group = packets
+        if var position = group.last?.granulePosition, position >= 0 {
+            for index in group.indices.reversed() {
+                group[index].granulePosition = position
+                guard let samples = OpusLibrary.sampleCount(ofPacket: group[index].data) else { break }
+                position -= Int64(samples)
+            }
+        }
+        return group
     }
 
     /// Writes `groups` as the pages of the stream from `start` on, the last packet ending the stream, and cuts the
