@@ -96,7 +96,7 @@ public final class PulseAudioServer: @unchecked Sendable {
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         socket = directory.appendingPathComponent("native").path
         log = directory.appendingPathComponent("pulseaudio.log").path
-        var environment = ProcessInfo.processInfo.environment
+        var environment = Tool.environment
         environment["XDG_RUNTIME_DIR"] = directory.path
         environment["HOME"] = directory.path
         environment["PULSE_SERVER"] = nil

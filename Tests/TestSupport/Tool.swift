@@ -12,12 +12,15 @@ public struct ToolResult: Sendable {
 /// binary, the way a person would, and captures what they print.
 public enum Tool {
     /// The environment a program under test starts with: this process's, without the `NO_COLOR` that
-    /// `swift test` sets for its own output, and without the `AUDIOIO_SND_DIR` that
-    /// ``ALSATestDevices/install()`` sets for this process's own session (a test that wants either sets it).
+    /// `swift test` sets for its own output, without the `AUDIOIO_SND_DIR` that ``ALSATestDevices/install()`` sets
+    /// for this process's own session, and without the `DBUS_SESSION_BUS_ADDRESS` of ``SessionBus`` (a PulseAudio
+    /// daemon there claims `org.pulseaudio.Server`, and a second one, failing to, exits; a `voicememo play` there
+    /// publishes itself as an MPRIS player): a test that wants one sets it.
     public static var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = nil
         environment["AUDIOIO_SND_DIR"] = nil
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         return environment
     }
 
