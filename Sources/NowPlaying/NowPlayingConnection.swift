@@ -97,11 +97,13 @@ public final class NowPlayingConnection: Sendable {
                 }
             }
         }
-        watcher = Task.detached {
+        // Weakly: a cancelled connection must not keep a player its owner let go playing until the next look.
+        watcher = Task.detached { [weak player] in
             defer { finishes.cancel() }
-            var published = (rate: Double(player.rate), volume: Double(player.volume))
+            var published = (rate: Double(player?.rate ?? 1), volume: Double(player?.volume ?? 1))
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.watchInterval)
+                guard !Task.isCancelled, let player else { return }
                 let (position, isPlaying, rate, volume) = (player.currentTime, player.isPlaying, Double(player.rate), Double(player.volume))
                 let jumped = seen.baseline.withLock { last in
                     let since = (ContinuousClock.now - last.at) / .seconds(1)

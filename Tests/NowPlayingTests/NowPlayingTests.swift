@@ -59,7 +59,8 @@ import Testing
             let date = Date(timeIntervalSince1970: 1_800_000_000)
             let connection = NowPlayingInfoCenter.default.connect(
                 player, info: NowPlayingInfo(identifier: "3f2a9c1e0b7d", title: "Standup", artist: "Ada", creationDate: date))
-            defer { connection.cancel() }
+            // The sink is left silent for the next test.
+            defer { connection.cancel(); player.stop() }
             #expect(NowPlayingInfoCenter.default.publishingError == nil)
             #expect(player.play())
 
@@ -87,7 +88,7 @@ import Testing
             let player = try AudioPlayer(contentsOf: file)
             player.currentDevice = server.device
             let connection = NowPlayingInfoCenter.default.connect(player, info: NowPlayingInfo(identifier: "lecture", title: "Lecture"))
-            defer { connection.cancel() }
+            defer { connection.cancel(); player.stop() }
             #expect(player.play())
 
             _ = try playerctl("pause")
