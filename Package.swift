@@ -25,11 +25,13 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CFileSystem"),
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
