@@ -20,6 +20,13 @@ public final class AudioFile {
     /// The highest channel count accepted when reading.
     public static let maximumChannelCount = 64
 
+    /// File name extensions (lowercase, without the dot) of the formats it reads: what a directory's audio files are
+    /// called. Opening goes by the contents, never by the name.
+    public static let readableFileExtensions: Set<String> = [
+        "wav", "wave", "rf64", "w64", "caf", "opus", "flac", "ogg", "oga", "mp3", "aif", "aiff", "aifc", "au", "snd",
+        "m4a", "mp4", "mov", "3gp", "3g2", "aac", "wma", "asf", "amr", "awb",
+    ]
+
     /// The file's location.
     public let url: URL
     /// The container and codec.

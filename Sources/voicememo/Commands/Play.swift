@@ -7,14 +7,20 @@ import MemoStore
 extension VoiceMemo {
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Play memos; several start together, on the same device frame.",
+            abstract: "Play memos and audio files; several start together, on the same device frame.",
             discussion: """
+                A file that is not in the store plays without being imported, as it is: anything import reads. An \
+                argument with a '/' in it (./talk.m4a, ~/x.wma) is such a file; one without is a memo, unless no \
+                memo has that id or title and a file of that name is in the current directory.
+
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits. \
                 Otherwise it prints a line per memo as playback starts.
                 """)
 
-        @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
+        @Argument(help: ArgumentHelp(
+            "The memos (ids, id prefixes of 4+ characters, exact titles) or audio files (paths).", valueName: "memo|path"),
+            completion: MemoArgument.completion)
         var memos: [String]
 
         @Option(help: ArgumentHelp("The ALSA device to play on (default: 'default').", valueName: "pcm"))
@@ -39,12 +45,11 @@ extension VoiceMemo {
         }
 
         func run() async throws {
-            let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memos = try store.memos(matching: memos)
+            let items = try PlayItem.items(memos, storeDirectory: MemoStore.defaultDirectory())
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
-            let players = try memos.map { memo in
-                let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
+            let players = try items.map { item in
+                let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device
                 player.volume = sound.volume
                 player.pan = sound.pan
@@ -55,14 +60,15 @@ extension VoiceMemo {
                 player.isMeteringEnabled = onTerminal && !noMeter
                 return player
             }
-            for (memo, player) in zip(memos, players) {
-                guard player.prepareToPlay() else { throw PlaybackFailure(memo: memo, status: player.status) }
+            for (item, player) in zip(items, players) {
+                guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
                 player.currentTime = min(start, player.duration)
             }
             let display = onTerminal ? TerminalDisplay() : nil
             if !json, display == nil {
-                for memo in memos {
-                    print("Playing “\(memo.title.terminalSafe)” (\(Describe.duration(memo.duration))) on \(device.terminalSafe)")
+                for (item, player) in zip(items, players) {
+                    let duration = item.memo?.duration ?? player.duration
+                    print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(duration))) on \(device.terminalSafe)")
                 }
                 // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
                 fflush(nil)
@@ -74,14 +80,15 @@ extension VoiceMemo {
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
             let completed: Bool
             if let display {
-                let title = memos.map(\.title.terminalSafe).joined(separator: " + ")
+                let title = items.map(\.title.terminalSafe).joined(separator: " + ")
                 completed = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter).run(on: display)
             } else {
                 completed = try await group.playTogether()
             }
             if json {
                 let summary = PlaySummary(
-                    memos: memos.map(\.id), completed: completed, seconds: Date().timeIntervalSince(started))
+                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil }.map(\.url.path),
+                    completed: completed, seconds: Date().timeIntervalSince(started))
                 print(try MemoJSON.line(summary))
             }
             if !completed { throw ExitCode(130) }
@@ -91,18 +98,21 @@ extension VoiceMemo {
 
 /// What `play --json` prints.
 private struct PlaySummary: Encodable {
+    /// The ids of the memos played.
     let memos: [String]
+    /// The absolute paths of the files played that are not memos.
+    let files: [String]
     let completed: Bool
     let seconds: Double
 }
 
-/// A memo that could not be prepared for playback: its device or file failed.
+/// A memo or file that could not be prepared for playback: its device or file failed.
 struct PlaybackFailure: Error, CustomStringConvertible {
-    let memo: Memo
+    let title: String
     let status: AudioPlayer.Status
 
     var description: String {
-        guard case .failed(let error) = status else { return "cannot play “\(memo.title.terminalSafe)”" }
-        return "cannot play “\(memo.title.terminalSafe)”: \(Describe.failure(error))"
+        guard case .failed(let error) = status else { return "cannot play “\(title.terminalSafe)”" }
+        return "cannot play “\(title.terminalSafe)”: \(Describe.failure(error))"
     }
 }
