@@ -80,14 +80,14 @@ import Testing
         #expect(try AudioFile(forReading: scratch.file("memo.wma")).metadata.creationDate == Date(timeIntervalSince1970: 1_703_376_000))
     }
 
-    @Test(arguments: [kinds[0], kinds[2], kinds[5]])
+    @Test(arguments: [kinds[0], kinds[1], kinds[3], kinds[2], kinds[5]])
     func seekingLandsOnTheExactFrame(kind: Kind) throws {
         let scratch = try ScratchDirectory()
         let (path, _) = try Self.make(kind, in: scratch)
         let file = try AudioFile(forReading: URL(fileURLWithPath: path))
         let everything = try file.read(frameCount: Int(file.frameCount))
         #expect(everything.count == Int(file.frameCount))
-        for frame in [40000, 0, 1, 12345, 12344, Int(file.frameCount) - 10] {
+        for frame in [40000, 0, 1, 60000, 12345, 12344, 4096, 4095, Int(file.frameCount) - 10, Int(file.frameCount), 3] {
             try file.seek(toFrame: Int64(frame))
             #expect(file.framePosition == Int64(frame))
             let after = try file.read(frameCount: 64)
