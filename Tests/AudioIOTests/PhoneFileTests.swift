@@ -141,6 +141,25 @@ import Testing
         }
     }
 
+    @Test func filesOpenedRefusedAndReadLeaveNoDescriptorOpen() throws {
+        let scratch = try ScratchDirectory()
+        let (path, _) = try Self.make(Self.kinds[2], in: scratch)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count / 2).write(to: scratch.file("cut.aac"))
+        try Data(bytes.prefix(bytes.count / 2)).write(to: scratch.file("cut.m4a"))
+        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let before = try openDescriptors()
+        for _ in 0..<40 {
+            let file = try AudioFile(forReading: URL(fileURLWithPath: path))
+            try file.seek(toFrame: 1000)
+            _ = try file.read(frameCount: 100)
+            try file.seek(toFrame: 10)
+            for name in ["cut.aac", "cut.m4a"] { #expect(throws: AudioFileError.self) { try AudioFile(forReading: scratch.file(name)) } }
+        }
+        // A leak would leave 80 or more; the tests running beside this one hold a few pipes to their tools.
+        #expect(try openDescriptors() < before + 30)
+    }
+
     @Test func aVideoWithoutSoundHasNoAudio() throws {
         let scratch = try ScratchDirectory()
         try Tool.output("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=size=64x64:rate=5:duration=1", scratch.path("silent.mp4")])

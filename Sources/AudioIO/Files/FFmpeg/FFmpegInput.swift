@@ -161,10 +161,13 @@ final class FFmpegInput {
 
     /// The container's and the codec's long names, e.g. "QuickTime / MOV, AAC (Advanced Audio Coding)".
     var formatName: String {
-        let container = format.map { String(cString: $0.pointee.iformat.pointee.long_name) } ?? "unknown"
-        guard let descriptor = avcodec_descriptor_get(stream?.pointee.codecpar.pointee.codec_id ?? AV_CODEC_ID_NONE)
+        // Long names may be left out of a small FFmpeg build: then the short ones.
+        let input = format?.pointee.iformat.pointee
+        let container = (input?.long_name ?? input?.name).map { String(cString: $0) } ?? "unknown"
+        guard let descriptor = avcodec_descriptor_get(stream?.pointee.codecpar.pointee.codec_id ?? AV_CODEC_ID_NONE)?.pointee,
+              let codec = descriptor.long_name ?? descriptor.name
         else { return container }
-        return container + ", " + String(cString: descriptor.pointee.long_name)
+        return container + ", " + String(cString: codec)
     }
 
     /// Bits per sample of a lossless codec (ALAC, PCM): 16, 24 or 32; `nil` for a lossy one.
