@@ -114,9 +114,10 @@ public final class AudioFile {
                 if case .unrecognized = error.reason { throw refusal }
                 throw error
             }
-            try self.init(url: url, byteCount: byteCount, decoder: .ffmpeg(decoder), format: decoder.format, formatName: decoder.formatName,
-                          sampleRate: decoder.sampleRate, channelCount: decoder.channelCount, frameCount: decoder.frameCount,
-                          bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
+            try self.init(
+                url: url, byteCount: byteCount, decoder: .ffmpeg(decoder), format: decoder.format, formatName: decoder.formatName,
+                sampleRate: decoder.sampleRate, channelCount: decoder.channelCount, frameCount: decoder.frameCount,
+                bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
             return
         }
         let info = file.info
@@ -163,7 +164,9 @@ public final class AudioFile {
     /// Reads interleaved frames into `buffer` (its count a multiple of ``channelCount``), from
     /// ``framePosition`` on; returns the frames read, fewer than room for only at the end, 0 past it.
     ///
-    /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails.
+    /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails, or
+    ///   ``AudioFileError/Reason/malformed(_:)`` when a file FFmpeg reads turns out damaged (a packet that does not
+    ///   decode, an end before the length its header states).
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
         switch decoder {
         case .libsndfile(_, let opusOrder):
@@ -216,7 +219,9 @@ public final class AudioFile {
         }
     }
 
-    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there.
+    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In a file FFmpeg
+    /// reads, a seek forward decodes up to the frame and a seek back decodes again from the start: exact, and as
+    /// slow as decoding what lies before the frame.
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
