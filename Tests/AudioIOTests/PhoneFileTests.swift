@@ -91,7 +91,12 @@ import Testing
             try file.seek(toFrame: Int64(frame))
             #expect(file.framePosition == Int64(frame))
             let after = try file.read(frameCount: 64)
-            #expect(after == Array(everything[frame..<min(frame + 64, everything.count)]), "at frame \(frame)")
+            let expected = Array(everything[frame..<min(frame + 64, everything.count)])
+            #expect(after.count == expected.count)
+            // After a jump in an MP4 or MOV, AAC's decoder converges to within rounding (as Opus' does); ALAC and a
+            // decoding from the start give the very samples.
+            let tolerance: Float = kind.format == .aac && !kind.name.hasSuffix(".aac") ? 2e-3 : 0
+            #expect(zip(after, expected).allSatisfy { abs($0 - $1) <= tolerance }, "at frame \(frame)")
         }
         try file.seek(toFrame: file.frameCount)
         #expect(try file.read(frameCount: 10).isEmpty)

@@ -8,8 +8,8 @@ import SystemPackage
 ///
 /// libsndfile reads every file it recognises; FFmpeg (libavformat, libavcodec) only those it does not. For those,
 /// ``frameCount`` is exact: what an MP4 or MOV states (the encoder's priming and padding dropped, as its edit list
-/// says), else what a first pass decodes, which takes a moment for a long file. Seeking back in them decodes again
-/// from the start up to the frame.
+/// says), else what a first pass decodes, which takes a moment for a long file. Seeking in an MP4 or MOV jumps near
+/// the frame through the container's index; in the others, seeking back decodes again from the start up to the frame.
 ///
 /// Only regular files are opened: a directory, FIFO or device is refused before anything reads from it,
 /// so a misplaced path cannot hang the caller. Header fields outside what any real file has (more than
@@ -219,8 +219,9 @@ public final class AudioFile {
         }
     }
 
-    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In a file FFmpeg
-    /// reads, a seek forward decodes up to the frame and a seek back decodes again from the start: exact, and as
+    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In an MP4 or MOV
+    /// it jumps to a packet shortly before the frame (AAC's samples then converge to within rounding of a reading from
+    /// the start, as Opus' do); in an ADTS, WMA or AMR file a seek back decodes again from the start: exact, and as
     /// slow as decoding what lies before the frame.
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.

@@ -4,8 +4,11 @@ import FoundationEssentials
 /// 32-bit float frames with an exact frame count and sample-exact seeking: ``AudioFile``'s second backend.
 ///
 /// The frame count is what the container states when it states it exactly (MP4 and MOV, whose edit list gives the
-/// encoder's priming and padding, which FFmpeg drops), else what a first pass decodes. Seeking back starts a new
-/// pass and decodes up to the frame: exact, at the cost of decoding what lies before it.
+/// encoder's priming and padding, which FFmpeg drops), else what a first pass decodes. Seeking lands on the exact
+/// frame: in an MP4 or MOV by a jump to a packet ``preroll`` frames before it and the frames' timestamps from there
+/// (the decoder's output converges to within rounding, as Opus' does after a seek); elsewhere (ADTS, ASF and AMR
+/// have no exact index), or near the start, where the priming is dropped, by decoding up to it, from the start when
+/// it is behind.
 ///
 /// **Not thread-safe**: one thread at a time.
 final class FFmpegDecoder {
@@ -27,6 +30,12 @@ final class FFmpegDecoder {
     /// The decoded frame being read, and how far.
     private var pending: FFmpegInput.Samples?
     private var pendingOffset = 0
+    /// The timestamp of frame 0, where the container seeks by timestamps (MP4, MOV).
+    private var origin: Int64?
+
+    /// Frames decoded and dropped before the one sought after a jump: the decoder starts afresh, and an AAC frame
+    /// overlaps the one before it (2048 frames in HE-AAC). Two such frames leave a margin.
+    static let preroll: Int64 = 4096
 
     /// Opens `path`, a regular file libsndfile did not recognise.
     ///
@@ -51,6 +60,7 @@ final class FFmpegDecoder {
             title: input.tag("title").flatMap { $0.isEmpty ? nil : $0 }, creationDate: date.flatMap(AudioMetadata.date(fromText:)))
         if let stated = input.statedFrameCount {
             frameCount = stated
+            origin = try pendingSamples()?.timestamp
         } else {
             // Counted by decoding: ADTS, ASF and AMR state their length only as an estimate from the bit rate.
             var counted: Int64 = 0
@@ -81,9 +91,15 @@ final class FFmpegDecoder {
         return done
     }
 
-    /// Moves to `frame` (0…``frameCount``): forward by decoding up to it, back by a new pass from the start.
+    /// Moves to `frame` (0…``frameCount``): in an MP4 or MOV by a jump when it is back or more than a second ahead,
+    /// and past the ``preroll``; else forward by decoding up to it, or back by a new pass from the start.
     func seek(toFrame frame: Int64) throws(AudioFileError) {
-        if frame < position {
+        var jumped = false
+        if let origin, frame > 2 * Self.preroll, frame < position || frame - position > Int64(sampleRate) {
+            if try jump(to: frame, origin: origin) { return }
+            jumped = true
+        }
+        if frame < position || jumped {
             input = try Self.open(path)
             position = 0
             pending = nil
@@ -97,6 +113,34 @@ final class FFmpegDecoder {
             pendingOffset += count
             position += Int64(count)
         }
+    }
+
+    /// Seeks the container to a packet ``preroll`` frames before `frame` and decodes up to `frame` by the frames'
+    /// timestamps. False when they do not lead there (no timestamp, or one past `frame`): then where decoding is is
+    /// unknown, and the caller starts a new pass.
+    private func jump(to frame: Int64, origin: Int64) throws(AudioFileError) -> Bool {
+        do {
+            try input.seek(toTimestamp: origin + frame - Self.preroll)
+        } catch {
+            return false
+        }
+        pending = nil
+        var end: Int64?
+        while let samples = try pendingSamples() {
+            guard let timestamp = samples.timestamp, timestamp - origin <= frame else { return false }
+            let start = timestamp - origin
+            end = start + Int64(samples.count)
+            if start + Int64(samples.count) > frame {
+                pendingOffset = Int(frame - start)
+                position = frame
+                return true
+            }
+            pendingOffset = samples.count
+        }
+        // Sought to the very end.
+        guard end == frame else { return false }
+        position = frame
+        return true
     }
 
     /// The frame being read, with samples left in it, decoding the next one when it is used up; `nil` at the end.

@@ -37,6 +37,8 @@ final class FFmpegInput {
         let isPlanar: Bool
         /// The planes: one per channel when planar, else one.
         let planes: [UnsafeRawPointer]
+        /// When the first frame sounds, in the stream's time base (frames, where ``seeksByTimestamp``), if known.
+        let timestamp: Int64?
     }
 
     /// The sample types FFmpeg's decoders give.
@@ -143,9 +145,21 @@ final class FFmpegInput {
         case AV_SAMPLE_FMT_DBL: .float64
         default: .float32
         }
+        let timestamp = frame.pointee.best_effort_timestamp
         return Samples(
             count: Int(frame.pointee.nb_samples), channelCount: channels, sampleRate: Int(frame.pointee.sample_rate),
-            format: sampleFormat, isPlanar: isPlanar, planes: planes)
+            format: sampleFormat, isPlanar: isPlanar, planes: planes, timestamp: timestamp == cffmpeg_no_timestamp() ? nil : timestamp)
+    }
+
+    /// Moves to the last packet that starts at or before `timestamp` (in the stream's time base); the decoder starts
+    /// afresh there, so the first frames it gives lack what came before (an AAC frame overlaps the one before it).
+    ///
+    /// The corresponding C functions are `av_seek_frame` and `avcodec_flush_buffers`.
+    func seek(toTimestamp timestamp: Int64) throws(FFmpegError) {
+        guard let stream, let codec else { return }
+        try FFmpegError.check(av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD))
+        avcodec_flush_buffers(codec)
+        draining = false
     }
 
     // MARK: What the container and the codec say
@@ -189,6 +203,10 @@ final class FFmpegInput {
         else { return nil }
         return stream.pointee.duration
     }
+
+    /// Whether the container's index gives every packet's time in frames (MP4, MOV), so that ``seek(toTimestamp:)``
+    /// and the frames' timestamps say exactly where decoding is.
+    var seeksByTimestamp: Bool { statedFrameCount != nil }
 
     /// The tag `key` (e.g. "title", "creation_time", "date") of the file, else of the audio stream.
     ///
