@@ -204,6 +204,15 @@ final class FFmpegInput {
         return stream.pointee.duration
     }
 
+    /// The versions of libavformat and libavcodec running, e.g. `["libavformat 59.27.100", "libavcodec 59.37.100"]`.
+    ///
+    /// The corresponding C functions are `avformat_version` and `avcodec_version`.
+    static var versions: [String] {
+        [("libavformat", avformat_version()), ("libavcodec", avcodec_version())].map { name, version in
+            "\(name) \(version >> 16).\(version >> 8 & 0xFF).\(version & 0xFF)"
+        }
+    }
+
     /// Whether the container's index gives every packet's time in frames (MP4, MOV), so that ``seek(toTimestamp:)``
     /// and the frames' timestamps say exactly where decoding is.
     var seeksByTimestamp: Bool { statedFrameCount != nil }
