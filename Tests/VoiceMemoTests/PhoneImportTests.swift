@@ -58,6 +58,18 @@ import Testing
         #expect(abs(average - -9.03) < 0.5, "a half-scale sine")
     }
 
+    @Test(arguments: [16, 24])
+    func anALACFileBecomesAWAVOfItsVerySamples(bits: Int) throws {
+        let cli = try CLI()
+        try Sox.synth(to: cli.scratch.path("noise.wav"), rate: 44100, channels: 2, bits: bits, seconds: 1, "whitenoise whitenoise")
+        try Tool.output("ffmpeg", ["-v", "error", "-i", cli.scratch.path("noise.wav"), "-c:a", "alac", cli.scratch.path("noise.m4a")])
+        let result = try cli.run("import", cli.scratch.path("noise.m4a"), "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let file = try #require(try cli.json(result)["file"] as? String)
+        #expect(try Sox.info(file).bits == bits)
+        #expect(try Sox.samples(of: file) == Sox.samples(of: cli.scratch.path("noise.wav")))
+    }
+
     /// The frames of ALSA's `file` PCM output (32-bit stereo at 48 kHz) from the first to the last that sound.
     private func soundingFrames(_ path: String) throws -> Int {
         let samples = try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
