@@ -23,7 +23,7 @@ extension VoiceMemo {
                 stderr and the others are still imported, and the exit status is then 1.
                 """)
 
-        @Argument(help: ArgumentHelp("Audio files, directories of them, or '-' for standard input.", valueName: "file"))
+        @Argument(help: ArgumentHelp("Audio files, directories of them, or '-' for standard input.", valueName: "file"), completion: .file())
         var files: [String]
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
