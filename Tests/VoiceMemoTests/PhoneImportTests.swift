@@ -132,6 +132,17 @@ import Testing
         #expect(try cli.run("import", "--help").standardOutput.contains("every directory below it"))
     }
 
+    @Test func aDirectoryHoldingTheStoreLeavesTheMemosFilesOut() throws {
+        let cli = try CLI()
+        _ = try cli.importTone(title: "Already a memo")
+        try Sox.synth(to: cli.scratch.path("new.wav"), rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        // The scratch directory holds the store, importTone's source and new.wav.
+        let result = try cli.run("import", cli.scratch.path(""))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasSuffix("Imported 2 of 2 files.\n"), "\(result.standardOutput)")
+        #expect(try cli.lines("list").count == 1 + 3)
+    }
+
     @Test func standardInputImportsLikeAFile() throws {
         let cli = try CLI()
         let tagged = try Data(contentsOf: URL(fileURLWithPath: try make(Self.kinds[0], in: cli)))

@@ -18,7 +18,7 @@ extension VoiceMemo {
                 title is the file's name and the date now.
 
                 A directory imports the audio files in it and in every directory below it (by their extensions; \
-                hidden files skipped), in order of their paths. '-' reads standard input (titled from its tags, \
+                hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
                 else “Memo” and the date and time). Each file gets a line; a file that fails is reported on \
                 stderr and the others are still imported, and the exit status is then 1.
                 """)
@@ -50,7 +50,7 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             var spool: StandardInputSpool?
-            let sources = try ImportSource.sources(files, spool: &spool)
+            let sources = try ImportSource.sources(files, store: store.directory, spool: &spool)
             var failed = 0
             for source in sources {
                 do {

@@ -14,10 +14,11 @@ struct ImportSource {
     let defaultTitle: String?
 
     /// The sources `arguments` name, in order: a file as it is (whatever its name), a directory as the audio files
-    /// under it (every level down, by their extensions, hidden ones skipped, sorted by path), `-` as standard input.
+    /// under it (every level down, by their extensions, hidden ones and the store's own skipped, sorted by path), `-`
+    /// as standard input.
     ///
     /// - Throws: ``AudioFileError`` for a directory that cannot be listed, ``StandardInputError`` for a terminal.
-    static func sources(_ arguments: [String], spool: inout StandardInputSpool?) throws -> [ImportSource] {
+    static func sources(_ arguments: [String], store: URL, spool: inout StandardInputSpool?) throws -> [ImportSource] {
         var sources: [ImportSource] = []
         for argument in arguments {
             if argument == "-" {
@@ -30,7 +31,11 @@ struct ImportSource {
                 sources.append(ImportSource(name: argument, url: URL(fileURLWithPath: argument), defaultTitle: nil))
                 continue
             }
-            sources += try audioFiles(under: argument).map { ImportSource(name: $0, url: URL(fileURLWithPath: $0), defaultTitle: nil) }
+            // The memos' own files, when the store is in the directory, are memos already.
+            let storePath = store.standardizedFileURL.resolvingSymlinksInPath().path + "/"
+            sources += try audioFiles(under: argument)
+                .filter { !URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path.hasPrefix(storePath) }
+                .map { ImportSource(name: $0, url: URL(fileURLWithPath: $0), defaultTitle: nil) }
         }
         return sources
     }
