@@ -58,6 +58,21 @@ import Testing
         #expect(abs(average - -9.03) < 0.5, "a half-scale sine")
     }
 
+    /// Debian's ffmpeg has no AMR encoder: the call recording is written here, 75 speech frames of 20 ms (12.2 kb/s,
+    /// their bits all zero) in AMR's storage format (RFC 4867 §5).
+    @Test func aCallRecordersAMRFileImportsAt8kHzAndPlays() throws {
+        let cli = try CLI()
+        let frame: [UInt8] = [7 << 3 | 4] + [UInt8](repeating: 0, count: 31)
+        try Data(Array("#!AMR\n".utf8) + Array(repeating: frame, count: 75).joined()).write(to: cli.scratch.file("call.amr"))
+        let result = try cli.run("import", cli.scratch.path("call.amr"), "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let memo = try cli.json(result)
+        #expect(memo["duration"] as? Double == 1.5 && memo["sampleRate"] as? Double == 8000 && memo["title"] as? String == "call")
+        let played = try cli.run("play", cli.scratch.path("call.amr"), "--device", "null", "--json")
+        #expect(played.status == 0, "\(played.standardError)")
+        #expect(try cli.json(played)["completed"] as? Bool == true)
+    }
+
     @Test(arguments: [16, 24])
     func anALACFileBecomesAWAVOfItsVerySamples(bits: Int) throws {
         let cli = try CLI()
