@@ -26,13 +26,15 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CFileSystem"),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]

@@ -3,7 +3,13 @@ import FoundationEssentials
 import SystemPackage
 
 /// An audio file opened for reading: WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF and the other
-/// containers libsndfile reads, decoded to 32-bit float frames in −1…1, with sample-exact seeking.
+/// containers libsndfile reads, and what phones and other recorders write, through FFmpeg: M4A, MP4 and MOV audio
+/// (AAC, ALAC), ADTS AAC, WMA and AMR. Decoded to 32-bit float frames in −1…1, with sample-exact seeking.
+///
+/// libsndfile reads every file it recognises; FFmpeg (libavformat, libavcodec) only those it does not. For those,
+/// ``frameCount`` is exact: what an MP4 or MOV states (the encoder's priming and padding dropped, as its edit list
+/// says), else what a first pass decodes, which takes a moment for a long file. Seeking in an MP4 or MOV jumps near
+/// the frame through the container's index; in the others, seeking back decodes again from the start up to the frame.
 ///
 /// Only regular files are opened: a directory, FIFO or device is refused before anything reads from it,
 /// so a misplaced path cannot hang the caller. Header fields outside what any real file has (more than
@@ -14,11 +20,19 @@ public final class AudioFile {
     /// The highest channel count accepted when reading.
     public static let maximumChannelCount = 64
 
+    /// File name extensions (lowercase, without the dot) of the formats it reads: what a directory's audio files are
+    /// called. Opening goes by the contents, never by the name.
+    public static let readableFileExtensions: Set<String> = [
+        "wav", "wave", "rf64", "w64", "caf", "opus", "flac", "ogg", "oga", "mp3", "aif", "aiff", "aifc", "au", "snd",
+        "m4a", "mp4", "mov", "3gp", "3g2", "aac", "wma", "asf", "amr", "awb",
+    ]
+
     /// The file's location.
     public let url: URL
     /// The container and codec.
     public let format: AudioFileFormat
-    /// libsndfile's name of the container, e.g. "WAV (Microsoft)".
+    /// The decoder's name of the container, e.g. "WAV (Microsoft)" (libsndfile) or
+    /// "QuickTime / MOV, AAC (Advanced Audio Coding)" (FFmpeg).
     public let formatName: String
     /// Frames per second, in hertz.
     public let sampleRate: Double
@@ -26,7 +40,7 @@ public final class AudioFile {
     public let channelCount: Int
     /// Frames in the file. For Opus, the exact count of the stream (pre-skip and end trimming applied).
     public let frameCount: Int64
-    /// Bits per stored sample for PCM and FLAC (8, 16, 24, 32 or 64); `nil` for lossy codecs.
+    /// Bits per stored sample for PCM, FLAC and ALAC (8, 16, 24, 32 or 64); `nil` for lossy codecs.
     public let bitDepth: Int?
     /// Size of the file in bytes when it was opened.
     public let byteCount: Int64
@@ -37,9 +51,16 @@ public final class AudioFile {
 
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
     let isIntegerPCM: Bool
-    /// For Opus and Vorbis of 3 to 8 channels: the order libsndfile gives the channels in, turned into WAV order on reading.
-    private let opusOrder: OpusChannelOrder?
-    private let file: SndFile
+    private let decoder: Decoder
+
+    /// The library that decodes the file.
+    private enum Decoder {
+        /// libsndfile; for Opus and Vorbis of 3 to 8 channels, with the order it gives the channels in, turned into
+        /// WAV order on reading.
+        case libsndfile(SndFile, opusOrder: OpusChannelOrder?)
+        /// FFmpeg, for what libsndfile does not recognise.
+        case ffmpeg(FFmpegDecoder)
+    }
 
     /// Length in seconds: ``frameCount`` / ``sampleRate``.
     public var duration: TimeInterval { Double(frameCount) / sampleRate }
@@ -48,7 +69,7 @@ public final class AudioFile {
     ///
     /// - Throws: ``AudioFileError`` saying what is wrong: missing, not a regular file, empty, not audio,
     ///   damaged or unsupported.
-    public init(forReading url: URL) throws(AudioFileError) {
+    public convenience init(forReading url: URL) throws(AudioFileError) {
         let path = url.path
         let descriptor: FileDescriptor
         let byteCount: Int64
@@ -83,41 +104,80 @@ public final class AudioFile {
                     throw AudioFileError(path: path, reason: .malformed(impossibility))
                 }
             }
-            throw AudioFileError(path: path, opening: error)
+            let refusal = AudioFileError(path: path, opening: error)
+            guard case .unrecognized = refusal.reason else { throw refusal }
+            let decoder: FFmpegDecoder
+            do {
+                decoder = try FFmpegDecoder(path: path)
+            } catch {
+                // Neither knows it: libsndfile's reason, as before FFmpeg was asked.
+                if case .unrecognized = error.reason { throw refusal }
+                throw error
+            }
+            try self.init(
+                url: url, byteCount: byteCount, decoder: .ffmpeg(decoder), format: decoder.format, formatName: decoder.formatName,
+                sampleRate: decoder.sampleRate, channelCount: decoder.channelCount, frameCount: decoder.frameCount,
+                bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
+            return
         }
         let info = file.info
-        guard (1...Self.maximumChannelCount).contains(Int(info.channels)) else {
-            throw AudioFileError(path: path, reason: .malformed("its header claims \(info.channels) channels"))
+        let format = Self.format(of: info.format)
+        let (bitDepth, isIntegerPCM) = Self.sampleSize(of: info.format)
+        try self.init(
+            url: url, byteCount: byteCount,
+            decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
+            format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
+            frameCount: Int64(info.frames), bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
+            metadata: AudioMetadata(
+                title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
+                creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:))))
+    }
+
+    /// Checks what the decoder says of the file against what any real file has, and keeps it.
+    private init(
+        url: URL, byteCount: Int64, decoder: Decoder, format: AudioFileFormat, formatName: String, sampleRate: Int,
+        channelCount: Int, frameCount: Int64, bitDepth: Int?, isIntegerPCM: Bool, metadata: AudioMetadata
+    ) throws(AudioFileError) {
+        let path = url.path
+        guard (1...Self.maximumChannelCount).contains(channelCount) else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims \(channelCount) channels"))
         }
-        guard AudioSettings.sampleRates.contains(Double(info.samplerate)) else {
-            throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(info.samplerate) Hz"))
+        guard AudioSettings.sampleRates.contains(Double(sampleRate)) else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(sampleRate) Hz"))
         }
-        guard info.frames >= 0, info.frames < Int64(Int32.max) * 1024 else {
-            throw AudioFileError(path: path, reason: .malformed("its header claims \(info.frames) frames"))
+        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 else {
+            throw AudioFileError(path: path, reason: .malformed("its header claims \(frameCount) frames"))
         }
         self.url = url
         self.byteCount = byteCount
-        self.file = file
-        self.format = Self.format(of: info.format)
-        self.formatName = file.containerName
-        self.sampleRate = Double(info.samplerate)
-        self.channelCount = Int(info.channels)
-        self.frameCount = Int64(info.frames)
-        (self.bitDepth, self.isIntegerPCM) = Self.sampleSize(of: info.format)
-        opusOrder = format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: channelCount) : nil
-        self.metadata = AudioMetadata(
-            title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
-            creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)))
+        self.decoder = decoder
+        self.format = format
+        self.formatName = formatName
+        self.sampleRate = Double(sampleRate)
+        self.channelCount = channelCount
+        self.frameCount = frameCount
+        self.bitDepth = bitDepth
+        self.isIntegerPCM = isIntegerPCM
+        self.metadata = metadata
     }
 
     /// Reads interleaved frames into `buffer` (its count a multiple of ``channelCount``), from
     /// ``framePosition`` on; returns the frames read, fewer than room for only at the end, 0 past it.
     ///
-    /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails.
+    /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/readFailed(_:)`` when decoding fails, or
+    ///   ``AudioFileError/Reason/malformed(_:)`` when a file FFmpeg reads turns out damaged (a packet that does not
+    ///   decode, an end before the length its header states).
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
-        let frames = try readSamples(into: buffer)
-        opusOrder?.vorbisToWAV(UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
-        return frames
+        switch decoder {
+        case .libsndfile(_, let opusOrder):
+            let frames = try readSamples(into: buffer)
+            opusOrder?.vorbisToWAV(UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
+            return frames
+        case .ffmpeg(let ffmpeg):
+            let frames = try ffmpeg.read(into: buffer)
+            framePosition += Int64(frames)
+            return frames
+        }
     }
 
     /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).
@@ -143,12 +203,13 @@ public final class AudioFile {
     }
 
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a
-    /// float round trip through libsndfile does not guarantee.
+    /// float round trip through libsndfile does not guarantee. Only for libsndfile's PCM (``isIntegerPCM``).
     func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(AudioFileError) -> Int {
         try readSamples(into: buffer)
     }
 
     private func readSamples<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(AudioFileError) -> Int {
+        guard case .libsndfile(let file, _) = decoder else { preconditionFailure("integer samples are read from libsndfile's PCM only") }
         do {
             let frames = try file.read(into: buffer)
             framePosition += Int64(frames)
@@ -158,19 +219,27 @@ public final class AudioFile {
         }
     }
 
-    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there.
+    /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In an MP4 or MOV
+    /// it jumps to a packet shortly before the frame (AAC's samples then converge to within rounding of a reading from
+    /// the start, as Opus' do); in an ADTS, WMA or AMR file a seek back decodes again from the start: exact, and as
+    /// slow as decoding what lies before the frame.
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
         guard (0...frameCount).contains(frame) else {
             throw AudioFileError(path: url.path, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
         }
-        do {
-            try file.seek(toFrame: frame)
-            framePosition = frame
-        } catch {
-            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        switch decoder {
+        case .libsndfile(let file, _):
+            do {
+                try file.seek(toFrame: frame)
+            } catch {
+                throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+            }
+        case .ffmpeg(let ffmpeg):
+            try ffmpeg.seek(toFrame: frame)
         }
+        framePosition = frame
     }
 
     static func kindIfNotRegular(_ type: FileType) -> String? {

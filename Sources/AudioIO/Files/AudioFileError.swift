@@ -17,7 +17,7 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case empty
         /// The file opens but holds no audio frames.
         case noAudio
-        /// libsndfile does not recognise the contents as audio; the payload is its reason.
+        /// Neither libsndfile nor FFmpeg recognises the contents as audio; the payload is libsndfile's reason.
         case unrecognized(String)
         /// The file is recognised but damaged or claims impossible values; the payload says which.
         case malformed(String)
@@ -62,7 +62,7 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .noAudio:
             "cannot use '\(path)': it contains no audio (0 frames); pass an audio file with sound in it"
         case .unrecognized(let why):
-            "cannot read '\(path)': not a recognised audio file (\(why)); pass a WAV, CAF, Opus, FLAC, Ogg Vorbis or MP3 file"
+            "cannot read '\(path)': not a recognised audio file (\(why)); pass a WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3, M4A, AAC, WMA or AMR file"
         case .malformed(let why):
             "cannot read '\(path)': the file is damaged (\(why)); try another copy of it"
         case .unsupported(let why):

@@ -1,6 +1,7 @@
 /// The container and codec of an audio file.
 ///
-/// Every case can be read; ``isWritable`` says which ones this library writes.
+/// Every case can be read (``aac``, ``alac``, ``amr`` and ``wma`` through FFmpeg); ``isWritable`` says which ones this
+/// library writes.
 public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     /// RIFF WAVE with PCM or float samples.
     case wav
@@ -16,7 +17,15 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     case mp3
     /// AIFF or AIFF-C.
     case aiff
-    /// Any other container libsndfile reads (AU, W64, RF64, ...).
+    /// AAC, in an M4A, MP4, MOV or 3GP file (Apple Voice Memos, most phones) or as ADTS (`.aac`).
+    case aac
+    /// Apple Lossless, in an M4A, MP4 or MOV file.
+    case alac
+    /// AMR narrowband (8 kHz) or wideband (16 kHz), as call recorders write it.
+    case amr
+    /// Windows Media Audio, in an ASF file (`.wma`).
+    case wma
+    /// Any other container libsndfile reads (AU, W64, RF64, ...), or another codec in a file FFmpeg reads (MP3 in MP4).
     case other
 
     /// Whether ``AudioFileWriter`` and ``AudioFileConverter`` can write this format.
@@ -34,6 +43,8 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
         case .wav, .caf, .opus, .flac, .mp3: rawValue
         case .vorbis: "ogg"
         case .aiff: "aiff"
+        case .aac, .alac: "m4a"
+        case .amr, .wma: rawValue
         case .other: "raw"
         }
     }

@@ -25,9 +25,11 @@ public struct AudioMetadata: Equatable, Sendable {
         date.formatted(.iso8601)
     }
 
-    /// Reads a date written by `dateText`, or a plain `YYYY-MM-DD` as other tools write.
+    /// Reads a date written by `dateText`, one with fractional seconds as FFmpeg gives an MP4's creation time
+    /// (`2024-03-05T10:11:12.000000Z`), or a plain `YYYY-MM-DD` as other tools write.
     static func date(fromText text: String) -> Date? {
         if let date = try? Date(text, strategy: .iso8601) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         return try? Date(text, strategy: Date.ISO8601FormatStyle().year().month().day())
     }
 }

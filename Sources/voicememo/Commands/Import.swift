@@ -1,44 +1,100 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
+import Glibc
 import MemoStore
+import SystemPackage
 
 extension VoiceMemo {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add an audio file to the memos.",
+            abstract: "Add audio files to the memos.",
             discussion: """
-                Reads WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3 and the other formats libsndfile knows. Without \
-                --preset or --format, WAV, CAF and Opus files keep their format (16- and 24-bit PCM bit for \
-                bit) and other formats become WAV. Rates Opus cannot take are resampled to 48 kHz.
+                Reads WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3 and the other formats libsndfile knows, and through \
+                FFmpeg what phones and recorders make: M4A (AAC, ALAC: Apple Voice Memos), MP4 and MOV audio, \
+                ADTS .aac, WMA and AMR. Without --preset or --format, WAV, CAF and Opus files keep their format \
+                (16- and 24-bit PCM bit for bit) and other formats become WAV. Rates Opus cannot take are \
+                resampled to 48 kHz. The title and date come from the file's tags where it has them, else the \
+                title is the file's name and the date now.
+
+                A directory imports the audio files in it and in every directory below it (by their extensions; \
+                hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
+                else “Memo” and the date and time). Each file gets a line; a file that fails is reported on \
+                stderr and the others are still imported, and the exit status is then 1.
                 """)
 
-        @Argument(help: ArgumentHelp("The audio file to import.", valueName: "file"))
-        var file: String
+        @Argument(help: ArgumentHelp("Audio files, directories of them, or '-' for standard input.", valueName: "file"), completion: .file())
+        var files: [String]
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
-            "The memo's title (default: the file's own title, else its name); one that starts with '-' too, as --title=-x.",
+            "The memo's title, for a single file (default: the file's own title, else its name); one that starts with '-' too, as --title=-x.",
             valueName: "title"))
         var title: String?
 
         @OptionGroup(title: "Encoding")
         var encoding: EncodingOptions
 
-        @Flag(help: "Print the new memo as one JSON object.")
+        @Flag(help: "Print each new memo as one JSON object, a line each.")
         var json = false
+
+        func validate() throws {
+            guard !files.isEmpty else { throw ValidationError("Name a file to import, a directory, or '-' for standard input.") }
+            if title != nil {
+                var isDirectory = false
+                guard files.count == 1, !(FileManager.default.fileExists(atPath: files[0], isDirectory: &isDirectory) && isDirectory) else {
+                    throw ValidationError("--title names one memo: import a single file with it.")
+                }
+            }
+        }
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let source = URL(fileURLWithPath: file)
-            let settings = encoding.isEmpty ? nil : try encoding.settings(for: AudioFile(forReading: source))
-            let memo = try store.importAudio(from: source, title: title, settings: settings)
-            if json {
-                print(try MemoJSON.line(MemoJSON(memo, in: store)))
-            } else {
-                print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
-                    + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
-                    + Describe.size(memo.sizeBytes))
+            var spool: StandardInputSpool?
+            let sources = try ImportSource.sources(files, store: store.directory, spool: &spool)
+            var failed = 0
+            for source in sources {
+                do {
+                    let memo = try importing(source, into: store)
+                    if json {
+                        print(try MemoJSON.line(MemoJSON(memo, in: store)))
+                    } else {
+                        print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
+                            + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
+                            + Describe.size(memo.sizeBytes))
+                    }
+                } catch let error as AudioFileError {
+                    // Said of the name given, not of the temporary file standard input was saved in.
+                    let said = error.path == source.url.path ? AudioFileError(path: source.name, reason: error.reason) : error
+                    guard sources.count > 1 else { throw said }
+                    failed += 1
+                    fflush(nil)
+                    _ = try? FileDescriptor.standardError.writeAll("voicememo: \(String(describing: said).terminalSafe)\n".utf8)
+                }
             }
+            if sources.isEmpty { throw NoAudioFiles(directories: files) }
+            if sources.count > 1, !json {
+                let imported = sources.count - failed
+                print("Imported \(imported) of \(sources.count) files" + (failed > 0 ? "; \(failed) failed (see above)." : "."))
+            }
+            if failed > 0 { throw ExitCode.failure }
         }
+
+        private func importing(_ source: ImportSource, into store: MemoStore) throws -> Memo {
+            let settings = encoding.isEmpty ? nil : try encoding.settings(for: AudioFile(forReading: source.url))
+            return try store.importAudio(from: source.url, title: title ?? source.defaultTitle.flatMap { fallback in
+                // The file's own title wins over the default; only standard input has one.
+                ((try? AudioFile(forReading: source.url))?.metadata.title) ?? fallback
+            }, settings: settings)
+        }
+    }
+}
+
+/// Directories with no audio file in them, nor below.
+private struct NoAudioFiles: Error, CustomStringConvertible {
+    let directories: [String]
+
+    var description: String {
+        "no audio files in " + directories.map { "'\($0)'" }.joined(separator: ", ")
+            + " (found by their extensions: " + AudioFile.readableFileExtensions.sorted().joined(separator: ", ") + ")"
     }
 }

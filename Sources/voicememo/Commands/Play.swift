@@ -7,8 +7,12 @@ import MemoStore
 extension VoiceMemo {
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Play memos; several start together, on the same device frame.",
+            abstract: "Play memos and audio files; several start together, on the same device frame.",
             discussion: """
+                A file that is not in the store plays without being imported, as it is: anything import reads. An \
+                argument with a '/' in it (./talk.m4a, ~/x.wma) is such a file; one without is a memo, unless no \
+                memo has that id or title and a file of that name is in the current directory.
+
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. Ctrl-C, \
@@ -16,7 +20,9 @@ extension VoiceMemo {
                 (130, 143, 129). A memo still being recorded is not played.
                 """)
 
-        @Argument(help: MemoArgument.helpForSeveral, completion: MemoArgument.completion)
+        @Argument(help: ArgumentHelp(
+            "The memos (ids, id prefixes of 4+ characters, exact titles) or audio files (paths).", valueName: "memo|path"),
+            completion: MemoArgument.completion)
         var memos: [String]
 
         @Option(help: ArgumentHelp("The ALSA device to play on (default: 'default').", valueName: "pcm"))
@@ -41,13 +47,14 @@ extension VoiceMemo {
         }
 
         func run() async throws {
-            let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memos = try store.memos(matching: memos)
-            if let recording = memos.first(where: { $0.state == .recording }) { throw StillRecording(memo: recording) }
+            let items = try PlayItem.items(memos, storeDirectory: MemoStore.defaultDirectory())
+            if let recording = items.compactMap(\.memo).first(where: { $0.state == .recording }) {
+                throw StillRecording(memo: recording)
+            }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
-            let players = try memos.map { memo in
-                let player = try AudioPlayer(contentsOf: store.fileURL(of: memo))
+            let players = try items.map { item in
+                let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device
                 player.volume = sound.volume
                 player.pan = sound.pan
@@ -58,14 +65,15 @@ extension VoiceMemo {
                 player.isMeteringEnabled = onTerminal && !noMeter
                 return player
             }
-            for (memo, player) in zip(memos, players) {
-                guard player.prepareToPlay() else { throw PlaybackFailure(memo: memo, status: player.status) }
+            for (item, player) in zip(items, players) {
+                guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
                 player.currentTime = min(start, player.duration)
             }
             let display = onTerminal ? TerminalDisplay() : nil
             if !json, display == nil {
-                for memo in memos {
-                    print("Playing “\(memo.title.terminalSafe)” (\(Describe.duration(memo.duration))) on \(device.terminalSafe)")
+                for (item, player) in zip(items, players) {
+                    let duration = item.memo?.duration ?? player.duration
+                    print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(duration))) on \(device.terminalSafe)")
                 }
                 // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
                 fflush(nil)
@@ -79,14 +87,15 @@ extension VoiceMemo {
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
             let ending: PlayerGroup.Ending
             if let display {
-                let title = memos.map(\.title.terminalSafe).joined(separator: " + ")
+                let title = items.map(\.title.terminalSafe).joined(separator: " + ")
                 ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
             } else {
                 ending = try await group.playTogether()
             }
             if json {
                 let summary = PlaySummary(
-                    memos: memos.map(\.id), completed: ending == .completed, seconds: Date().timeIntervalSince(started))
+                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil }.map(\.url.path),
+                    completed: ending == .completed, seconds: Date().timeIntervalSince(started))
                 print(try MemoJSON.line(summary))
             }
             // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
@@ -97,19 +106,22 @@ extension VoiceMemo {
 
 /// What `play --json` prints.
 private struct PlaySummary: Encodable {
+    /// The ids of the memos played.
     let memos: [String]
+    /// The absolute paths of the files played that are not memos.
+    let files: [String]
     let completed: Bool
     let seconds: Double
 }
 
-/// A memo that could not be prepared for playback: its device or file failed.
+/// A memo or file that could not be prepared for playback: its device or file failed.
 struct PlaybackFailure: Error, CustomStringConvertible {
-    let memo: Memo
+    let title: String
     let status: AudioPlayer.Status
 
     var description: String {
-        guard case .failed(let error) = status else { return "cannot play “\(memo.title.terminalSafe)”" }
-        return "cannot play “\(memo.title.terminalSafe)”: \(Describe.failure(error))"
+        guard case .failed(let error) = status else { return "cannot play “\(title.terminalSafe)”" }
+        return "cannot play “\(title.terminalSafe)”: \(Describe.failure(error))"
     }
 }
 

@@ -1,0 +1,213 @@
+import FoundationEssentials
+
+/// A file libsndfile does not read (M4A, MP4 and MOV audio, ADTS AAC, WMA, AMR), decoded by FFmpeg to interleaved
+/// 32-bit float frames with an exact frame count and sample-exact seeking: ``AudioFile``'s second backend.
+///
+/// The frame count is what the container states when it states it exactly (MP4 and MOV, whose edit list gives the
+/// encoder's priming and padding, which FFmpeg drops), else what a first pass decodes. Seeking lands on the exact
+/// frame: in an MP4 or MOV by a jump to a packet ``preroll`` frames before it and the frames' timestamps from there
+/// (the decoder's output converges to within rounding, as Opus' does after a seek); elsewhere (ADTS, ASF and AMR
+/// have no exact index), or near the start, where the priming is dropped, by decoding up to it, from the start when
+/// it is behind.
+///
+/// **Not thread-safe**: one thread at a time.
+final class FFmpegDecoder {
+    let path: String
+    let sampleRate: Int
+    let channelCount: Int
+    let frameCount: Int64
+    /// The codec, as ``AudioFileFormat`` names it.
+    let format: AudioFileFormat
+    /// The container's and the codec's long names.
+    let formatName: String
+    /// Bits per sample of a lossless codec (ALAC); `nil` for a lossy one.
+    let bitDepth: Int?
+    let metadata: AudioMetadata
+
+    private var input: FFmpegInput
+    /// The frames read so far in this pass: the position.
+    private(set) var position: Int64 = 0
+    /// The decoded frame being read, and how far.
+    private var pending: FFmpegInput.Samples?
+    private var pendingOffset = 0
+    /// The timestamp of frame 0, where the container seeks by timestamps (MP4, MOV).
+    private var origin: Int64?
+
+    /// Frames decoded and dropped before the one sought after a jump: the decoder starts afresh, and an AAC frame
+    /// overlaps the one before it (2048 frames in HE-AAC). Two such frames leave a margin.
+    static let preroll: Int64 = 4096
+
+    /// Opens `path`, a regular file libsndfile did not recognise.
+    ///
+    /// - Throws: ``AudioFileError``: `unrecognized` when the file is in none of ``FFmpegInput/containers``,
+    ///   `noAudio`, `unsupported` for a codec without a decoder, `malformed` for a file that does not open or decode.
+    init(path: String) throws(AudioFileError) {
+        self.path = path
+        input = try Self.open(path)
+        sampleRate = input.sampleRate
+        channelCount = input.channelCount
+        formatName = input.formatName
+        bitDepth = input.losslessBitDepth
+        format = switch input.codecName {
+        case "aac", "aac_latm": .aac
+        case "alac": .alac
+        case "amr_nb", "amr_wb": .amr
+        case let name where name.hasPrefix("wma"): .wma
+        default: .other
+        }
+        let date = input.tag("creation_time") ?? input.tag("date")
+        metadata = AudioMetadata(
+            title: input.tag("title").flatMap { $0.isEmpty ? nil : $0 }, creationDate: date.flatMap(AudioMetadata.date(fromText:)))
+        if let stated = input.statedFrameCount {
+            frameCount = stated
+            origin = try pendingSamples()?.timestamp
+        } else {
+            // Counted by decoding: ADTS, ASF and AMR state their length only as an estimate from the bit rate.
+            var counted: Int64 = 0
+            while let samples = try Self.next(from: input, path: path) { counted += Int64(samples.count) }
+            frameCount = counted
+            input = try Self.open(path)
+        }
+    }
+
+    /// Reads up to `buffer.count / channelCount` frames, interleaved; returns how many (0 at the end).
+    ///
+    /// - Throws: ``AudioFileError`` with `malformed` when a packet does not decode or the stream ends before the
+    ///   frame count its container states, `readFailed` when reading the file fails.
+    func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
+        let wanted = min(buffer.count / channelCount, Int(frameCount - position))
+        var done = 0
+        while done < wanted {
+            guard let samples = try pendingSamples() else {
+                throw AudioFileError(path: path, reason: .malformed(
+                    "it ends after \(position) of the \(frameCount) frames its header states"))
+            }
+            let count = min(samples.count - pendingOffset, wanted - done)
+            Self.copy(samples, from: pendingOffset, count: count, into: buffer.baseAddress! + done * channelCount)
+            pendingOffset += count
+            done += count
+            position += Int64(count)
+        }
+        return done
+    }
+
+    /// Moves to `frame` (0…``frameCount``): in an MP4 or MOV by a jump when it is back or more than a second ahead,
+    /// and past the ``preroll``; else forward by decoding up to it, or back by a new pass from the start.
+    func seek(toFrame frame: Int64) throws(AudioFileError) {
+        var jumped = false
+        if let origin, frame > 2 * Self.preroll, frame < position || frame - position > Int64(sampleRate) {
+            if try jump(to: frame, origin: origin) { return }
+            jumped = true
+        }
+        if frame < position || jumped {
+            input = try Self.open(path)
+            position = 0
+            pending = nil
+        }
+        while position < frame {
+            guard let samples = try pendingSamples() else {
+                throw AudioFileError(path: path, reason: .malformed(
+                    "it ends after \(position) of the \(frameCount) frames its header states"))
+            }
+            let count = min(samples.count - pendingOffset, Int(frame - position))
+            pendingOffset += count
+            position += Int64(count)
+        }
+    }
+
+    /// Seeks the container to a packet ``preroll`` frames before `frame` and decodes up to `frame` by the frames'
+    /// timestamps. False when they do not lead there (no timestamp, or one past `frame`): then where decoding is is
+    /// unknown, and the caller starts a new pass.
+    private func jump(to frame: Int64, origin: Int64) throws(AudioFileError) -> Bool {
+        do {
+            try input.seek(toTimestamp: origin + frame - Self.preroll)
+        } catch {
+            return false
+        }
+        pending = nil
+        var end: Int64?
+        while let samples = try pendingSamples() {
+            guard let timestamp = samples.timestamp, timestamp - origin <= frame else { return false }
+            let start = timestamp - origin
+            end = start + Int64(samples.count)
+            if start + Int64(samples.count) > frame {
+                pendingOffset = Int(frame - start)
+                position = frame
+                return true
+            }
+            pendingOffset = samples.count
+        }
+        // Sought to the very end.
+        guard end == frame else { return false }
+        position = frame
+        return true
+    }
+
+    /// The frame being read, with samples left in it, decoding the next one when it is used up; `nil` at the end.
+    private func pendingSamples() throws(AudioFileError) -> FFmpegInput.Samples? {
+        if let pending, pendingOffset < pending.count { return pending }
+        pending = nil
+        while let samples = try Self.next(from: input, path: path) {
+            guard samples.channelCount == channelCount, samples.sampleRate == sampleRate else {
+                throw AudioFileError(path: path, reason: .unsupported(
+                    "its audio changes from \(channelCount) channels at \(sampleRate) Hz to \(samples.channelCount) at \(samples.sampleRate) Hz midway"))
+            }
+            guard samples.count > 0 else { continue }
+            pending = samples
+            pendingOffset = 0
+            return samples
+        }
+        return nil
+    }
+
+    private static func next(from input: FFmpegInput, path: String) throws(AudioFileError) -> FFmpegInput.Samples? {
+        do {
+            return try input.nextFrame()
+        } catch where error.isInvalidData {
+            throw AudioFileError(path: path, reason: .malformed("FFmpeg: \(error.message)"))
+        } catch {
+            throw AudioFileError(path: path, reason: .readFailed(error.message))
+        }
+    }
+
+    private static func open(_ path: String) throws(AudioFileError) -> FFmpegInput {
+        do {
+            return try FFmpegInput(path: path)
+        } catch {
+            switch error {
+            case .unrecognized:
+                throw AudioFileError(path: path, reason: .unrecognized("neither libsndfile nor FFmpeg knows its format"))
+            case .noAudio:
+                throw AudioFileError(path: path, reason: .noAudio)
+            case .noDecoder(let codec):
+                throw AudioFileError(path: path, reason: .unsupported("its audio is \(codec), which this FFmpeg cannot decode"))
+            case .failed(let failure):
+                throw AudioFileError(path: path, reason: .malformed("FFmpeg: \(failure.message)"))
+            }
+        }
+    }
+
+    /// Converts `count` frames from `offset` of `samples` into interleaved floats in −1…1 at `destination`.
+    private static func copy(_ samples: FFmpegInput.Samples, from offset: Int, count: Int, into destination: UnsafeMutablePointer<Float>) {
+        func convert<Sample>(_: Sample.Type, _ value: (Sample) -> Float) {
+            let channels = samples.channelCount
+            if samples.isPlanar {
+                for (channel, plane) in samples.planes.enumerated() {
+                    let source = plane.assumingMemoryBound(to: Sample.self) + offset
+                    for index in 0..<count { destination[index * channels + channel] = value(source[index]) }
+                }
+            } else {
+                let source = samples.planes[0].assumingMemoryBound(to: Sample.self) + offset * channels
+                for index in 0..<(count * channels) { destination[index] = value(source[index]) }
+            }
+        }
+        switch samples.format {
+        case .uint8: convert(UInt8.self) { (Float($0) - 128) * 0x1p-7 }
+        case .int16: convert(Int16.self) { Float($0) * 0x1p-15 }
+        case .int32: convert(Int32.self) { Float($0) * 0x1p-31 }
+        case .int64: convert(Int64.self) { Float($0) * 0x1p-63 }
+        case .float32: convert(Float.self) { $0 }
+        case .float64: convert(Double.self) { Float($0) }
+        }
+    }
+}

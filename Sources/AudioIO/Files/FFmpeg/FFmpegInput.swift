@@ -1,0 +1,231 @@
+import CFFmpeg
+
+/// One pass over a file through libavformat and libavcodec: the best audio stream's packets, decoded in order into
+/// frames of samples. The only owner of FFmpeg's contexts and the only code that reads their fields; ``FFmpegDecoder``
+/// takes its frames as Swift values and starts a new pass to go back.
+///
+/// **Not thread-safe**: one thread at a time.
+final class FFmpegInput {
+    /// The containers FFmpeg is asked to read: what phones and recorders write and libsndfile does not (MP4, M4A,
+    /// MOV and 3GP; ADTS AAC; ASF, which holds WMA; AMR). FFmpeg knows hundreds of formats, most of them not audio
+    /// files a person imports; what is not here is never handed to their parsers.
+    static let containers: Set<Substring> = ["mov", "mp4", "m4a", "3gp", "3g2", "mj2", "aac", "asf", "amr", "amrnb", "amrwb"]
+
+    /// Why a file could not be opened.
+    enum OpenFailure: Error {
+        /// The bytes are in none of ``containers``.
+        case unrecognized
+        /// The container holds no audio stream.
+        case noAudio
+        /// The audio's codec, named in the payload, has no decoder in this FFmpeg.
+        case noDecoder(String)
+        /// The container or codec is recognised but does not open: damaged, or not as its format says.
+        case failed(FFmpegError)
+    }
+
+    /// A decoded frame's samples, as FFmpeg holds them until the next call of ``nextFrame()``.
+    struct Samples {
+        /// Frames (samples per channel).
+        let count: Int
+        /// Channels in the frame.
+        let channelCount: Int
+        /// Frames per second.
+        let sampleRate: Int
+        /// The sample type, e.g. 32-bit float.
+        let format: SampleFormat
+        /// Whether each channel has its own plane (`planes[c]`), rather than all interleaved in `planes[0]`.
+        let isPlanar: Bool
+        /// The planes: one per channel when planar, else one.
+        let planes: [UnsafeRawPointer]
+        /// When the first frame sounds, in the stream's time base (frames, where ``seeksByTimestamp``), if known.
+        let timestamp: Int64?
+    }
+
+    /// The sample types FFmpeg's decoders give.
+    enum SampleFormat { case uint8, int16, int32, int64, float32, float64 }
+
+    private var io: UnsafeMutablePointer<AVIOContext>?
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var packet = av_packet_alloc()
+    private var frame = av_frame_alloc()
+    private var stream: UnsafeMutablePointer<AVStream>?
+    private var draining = false
+
+    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead.
+    private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
+
+    /// Opens `path` (a regular file) and the decoder of its best audio stream.
+    ///
+    /// The corresponding C functions are `avio_open`, `av_probe_input_buffer2`, `avformat_open_input`,
+    /// `avformat_find_stream_info`, `av_find_best_stream` and `avcodec_open2`.
+    init(path: String) throws(OpenFailure) {
+        _ = Self.quiet
+        // "file:" so that a name with a colon is never taken for another protocol.
+        let opened = avio_open(&io, "file:" + path, AVIO_FLAG_READ)
+        guard opened >= 0 else { throw .failed(FFmpegError(code: opened)) }
+        var container: UnsafePointer<AVInputFormat>?
+        // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
+        guard av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0, let container,
+              String(cString: container.pointee.name).split(separator: ",").contains(where: Self.containers.contains)
+        else { throw .unrecognized }
+        format = avformat_alloc_context()
+        format?.pointee.pb = io
+        var code = avformat_open_input(&format, path, container, nil)
+        guard code >= 0 else { throw .failed(FFmpegError(code: code)) }
+        code = avformat_find_stream_info(format, nil)
+        guard code >= 0, let format else { throw .failed(FFmpegError(code: code)) }
+        let streams = (0..<Int(format.pointee.nb_streams)).map { format.pointee.streams[$0]! }
+        var decoder: UnsafePointer<AVCodec>?
+        let found = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        if found == cffmpeg_error_decoder_not_found() {
+            let audio = streams.first { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+            throw .noDecoder(audio.map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } ?? "unknown")
+        }
+        guard found >= 0, let decoder else { throw .noAudio }
+        let stream = streams[Int(found)]
+        self.stream = stream
+        // The demuxer then skips the packets of every other stream (a video track) rather than handing them over.
+        for other in streams where other != stream { other.pointee.discard = AVDISCARD_ALL }
+        codec = avcodec_alloc_context3(decoder)
+        code = avcodec_parameters_to_context(codec, stream.pointee.codecpar)
+        if code >= 0, let codec {
+            codec.pointee.pkt_timebase = stream.pointee.time_base
+            code = avcodec_open2(codec, decoder, nil)
+        }
+        guard code >= 0 else { throw .failed(FFmpegError(code: code)) }
+    }
+
+    deinit {
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        // Closes the container, not the I/O context given to it.
+        avformat_close_input(&format)
+        avio_closep(&io)
+    }
+
+    /// The next decoded frame, or `nil` at the end of the stream. Its samples are valid until the next call.
+    ///
+    /// The corresponding C functions are `av_read_frame`, `avcodec_send_packet` and `avcodec_receive_frame`.
+    func nextFrame() throws(FFmpegError) -> Samples? {
+        guard let codec, let frame, let packet, let stream else { return nil }
+        while true {
+            let received = avcodec_receive_frame(codec, frame)
+            if received >= 0 { return samples(of: frame) }
+            let error = FFmpegError(code: received)
+            if error.isEnd { return nil }
+            guard error.isAgain, !draining else { throw error }
+            let read = av_read_frame(format, packet)
+            if FFmpegError(code: read).isEnd || read >= 0 && packet.pointee.stream_index != stream.pointee.index {
+                av_packet_unref(packet)
+                if read < 0 {
+                    // No more packets: the decoder gives what it holds, then the end.
+                    draining = true
+                    try FFmpegError.check(avcodec_send_packet(codec, nil))
+                }
+                continue
+            }
+            try FFmpegError.check(read)
+            defer { av_packet_unref(packet) }
+            try FFmpegError.check(avcodec_send_packet(codec, packet))
+        }
+    }
+
+    private func samples(of frame: UnsafeMutablePointer<AVFrame>) -> Samples {
+        let channels = Int(frame.pointee.ch_layout.nb_channels)
+        let format = AVSampleFormat(frame.pointee.format)
+        let isPlanar = av_sample_fmt_is_planar(format) != 0
+        let planes = (0..<(isPlanar ? channels : 1)).map { UnsafeRawPointer(frame.pointee.extended_data[$0]!) }
+        let sampleFormat: SampleFormat = switch av_get_packed_sample_fmt(format) {
+        case AV_SAMPLE_FMT_U8: .uint8
+        case AV_SAMPLE_FMT_S16: .int16
+        case AV_SAMPLE_FMT_S32: .int32
+        case AV_SAMPLE_FMT_S64: .int64
+        case AV_SAMPLE_FMT_DBL: .float64
+        default: .float32
+        }
+        let timestamp = frame.pointee.best_effort_timestamp
+        return Samples(
+            count: Int(frame.pointee.nb_samples), channelCount: channels, sampleRate: Int(frame.pointee.sample_rate),
+            format: sampleFormat, isPlanar: isPlanar, planes: planes, timestamp: timestamp == cffmpeg_no_timestamp() ? nil : timestamp)
+    }
+
+    /// Moves to the last packet that starts at or before `timestamp` (in the stream's time base); the decoder starts
+    /// afresh there, so the first frames it gives lack what came before (an AAC frame overlaps the one before it).
+    ///
+    /// The corresponding C functions are `av_seek_frame` and `avcodec_flush_buffers`.
+    func seek(toTimestamp timestamp: Int64) throws(FFmpegError) {
+        guard let stream, let codec else { return }
+        try FFmpegError.check(av_seek_frame(format, stream.pointee.index, timestamp, AVSEEK_FLAG_BACKWARD))
+        avcodec_flush_buffers(codec)
+        draining = false
+    }
+
+    // MARK: What the container and the codec say
+
+    /// Frames per second of the audio stream, as the codec parameters give it.
+    var sampleRate: Int { Int(stream?.pointee.codecpar.pointee.sample_rate ?? 0) }
+
+    /// Channels of the audio stream.
+    var channelCount: Int { Int(stream?.pointee.codecpar.pointee.ch_layout.nb_channels ?? 0) }
+
+    /// FFmpeg's short name of the codec, e.g. "aac", "alac", "wmav2", "amr_nb".
+    var codecName: String { String(cString: avcodec_get_name(stream?.pointee.codecpar.pointee.codec_id ?? AV_CODEC_ID_NONE)) }
+
+    /// The container's and the codec's long names, e.g. "QuickTime / MOV, AAC (Advanced Audio Coding)".
+    var formatName: String {
+        // Long names may be left out of a small FFmpeg build: then the short ones.
+        let input = format?.pointee.iformat.pointee
+        let container = (input?.long_name ?? input?.name).map { String(cString: $0) } ?? "unknown"
+        guard let descriptor = avcodec_descriptor_get(stream?.pointee.codecpar.pointee.codec_id ?? AV_CODEC_ID_NONE)?.pointee,
+              let codec = descriptor.long_name ?? descriptor.name
+        else { return container }
+        return container + ", " + String(cString: codec)
+    }
+
+    /// Bits per sample of a lossless codec (ALAC, PCM): 16, 24 or 32; `nil` for a lossy one.
+    var losslessBitDepth: Int? {
+        guard let parameters = stream?.pointee.codecpar.pointee,
+              let descriptor = avcodec_descriptor_get(parameters.codec_id),
+              descriptor.pointee.props & AV_CODEC_PROP_LOSSLESS != 0, parameters.bits_per_raw_sample > 0
+        else { return nil }
+        return Int(parameters.bits_per_raw_sample)
+    }
+
+    /// The stream's length in frames when the container states it exactly: an MP4 or MOV (its edit list applied),
+    /// with its time base one frame. `nil` where it is only an estimate (ADTS, ASF, AMR).
+    var statedFrameCount: Int64? {
+        guard let stream, let format,
+              String(cString: format.pointee.iformat.pointee.name).split(separator: ",").contains("mov"),
+              stream.pointee.time_base.num == 1, Int(stream.pointee.time_base.den) == sampleRate,
+              stream.pointee.duration != cffmpeg_no_timestamp(), stream.pointee.duration > 0
+        else { return nil }
+        return stream.pointee.duration
+    }
+
+    /// The versions of libavformat and libavcodec running, e.g. `["libavformat 59.27.100", "libavcodec 59.37.100"]`.
+    ///
+    /// The corresponding C functions are `avformat_version` and `avcodec_version`.
+    static var versions: [String] {
+        [("libavformat", avformat_version()), ("libavcodec", avcodec_version())].map { name, version in
+            "\(name) \(version >> 16).\(version >> 8 & 0xFF).\(version & 0xFF)"
+        }
+    }
+
+    /// Whether the container's index gives every packet's time in frames (MP4, MOV), so that ``seek(toTimestamp:)``
+    /// and the frames' timestamps say exactly where decoding is.
+    var seeksByTimestamp: Bool { statedFrameCount != nil }
+
+    /// The tag `key` (e.g. "title", "creation_time", "date") of the file, else of the audio stream.
+    ///
+    /// The corresponding C function is `av_dict_get`.
+    func tag(_ key: String) -> String? {
+        for dictionary in [format?.pointee.metadata, stream?.pointee.metadata] {
+            if let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
+                return String(cString: value)
+            }
+        }
+        return nil
+    }
+}

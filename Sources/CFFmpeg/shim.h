@@ -1,0 +1,12 @@
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+
+// FFmpeg's error codes and "no timestamp" are macros Swift cannot import.
+static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }
+static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
+static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
+static inline int cffmpeg_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+static inline int cffmpeg_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int64_t cffmpeg_no_timestamp(void) { return AV_NOPTS_VALUE; }

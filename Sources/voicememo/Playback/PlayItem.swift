@@ -1,0 +1,47 @@
+import FoundationEssentials
+import MemoStore
+
+/// Something `voicememo play` plays: a memo of the store, or a file named by its path that is not in the store.
+struct PlayItem {
+    /// What messages call it: the memo's title, or the file's name.
+    let title: String
+    /// The audio file.
+    let url: URL
+    /// The memo, when it is one.
+    let memo: Memo?
+
+    /// The items `arguments` name, in order. An argument with a `/` in it (`./Standup`, `~/x.m4a`) is a file, unless
+    /// no file is there and a memo has that title; one without is a memo reference, unless it names no memo and a
+    /// file of that name is in the current directory. A memo named twice plays once. The store in `directory` is
+    /// neither opened nor created when only files are named.
+    ///
+    /// - Throws: ``MemoStoreError`` for a reference that names no memo or several.
+    static func items(_ arguments: [String], storeDirectory directory: URL) throws -> [PlayItem] {
+        var opened: MemoStore?
+        func store() throws -> MemoStore {
+            if let opened { return opened }
+            let made = try MemoStore(directory: directory)
+            opened = made
+            return made
+        }
+        func namesAMemo(_ argument: String) -> Bool {
+            FileManager.default.fileExists(atPath: directory.path) && (try? store().memo(matching: argument)) != nil
+        }
+        var items: [PlayItem] = []
+        for argument in arguments {
+            var isDirectory = false
+            let isFile = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) && !isDirectory
+            if argument.contains("/") ? isFile || !namesAMemo(argument) : isFile && !namesAMemo(argument) {
+                let url = URL(fileURLWithPath: argument)
+                items.append(PlayItem(title: url.lastPathComponent, url: url, memo: nil))
+                continue
+            }
+            let store = try store()
+            let memo = try store.memo(matching: argument)
+            if !items.contains(where: { $0.memo?.id == memo.id }) {
+                items.append(PlayItem(title: memo.title, url: store.fileURL(of: memo), memo: memo))
+            }
+        }
+        return items
+    }
+}
