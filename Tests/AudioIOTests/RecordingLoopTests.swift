@@ -16,11 +16,16 @@ import Testing
         return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? .nan
     }
 
-    /// Has the server play a sine into its sink and returns once `meter` hears it; stop it when done.
+    /// Has the server play a sine into its sink and returns once `meter` hears it alone; stop it when done.
+    ///
+    /// The sink's first blocks with a new tone may still hold the tone of the test before, for a block or two (15 ms
+    /// seen): both started on a block boundary, so at 1000 Hz they add up in phase to full scale. A reading of the
+    /// tone's own peak says that has passed.
     func play(sineOf frequency: Int, amplitude: Double, on server: PulseAudioServer, heardBy meter: AudioInputMeter) async throws -> ServerSine {
         try meter.start()
         let sine = try server.playSine(frequency: frequency, amplitude: amplitude)
-        try await until { meter.updateMeters(); return meter.peakPower(forChannel: 0) > -60 }
+        let peak = Float(20 * log10(amplitude))
+        try await until { meter.updateMeters(); return abs(meter.peakPower(forChannel: 0) - peak) < 0.05 }
         return sine
     }
 
