@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "voicememo",
             dependencies: [
-                "AudioIO", "MemoStore",
+                "AudioIO", "MemoStore", "NowPlaying",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -15,7 +15,9 @@ extension VoiceMemo {
 
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
-                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. Ctrl-C, \
+                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
+                played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
+                widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. Ctrl-C, \
                 SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal ended \
                 (130, 143, 129). A memo still being recorded is not played.
                 """)
@@ -85,6 +87,8 @@ extension VoiceMemo {
                 printing: !json)
             defer { withExtendedLifetime(notices) {} }
             let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
+            let published = PublishedPlayback(items[0], player: players[0], in: group, alone: items.count == 1)
+            defer { published.end() }
             let ending: PlayerGroup.Ending
             if let display {
                 let title = items.map(\.title.terminalSafe).joined(separator: " + ")
