@@ -33,16 +33,6 @@ import Testing
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Waits up to 5 s for `condition`.
-    func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return try condition()
-    }
-
     /// playerctl's position, and the player's own just before and just after it was asked.
     func positions(of player: AudioPlayer) throws -> (before: Double, published: Double, after: Double) {
         let before = player.currentTime

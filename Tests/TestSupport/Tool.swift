@@ -221,3 +221,13 @@ import Testing
     }
 }
 #endif
+
+/// Waits up to `seconds` for `condition`, looking every 20 ms; returns whether it came true.
+public func eventually(within seconds: Double = 10, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
+}

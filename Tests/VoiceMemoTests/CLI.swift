@@ -48,6 +48,19 @@ struct CLI {
         try Tool.start(Self.binary, arguments, environment: environment)
     }
 
+    /// Imports a second of 5.1 as a memo titled `title`: each channel a sine of its own (300, 500, 700, 60 — the LFE,
+    /// which encoders code only low —, 1100 and 1300 Hz) at a level of its own (0.3 × 1, 0.9, 0.8, 0.7, 0.6, 0.5), so
+    /// that a channel in the wrong place shows. Returns the imported file's path.
+    @discardableResult
+    func importSixChannelSurround(title: String) throws -> String {
+        let source = scratch.path("surround.wav")
+        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", source, "synth", "1",
+                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
+                                "vol", "0.3", "remix", "1v1", "2v0.9", "3v0.8", "4v0.7", "5v0.6", "6v0.5"])
+        #expect(try run("import", source, "--title", title).status == 0)
+        return source
+    }
+
     /// Imports a tone of `seconds` as a memo titled `title` and returns its id.
     func importTone(title: String, seconds: Double = 0.5, channels: Int = 1, format: String = "wav") throws -> String {
         let source = scratch.path("\(UUID().uuidString).wav")

@@ -81,11 +81,7 @@ import Testing
     /// channels (as Opus): each channel, at a level of its own, must come back where it was.
     @Test func aSixChannelMemoExportsToVorbisWithEachChannelInItsPlace() throws {
         let cli = try CLI()
-        let source = cli.scratch.path("surround.wav")
-        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", source, "synth", "1",
-                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
-                                "vol", "0.3", "remix", "1v1", "2v0.9", "3v0.8", "4v0.7", "5v0.6", "6v0.5"])
-        #expect(try cli.run("import", source, "--title", "Surround").status == 0)
+        let source = try cli.importSixChannelSurround(title: "Surround")
         let vorbis = cli.scratch.path("surround.ogg")
         #expect(try cli.run("export", "Surround", vorbis).status == 0)
         let decoded = cli.scratch.path("decoded.wav")

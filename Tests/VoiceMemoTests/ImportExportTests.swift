@@ -55,12 +55,7 @@ import Testing
     /// order: each channel, at a level of its own, must come back where it was.
     @Test func aSixChannelMemoExportsToSurroundOpusWithEachChannelInItsPlace() throws {
         let cli = try CLI()
-        let source = cli.scratch.path("surround.wav")
-        // The LFE (fourth) channel at 60 Hz: the encoder codes only the lowest frequencies there.
-        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "6", "-b", "16", source, "synth", "1",
-                                "sine", "300", "sine", "500", "sine", "700", "sine", "60", "sine", "1100", "sine", "1300",
-                                "vol", "0.3", "remix", "1v1", "2v0.9", "3v0.8", "4v0.7", "5v0.6", "6v0.5"])
-        #expect(try cli.run("import", source, "--title", "Surround").status == 0)
+        let source = try cli.importSixChannelSurround(title: "Surround")
         let opus = cli.scratch.path("surround.opus")
         let export = try cli.run("export", "Surround", opus)
         #expect(export.status == 0 && export.standardOutput.contains("opus 48 kHz 6 ch"), "\(export.standardError)")

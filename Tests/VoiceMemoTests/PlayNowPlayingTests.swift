@@ -18,16 +18,6 @@ import Testing
         return result.status == 0 ? result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) : "(failed: \(result.standardError))"
     }
 
-    /// Waits up to 10 s for `condition`.
-    func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     @Test func playerctlShowsPausesSeeksAndStopsAMemoPlaying() async throws {
         try await PulseAudioServer.exclusive { server in
             let id = try cli.importTone(title: "Standup", seconds: 60)
