@@ -9,7 +9,7 @@ public final class NowPlayingConnection: Sendable {
     static let watchInterval = Duration.milliseconds(100)
 
     private let targets: [(RemoteCommand, RemoteCommand.Target)]
-    private let watcher: Task<Void, Never>
+    private let watcher: Task<Void, Never>?
     private let isCancelled = Mutex(false)
     private let publisher: NowPlayingPublisher
 
@@ -31,6 +31,13 @@ public final class NowPlayingConnection: Sendable {
         publisher.set(info: info)
         publisher.set(volume: Double(player.volume))
         publisher.set(playbackState: player.isPlaying ? .playing : .paused)
+        // Nothing is published (no session bus): no commands can come, and no one is told of changes, so the player
+        // is not looked at 10 times a second for nothing.
+        guard publisher.error == nil else {
+            targets = []
+            watcher = nil
+            return
+        }
 
         let seen = Seen(Baseline(position: player.currentTime, rate: Double(player.rate), isPlaying: player.isPlaying))
         /// Moves the player to `time` and tells clients at once.
@@ -144,7 +151,7 @@ public final class NowPlayingConnection: Sendable {
             return cancelled
         }
         guard !wasCancelled else { return }
-        watcher.cancel()
+        watcher?.cancel()
         for (command, target) in targets { command.removeTarget(target) }
         publisher.follow(position: nil)
         publisher.set(info: nil)

@@ -131,3 +131,17 @@ struct SymbolGraph: Decodable, Sendable {
     let symbols: [Symbol]
     let relationships: [Relationship]
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The helper itself: the compiler it runs sees this build's modules, and tells right code from wrong.
+@Suite struct BuiltModulesTests {
+    @Test func codeAgainstTheBuiltModuleCompilesAndAMistakeDoesNot() throws {
+        let right = try BuiltModules.typeCheck("import AudioIO\nlet format: AudioFileFormat = .wav\n")
+        #expect(right.status == 0, "\(right.standardError)")
+        let wrong = try BuiltModules.typeCheck("import AudioIO\nlet format: AudioFileFormat = .wave\n")
+        #expect(wrong.status != 0 && wrong.standardError.contains("wave"), "\(wrong.standardError)")
+    }
+}
+#endif

@@ -42,3 +42,17 @@ public final class SessionBus: Sendable {
         return environment
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The bus itself, checked with busctl: it answers on its address, and its programs are told where it is.
+@Suite struct SessionBusTests {
+    @Test func thePrivateBusAnswersOnItsAddress() throws {
+        let bus = try SessionBus.shared
+        #expect(bus.address.hasPrefix("unix:path=") && bus.environment["DBUS_SESSION_BUS_ADDRESS"] == bus.address)
+        let names = try Tool.run("busctl", ["--user", "list", "--no-pager"], environment: bus.environment)
+        #expect(names.status == 0 && names.standardOutput.contains("org.freedesktop.DBus"), "\(names.standardError)")
+    }
+}
+#endif
