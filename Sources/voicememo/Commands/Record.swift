@@ -94,29 +94,26 @@ extension VoiceMemo {
                 }
             } : nil
             defer { keys?.cancel() }
-            if !live.isShown {
-                for await _ in wakes.stream {
-                    let isStopping = stop.received != nil || stopKey.isSet
-                    if isStopping { recorder.stop() }
-                    if isStopping || progress.hasFinished { break }
-                }
-            }
-            while !progress.hasFinished {
-                if stop.received != nil || stopKey.isSet {
-                    recorder.stop()
-                    break
-                }
-                guard try await live.nextTick(), !progress.hasFinished else { continue }
+            // The meter draws on a thread of its own; this task waits for a stop or the recording's end.
+            let channels = 0..<settings.channelCount
+            let ticker = live.isShown ? live.start { live in
+                guard !progress.hasFinished else { return }
                 recorder.updateMeters()
-                let channels = 0..<settings.channelCount
                 let levels = AudioLevels(
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
                 let head = recorder.isRecording ? "● REC  " : "⏸ PAUSED  "
-                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
+                // Only JSON lines throw, and record prints none.
+                try? live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
+            } : nil
+            for await _ in wakes.stream {
+                let isStopping = stop.received != nil || stopKey.isSet
+                if isStopping { recorder.stop() }
+                if isStopping || progress.hasFinished { break }
             }
+            ticker?.stop()
             live.finish()
             keyboard?.finish()
             await progress.waitUntilFinished()

@@ -30,17 +30,20 @@ struct InteractivePlayback {
             defer { ended.set() }
             return try await group.playTogether()
         }
-        while !ended.isSet {
+        // Drawn on a thread of its own while this task waits for playback to end.
+        let ticker = live.start { [self] live in
             // Not once playback has ended: the players are back at the start by then.
-            guard try await live.nextTick(), !ended.isSet else { continue }
+            guard !ended.isSet else { return }
             let lead = group.players[0]
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
-            try live.show(
+            // Only JSON lines throw, and a terminal is drawn on.
+            try? live.show(
                 levels, elapsed: lead.currentTime, bytes: nil,
                 status: MeterLine.playback(
                     title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
                     duration: lead.duration, rate: lead.rate))
         }
+        defer { ticker.stop() }
         return try await playing.value
     }
 

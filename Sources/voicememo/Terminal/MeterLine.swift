@@ -54,26 +54,59 @@ struct MeterLine {
         }
     }
 
-    /// ``barWidth`` cells over ``floor`` … 0 dBFS.
+    /// ``barWidth`` cells over ``floor`` … 0 dBFS, put together as bytes: a String appended to cell by cell cost more
+    /// than the rest of a redraw.
     private func bar(peak: Double, average: Double, hold: Double) -> String {
         let averageCells = cells(average)
         let peakCells = max(cells(peak), averageCells)
         let holdCell = min(cells(hold), barWidth - 1)
-        var bar = ""
-        var color = ""
+        var bar: [UInt8] = []
+        bar.reserveCapacity(barWidth * (usesColor ? 12 : 3) + 4)
+        var color: Zone?
         for cell in 0..<barWidth {
-            let symbol = cell == holdCell && hold > Self.floor ? "|" : cell < averageCells ? "█" : cell < peakCells ? "▒" : "·"
+            let symbol: Symbol = cell == holdCell && hold > Self.floor ? .hold : cell < averageCells ? .average : cell < peakCells ? .peak : .empty
             if usesColor {
-                let wanted = symbol == "·" ? "\u{1B}[2m" : zoneColor(cell)
+                let wanted = symbol == .empty ? Zone.dim : zone(cell)
                 if wanted != color {
-                    bar += "\u{1B}[0m" + wanted
+                    bar.append(Zone.reset)
+                    bar.append(wanted.escape)
                     color = wanted
                 }
             }
-            bar += symbol
+            bar.append(symbol.bytes)
         }
-        if usesColor { bar += "\u{1B}[0m" }
-        return bar
+        if usesColor { bar.append(Zone.reset) }
+        return String(decoding: bar, as: UTF8.self)
+    }
+
+    /// What a cell of the bar shows.
+    private enum Symbol {
+        case hold, average, peak, empty
+
+        var bytes: StaticString {
+            switch self {
+            case .hold: "|"
+            case .average: "█"
+            case .peak: "▒"
+            case .empty: "·"
+            }
+        }
+    }
+
+    /// A cell's color: by its level, or dim when empty.
+    private enum Zone {
+        case green, yellow, red, dim
+
+        var escape: StaticString {
+            switch self {
+            case .green: "\u{1B}[32m"
+            case .yellow: "\u{1B}[33m"
+            case .red: "\u{1B}[31m"
+            case .dim: "\u{1B}[2m"
+            }
+        }
+
+        static let reset: StaticString = "\u{1B}[0m"
     }
 
     /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB` (`head` is `● REC  `).
@@ -112,22 +145,31 @@ struct MeterLine {
     }
 
     /// The color of `cell`, by the level at its middle.
-    private func zoneColor(_ cell: Int) -> String {
+    private func zone(_ cell: Int) -> Zone {
         let level = Self.floor + (Double(cell) + 0.5) / Double(barWidth) * -Self.floor
-        return level < -18 ? "\u{1B}[32m" : level < -6 ? "\u{1B}[33m" : "\u{1B}[31m"
+        return level < -18 ? .green : level < -6 ? .yellow : .red
     }
 
-    /// A level to a tenth in a fixed width of 6, e.g. `  -6.0`, `-160.0`.
+    /// A level to a tenth in a fixed width of 6, e.g. `  -6.0`, `-160.0`: as ``Describe/level(_:)`` writes it, from
+    /// whole numbers (printf through a `CVarArg` list cost more than the rest of a meter line).
     private static func number(_ level: Double) -> String {
-        padded(Describe.level(level), to: 6)
+        let tenths = Int((level * 10).rounded())
+        return padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
     }
 
     /// A level in whole dB in a fixed width of 4, e.g. `  -6`, `-160`.
     private static func wholeNumber(_ level: Double) -> String {
-        padded(Describe.number(level.rounded() + 0, "%.0f"), to: 4)
+        padded(String(Int(level.rounded())), to: 4)
     }
 
     private static func padded(_ text: String, to width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 bytes of `text`.
+    fileprivate mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
     }
 }
