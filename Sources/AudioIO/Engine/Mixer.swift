@@ -164,23 +164,8 @@ package final class Mixer: @unchecked Sendable {
             guard nextMarker(voice, pointer: pointer) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
             let got = voice.audio.read(into: UnsafeMutableBufferPointer(rebasing: scratch[..<(wanted * channelCount)])) / channelCount
-            for frame in 0..<got {
-                if voice.rampFramesLeft > 0 {
-                    voice.gain += voice.gainStep
-                    voice.rampFramesLeft -= 1
-                    if voice.rampFramesLeft == 0 { voice.gain = voice.gainTarget }
-                }
-                let outputIndex = (written + frame) * channelCount
-                let inputIndex = frame * channelCount
-                if channelCount >= 2 {
-                    output[outputIndex] += scratch[inputIndex] * voice.gain * leftGain
-                    output[outputIndex + 1] += scratch[inputIndex + 1] * voice.gain * rightGain
-                } else {
-                    output[outputIndex] += scratch[inputIndex] * voice.gain
-                }
-                // The file's levels are measured by the decoder, per file channel; here, what they are heard at.
-                if isMetering { record.add(gain: voice.gain) }
-            }
+            mix(got, from: voice, into: output.baseAddress! + written * channelCount, leftGain: leftGain, rightGain: rightGain,
+                isMetering: isMetering, record: &record)
             record.frames += got
             voice.markerFramesLeft -= got
             written += got
@@ -201,6 +186,48 @@ package final class Mixer: @unchecked Sendable {
             voice.pendingLevels.merge(record)
             if voice.levels.push(voice.pendingLevels) { voice.pendingLevels = .empty }
         }
+    }
+
+    /// Adds the first `frames` frames of ``scratch`` to `output` at the voice's gain (moving through its fade, if it
+    /// is in one) and pan, noting the gains in `record` when `isMetering`. The gain is kept in locals for the frames: the
+    /// voice's fields, a class's, are read and written once per call rather than once per sample.
+    @inline(__always)
+    private func mix(
+        _ frames: Int, from voice: Voice, into output: UnsafeMutablePointer<Float>, leftGain: Float, rightGain: Float,
+        isMetering: Bool, record: inout LevelRecord
+    ) {
+        let input = UnsafePointer(scratch.baseAddress!)
+        var gain = voice.gain
+        var rampFramesLeft = voice.rampFramesLeft
+        let (gainStep, gainTarget) = (voice.gainStep, voice.gainTarget)
+        // In a fade, the gain moves with every frame.
+        let fading = min(rampFramesLeft, frames)
+        for frame in 0..<fading {
+            gain += gainStep
+            rampFramesLeft -= 1
+            if rampFramesLeft == 0 { gain = gainTarget }
+            if channelCount >= 2 {
+                output[frame * channelCount] += input[frame * channelCount] * gain * leftGain
+                output[frame * channelCount + 1] += input[frame * channelCount + 1] * gain * rightGain
+            } else {
+                output[frame] += input[frame] * gain
+            }
+            if isMetering { record.add(gain: gain) }
+        }
+        // After it, one gain for the rest.
+        if fading < frames {
+            if channelCount >= 2 {
+                for frame in fading..<frames {
+                    output[frame * channelCount] += input[frame * channelCount] * gain * leftGain
+                    output[frame * channelCount + 1] += input[frame * channelCount + 1] * gain * rightGain
+                }
+            } else {
+                for frame in fading..<frames { output[frame] += input[frame] * gain }
+            }
+            if isMetering { record.add(gain: gain, frames: frames - fading) }
+        }
+        voice.gain = gain
+        voice.rampFramesLeft = rampFramesLeft
     }
 
     /// Render thread: notes, in ``audioWasCut``, voices paused or being removed before their end. Called before a

@@ -41,6 +41,12 @@ package struct LevelRecord: BitwiseCopyable {
         squareSum.0 += Double(gain * gain)
     }
 
+    /// Notes the volume gain `gain` of `frames` frames (before pan).
+    mutating func add(gain: Float, frames: Int) {
+        peak.0 = max(peak.0, gain)
+        squareSum.0 += Double(gain * gain) * Double(frames)
+    }
+
     /// Fills in the sides from the volume, for a period whose pan gains were `left` and `right`.
     mutating func pan(left: Float, right: Float) {
         peak.1 = peak.0 * left
