@@ -147,7 +147,7 @@ package final class Mixer: @unchecked Sendable {
             if start > firstFrame {
                 written = Int(start - firstFrame)
             } else if start < firstFrame {
-                skip(voice, frames: Int(firstFrame - start), pointer: pointer)
+                skip(voice, frames: Int(firstFrame - start), pointer: pointer, atFrame: firstFrame)
             }
         }
         if !voice.hasStarted.load(ordering: .relaxed) {
@@ -161,7 +161,7 @@ package final class Mixer: @unchecked Sendable {
         var record = LevelRecord.empty
         let isMetering = voice.isMeteringEnabled.load(ordering: .relaxed)
         while written < frames {
-            guard nextMarker(voice, pointer: pointer) else { break }
+            guard nextMarker(voice, pointer: pointer, atFrame: firstFrame + Int64(written)) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
             let got = voice.audio.read(into: UnsafeMutableBufferPointer(rebasing: scratch[..<(wanted * channelCount)])) / channelCount
             mix(got, from: voice, into: output.baseAddress! + written * channelCount, leftGain: leftGain, rightGain: rightGain,
@@ -174,7 +174,7 @@ package final class Mixer: @unchecked Sendable {
             }
             let marker = voice.marker
             let position = marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame
-            voice.positionBits.store(position.bitPattern, ordering: .relaxed)
+            voice.setPosition(position, beforeFrame: firstFrame + Int64(written))
             if got < wanted { break }
         }
         if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
@@ -244,9 +244,10 @@ package final class Mixer: @unchecked Sendable {
         voice.hasStarted.load(ordering: .relaxed) && !voice.hasFinished.load(ordering: .relaxed)
     }
 
-    /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the
+    /// Makes the voice's current marker one with frames left (`frame` is the device frame its next frame is mixed
+    /// at), waiting briefly for the decoder; false at the
     /// end of the stream (reported as finished) or when the decoder does not deliver in time.
-    private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer) -> Bool {
+    private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) -> Bool {
         if voice.markerFramesLeft > 0 {
             return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
         }
@@ -258,16 +259,16 @@ package final class Mixer: @unchecked Sendable {
             _ = events.push(EngineEvent(kind: .finished, voice: pointer))
             return false
         }
-        take(marker, voice, pointer: pointer)
+        take(marker, voice, pointer: pointer, atFrame: frame)
         return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
     }
 
     /// Makes `marker` the voice's current one. One of another item (a queue's next file, a loop's next pass) is
     /// published, with its position, before any of its frames is mixed: a player that lets the voice go knows
     /// which item it was in.
-    private func take(_ marker: PlaybackMarker, _ voice: Voice, pointer: UnsafeMutableRawPointer) {
+    private func take(_ marker: PlaybackMarker, _ voice: Voice, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) {
         if marker.item != voice.marker.item {
-            voice.positionBits.store(marker.fileTime.bitPattern, ordering: .relaxed)
+            voice.setPosition(marker.fileTime, beforeFrame: frame)
             voice.currentItem.store(marker.item, ordering: .releasing)
             if voice.reportsItems { _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer)) }
         }
@@ -275,16 +276,16 @@ package final class Mixer: @unchecked Sendable {
         voice.markerFramesLeft = marker.frames
     }
 
-    /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice
-    /// arrived is honoured by starting where the voice would be by now.
-    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer) {
+    /// Drops `frames` frames of the voice unheard, before device frame `frame`: a start frame that was already
+    /// written when the voice arrived is honoured by starting where the voice would be by now.
+    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) {
         var remaining = frames
         while remaining > 0 {
             if voice.markerFramesLeft == 0 {
                 guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
                       let marker = voice.markers.peek(), !marker.isEnd
                 else { return }
-                take(voice.markers.pop()!, voice, pointer: pointer)
+                take(voice.markers.pop()!, voice, pointer: pointer, atFrame: frame)
             }
             let wanted = min(remaining, voice.markerFramesLeft)
             guard voice.audio.availableToRead >= wanted * channelCount

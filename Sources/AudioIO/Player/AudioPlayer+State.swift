@@ -28,9 +28,12 @@ extension AudioPlayer {
         /// device still holds queued in front of it (a sound server may hold a second or more).
         var currentTime: TimeInterval {
             guard let voice, let engine, voice.hasStarted.load(ordering: .acquiring) else { return time }
-            let mixed = voice.position
+            let (mixed, mixedBefore) = voice.mixedPosition
             guard isPlaying else { return mixed }
-            let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(controls.effectiveRate)
+            // What the device holds of it now: frames mixed less frames heard by now. (The queue the last write saw is
+            // up to a period old, a long buffer's period apart.)
+            let held = max(0, mixedBefore - engine.frame(at: engine.deviceCurrentTime))
+            let queued = Double(held) / engine.sampleRate * Double(controls.effectiveRate)
             return max(mixed - queued, min(time, mixed))
         }
 

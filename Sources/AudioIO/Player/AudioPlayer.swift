@@ -151,8 +151,10 @@ public final class AudioPlayer: @unchecked Sendable {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                // Where the listener is, reckoned at the rate what is queued was played at.
+                let heard = state.currentTime
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate { restartIfQueuedLong(&state, &events) }
+                if state.controls.enableRate { restartIfQueuedLong(&state, &events, from: heard) }
             }
         }
     }
