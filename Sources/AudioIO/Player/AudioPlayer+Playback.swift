@@ -184,6 +184,7 @@ extension AudioPlayer: VoiceOwner {
         withState { state, events in
             guard state.voice === voice else { return }
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
+            state.controls.voiceEnded(voice, fileChannels: numberOfChannels)
             state.release()
             state.time = 0
             state.passesHeard = 0

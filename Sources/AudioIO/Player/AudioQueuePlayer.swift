@@ -360,6 +360,7 @@ extension AudioQueuePlayer: VoiceOwner {
             let done = max(state.decoded, 1)
             for item in state.items.prefix(done) { events.append(itemEnded(item, &state)) }
             state.items.removeFirst(min(done, state.items.count))
+            state.controls.voiceEnded(voice, fileChannels: 0)
             state.release()
             state.isPlaying = false
             state.time = 0

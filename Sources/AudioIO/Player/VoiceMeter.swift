@@ -18,9 +18,9 @@ struct VoiceMeter {
     /// The last gains known, by ``LevelRecord`` index (volume, left, right): peak and RMS.
     private var gains = ((peak: 1.0, average: 1.0), (peak: 1.0, average: 1.0), (peak: 1.0, average: 1.0))
 
-    /// The levels of what was heard of `voice` since the last call, for each channel of its file (`fileChannels`
-    /// when nothing was).
-    mutating func take(from voice: Voice, fileChannels: Int) -> AudioLevels {
+    /// The levels of what was heard of `voice` since the last call, up to `position` seconds into its item, for each
+    /// channel of its file (`fileChannels` when nothing was).
+    mutating func take(from voice: Voice, fileChannels: Int, heardUpTo position: Double) -> AudioLevels {
         if self.voice != ObjectIdentifier(voice) { self = VoiceMeter(voice: ObjectIdentifier(voice)) }
         var mixed = LevelRecord.empty
         while let record = voice.levels.pop() { mixed.merge(record) }
@@ -35,7 +35,6 @@ struct VoiceMeter {
         var heard: LevelAccumulator?
         let isFinished = voice.hasFinished.load(ordering: .acquiring)
         let item = voice.currentItem.load(ordering: .acquiring)
-        let position = voice.position
         while isHeld || takeRecord(from: voice.fileLevels) {
             let (channels, recordItem, endTime) = (Int(record[0]), Int(record[1]), record[2])
             guard isFinished || recordItem < item || (recordItem == item && endTime <= position) else {

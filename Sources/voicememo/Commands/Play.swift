@@ -54,7 +54,7 @@ extension VoiceMemo {
                 throw StillRecording(memo: recording)
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
-            IOBufferChoice.apply()
+            IOBufferChoice.apply(IOBufferChoice.playing)
             let players = try items.map { item in
                 let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device

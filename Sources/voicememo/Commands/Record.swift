@@ -53,7 +53,7 @@ extension VoiceMemo {
             // to a pipe), from standard input alone when it is a terminal.
             let keyboard = live.display ?? TerminalDisplay(drawing: false)
             defer { keyboard?.finish() }
-            IOBufferChoice.apply()
+            IOBufferChoice.apply(IOBufferChoice.recording)
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown

@@ -31,8 +31,8 @@ final class LiveMeter: @unchecked Sendable {
     private var lastSound: (levels: AudioLevels, at: Double)?
 
     /// Seconds a silent reading on the terminal may follow one with sound and still be taken for no news: a
-    /// device period (`record` and `play` move audio 8 times a second, the display is redrawn 20 times) and a tick.
-    static let quietGrace = IOBufferChoice.duration + tick
+    /// recording's device period (`record` moves audio 8 times a second, the display is redrawn 20 times) and a tick.
+    static let quietGrace = IOBufferChoice.recording + tick
 
     /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
     /// live display when standard output is one, else plain lines; off the terminal, a reading every
