@@ -93,13 +93,11 @@ final class LiveMeter: @unchecked Sendable {
             }
             let line = MeterLine(columns: columns, usesColor: TerminalDisplay.allowsColor)
             for channel in levels.peak.indices {
-                let reading = Frame.Channel(peak: levels.peak[channel], average: levels.average[channel], hold: marks[channel])
-                guard frame.channels[channel]?.reading != reading else { continue }
-                let text = line.channel(
-                    MeterLine.label(channel: channel, of: levels.peak.count), peak: reading.peak, average: reading.average,
-                    hold: reading.hold)
+                let shown = line.shown(peak: levels.peak[channel], average: levels.average[channel], hold: marks[channel])
+                guard frame.channels[channel]?.shown != shown else { continue }
+                let text = line.channel(MeterLine.label(channel: channel, of: levels.peak.count), shown)
                 // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
-                frame.channels[channel] = (reading, line.layout == .peakOnly ? text.truncated(toColumns: columns) : text)
+                frame.channels[channel] = (shown, line.layout == .peakOnly ? text.truncated(toColumns: columns) : text)
             }
             let status = status()
             if frame.status?.line != status { frame.status = (status, status.fitted(toColumns: columns)) }
@@ -132,16 +130,9 @@ final class LiveMeter: @unchecked Sendable {
 
     /// The terminal's lines as last made, and what they show.
     private struct Frame {
-        /// What a channel's line shows.
-        struct Channel: Equatable {
-            var peak: Double
-            var average: Double
-            var hold: Double
-        }
-
         /// The width they were made for.
         var columns = 0
-        var channels: [(reading: Channel, text: String)?] = []
+        var channels: [(shown: MeterLine.Shown, text: String)?] = []
         var status: (line: StatusLine, text: String)?
     }
 

@@ -46,25 +46,48 @@ struct MeterLine {
 
     /// The bar line of one channel, e.g. `L ██████▒▒··|····  -6.0 peak  -9.0 avg dBFS` (see ``Layout``).
     func channel(_ label: String, peak: Double, average: Double, hold: Double) -> String {
+        channel(label, shown(peak: peak, average: average, hold: hold))
+    }
+
+    /// What a channel's line shows of its levels: the bar's cells and the numbers as written. Levels that show the same
+    /// make the same line, which a redraw then need not make again.
+    struct Shown: Equatable {
+        var averageCells: Int
+        var peakCells: Int
+        /// The held peak's cell, nil while the hold is at the floor.
+        var holdCell: Int?
+        var peakTenths: Int
+        var averageTenths: Int
+        var peakWhole: Int
+    }
+
+    /// What the line of `peak`, `average` and `hold` (dBFS) shows.
+    func shown(peak: Double, average: Double, hold: Double) -> Shown {
+        let averageCells = cells(average)
+        return Shown(
+            averageCells: averageCells, peakCells: max(cells(peak), averageCells),
+            holdCell: hold > Self.floor ? min(cells(hold), barWidth - 1) : nil, peakTenths: Self.tenths(peak),
+            averageTenths: Self.tenths(average), peakWhole: Int(peak.rounded()))
+    }
+
+    /// The bar line of one channel that shows `shown`.
+    func channel(_ label: String, _ shown: Shown) -> String {
         switch layout {
-        case .full: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) peak \(Self.number(average)) avg dBFS"
-        case .short: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) pk \(Self.number(average)) av"
-        case .narrow: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.wholeNumber(peak))"
-        case .peakOnly: "\(label) \(Self.wholeNumber(peak))"
+        case .full: "\(label) \(bar(shown)) \(Self.number(shown.peakTenths)) peak \(Self.number(shown.averageTenths)) avg dBFS"
+        case .short: "\(label) \(bar(shown)) \(Self.number(shown.peakTenths)) pk \(Self.number(shown.averageTenths)) av"
+        case .narrow: "\(label) \(bar(shown)) \(Self.wholeNumber(shown.peakWhole))"
+        case .peakOnly: "\(label) \(Self.wholeNumber(shown.peakWhole))"
         }
     }
 
     /// ``barWidth`` cells over ``floor`` … 0 dBFS, put together as bytes: a String appended to cell by cell cost more
     /// than the rest of a redraw.
-    private func bar(peak: Double, average: Double, hold: Double) -> String {
-        let averageCells = cells(average)
-        let peakCells = max(cells(peak), averageCells)
-        let holdCell = min(cells(hold), barWidth - 1)
+    private func bar(_ shown: Shown) -> String {
         var bar: [UInt8] = []
         bar.reserveCapacity(barWidth * (usesColor ? 12 : 3) + 4)
         var color: Zone?
         for cell in 0..<barWidth {
-            let symbol: Symbol = cell == holdCell && hold > Self.floor ? .hold : cell < averageCells ? .average : cell < peakCells ? .peak : .empty
+            let symbol: Symbol = cell == shown.holdCell ? .hold : cell < shown.averageCells ? .average : cell < shown.peakCells ? .peak : .empty
             if usesColor {
                 let wanted = symbol == .empty ? Zone.dim : zone(cell)
                 if wanted != color {
@@ -150,16 +173,18 @@ struct MeterLine {
         return level < -18 ? .green : level < -6 ? .yellow : .red
     }
 
-    /// A level to a tenth in a fixed width of 6, e.g. `  -6.0`, `-160.0`: as ``Describe/level(_:)`` writes it, from
-    /// whole numbers (printf through a `CVarArg` list cost more than the rest of a meter line).
-    private static func number(_ level: Double) -> String {
-        let tenths = Int((level * 10).rounded())
-        return padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
+    /// `level` in tenths of a dB, as ``Describe/level(_:)`` rounds it.
+    private static func tenths(_ level: Double) -> Int { Int((level * 10).rounded()) }
+
+    /// A level given in tenths, in a fixed width of 6, e.g. `  -6.0`, `-160.0`: as ``Describe/level(_:)`` writes it,
+    /// from whole numbers (printf through a `CVarArg` list cost more than the rest of a meter line).
+    private static func number(_ tenths: Int) -> String {
+        padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
     }
 
     /// A level in whole dB in a fixed width of 4, e.g. `  -6`, `-160`.
-    private static func wholeNumber(_ level: Double) -> String {
-        padded(String(Int(level.rounded())), to: 4)
+    private static func wholeNumber(_ whole: Int) -> String {
+        padded(String(whole), to: 4)
     }
 
     private static func padded(_ text: String, to width: Int) -> String {
