@@ -29,12 +29,13 @@ let package = Package(
         // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CFileSystem"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CCurl",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
