@@ -1,12 +1,14 @@
 import FoundationEssentials
 
 extension AudioPlayer {
-    /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once.
+    /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once. For an address, first
+    /// waits for its header to download; its buffer fills while it plays.
     ///
     /// - Returns: Whether the player is ready; on false, ``status`` holds the reason.
     @discardableResult
     public func prepareToPlay() -> Bool {
-        withState { state, events in prepare(&state, &events) }
+        awaitLoad()
+        return withState { state, events in prepare(&state, &events) }
     }
 
     /// Starts or resumes playback with the next device period.
@@ -14,7 +16,8 @@ extension AudioPlayer {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason.
     @discardableResult
     public func play() -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: nil) })
+        awaitLoad()
+        return joinSession(withState { state, events in start(&state, &events, at: nil) })
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -26,7 +29,8 @@ extension AudioPlayer {
     /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func play(atTime time: TimeInterval) -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: time) })
+        awaitLoad()
+        return joinSession(withState { state, events in start(&state, &events, at: time) })
     }
 
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
@@ -99,11 +103,13 @@ extension AudioPlayer {
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
+        // An address that failed to download has its reason in the status already.
+        if state.load == .failed { return false }
         do {
             let session = AudioSession.shared
             let engine = try StreamEngine.engine(
                 for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
-            let file = try AudioFile(forReading: source)
+            let file = try remote.map { asset throws(AudioFileError) in try AudioFile(remote: asset) } ?? AudioFile(forReading: source)
             let loops = self.loops
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
@@ -117,6 +123,7 @@ extension AudioPlayer {
             state.engine = engine
             state.voice = voice
             state.decoder = decoder
+            state.reader = file.remote
             state.decodeFailed = false
             state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
             return true
@@ -135,6 +142,7 @@ extension AudioPlayer {
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
         }
         voice.isPaused.store(false, ordering: .releasing)
+        holdForDownload(&state, voice: voice, engine: engine)
         if state.isInMix {
             engine.wake()
         } else {

@@ -23,6 +23,12 @@ extension AudioPlayer {
         /// voice at the position heard goes on playing, it does not start again.
         var startWasReported = false
         var subscribers = EventSubscribers<Event>()
+        /// For an address: whether its header has downloaded (or failed to).
+        var load = RemoteLoad.loading
+        /// The reader of the voice's file, for an address: whether the decoder waits for bytes.
+        var reader: RemoteReader?
+        /// For an address: why the output waits for the download, if it does.
+        var wait: RemoteWait?
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
         /// device still holds queued in front of it (a sound server may hold a second or more).
@@ -42,6 +48,10 @@ extension AudioPlayer {
                 engine?.wake()
             }
             decoder?.stop()
+            // A decoder waiting for bytes no one will hear ends now.
+            reader?.cancel()
+            reader = nil
+            wait = nil
             voice = nil
             decoder = nil
             isInMix = false
@@ -64,7 +74,7 @@ extension AudioPlayer {
             switch event {
             case .finishedPlaying(let successfully): delegate?.audioPlayerDidFinishPlaying(self, successfully: successfully)
             case .decodeError(let error): delegate?.audioPlayerDecodeErrorDidOccur(self, error: error)
-            case .statusChanged, .started: break
+            case .statusChanged, .started, .playbackStalled, .playbackResumed: break
             }
         }
         return result

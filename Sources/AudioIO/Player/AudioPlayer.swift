@@ -1,4 +1,5 @@
 import Atomics
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -18,6 +19,14 @@ import Synchronization
 ///
 /// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
 /// preparing, ``rate`` changes speed without changing pitch (SoundTouch).
+///
+/// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
+/// once, with ``status`` unknown, and ``status`` turns ready once the file's header has downloaded (``duration`` and
+/// ``numberOfChannels`` are known from then on), or failed with the reason (a 404, a host not found, not audio).
+/// ``loadedTimeRanges``, ``isPlaybackBufferEmpty`` and ``isPlaybackLikelyToKeepUp`` tell what is downloaded; when the
+/// download falls behind, playback stalls (``Event/playbackStalled``) and goes on by itself once enough is buffered
+/// (``Event/playbackResumed``). Seeking to a time not yet downloaded asks for that part at once. What was downloaded
+/// is kept in a ``RemoteCache``: playing it again downloads nothing.
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioPlayer: @unchecked Sendable {
@@ -42,19 +51,31 @@ public final class AudioPlayer: @unchecked Sendable {
         case finishedPlaying(successfully: Bool)
         /// Reading the file failed part-way.
         case decodeError(AudioFileError)
+        /// An address's download fell behind: the buffer ran empty, and the output is paused until enough is buffered.
+        /// ``isPlaying`` stays true: playback goes on by itself. Only on a device with a clock: one without (ALSA's
+        /// `null`, an ``OfflineRenderer``) waits for the audio instead, and never runs dry.
+        case playbackStalled
+        /// Enough is buffered again after ``playbackStalled``: playback goes on where it stalled.
+        case playbackResumed
     }
 
     /// The file played, or `nil` for a player made from data.
     public let url: URL?
     /// The audio played, for a player made from data.
     public let data: Data?
-    /// Length in seconds.
-    public let duration: TimeInterval
-    /// Channels in the file.
-    public let numberOfChannels: Int
+    /// Length in seconds; 0 for an address until its header has downloaded (``status`` ready).
+    public var duration: TimeInterval { facts.withLock { $0.duration } }
+    /// Channels in the file; 0 for an address until its header has downloaded.
+    public var numberOfChannels: Int { facts.withLock { $0.channels } }
 
     let source: URL
     let memory: AnonymousFile?
+    /// The download of an `http` or `https` address.
+    let remote: RemoteAsset?
+    /// ``duration`` and ``numberOfChannels``, known at once for a file, once its header is here for an address.
+    let facts = Mutex((duration: TimeInterval(0), channels: 0))
+    /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
+    let loadEnded = DispatchSemaphore(value: 0)
     let state = Mutex(State())
     /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
     let loops = ManagedAtomic<Int>(0)
@@ -65,11 +86,20 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
     }
 
-    /// Creates a player for the file at `url`, reading its header now.
+    /// Creates a player for the file at `url`, reading its header now; or for an `http` or `https` address, starting
+    /// its download (``status`` turns ready or failed once the header is here).
     ///
-    /// - Throws: ``AudioFileError`` when the file cannot be read as audio.
-    public convenience init(contentsOf url: URL) throws(AudioFileError) {
-        try self.init(source: url, url: url, data: nil, memory: nil)
+    /// - Parameters:
+    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
+    /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
+    ///   this library downloads (a failed download is reported by ``status``).
+    public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
+        if RemoteAsset.isRemote(url) {
+            try self.init(remote: RemoteAsset.open(url, cache: cache))
+        } else {
+            try self.init(source: url, url: url, data: nil, memory: nil)
+        }
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
@@ -87,8 +117,19 @@ public final class AudioPlayer: @unchecked Sendable {
         self.url = url
         self.data = data
         self.memory = memory
-        duration = file.duration
-        numberOfChannels = file.channelCount
+        remote = nil
+        facts.withLock { $0 = (file.duration, file.channelCount) }
+        state.withLock { $0.load = .loaded }
+    }
+
+    /// A player of `asset`, whose header is read on a thread of its own.
+    private init(remote asset: RemoteAsset) {
+        source = asset.url
+        url = asset.url
+        data = nil
+        memory = nil
+        remote = asset
+        startLoading()
     }
 
     deinit {

@@ -42,7 +42,8 @@ final class RemoteAsset: @unchecked Sendable {
         }
         let key = cache.directory.path + "\n" + url.absoluteString
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
-            if let asset = assets[key]?.asset { return asset }
+            // One that failed is not shared: opening again is trying again.
+            if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
             let asset = RemoteAsset(url: url, download: Download(url: url, name: name, cache: cache, held: held))
@@ -79,11 +80,17 @@ final class RemoteAsset: @unchecked Sendable {
     /// The file's length in bytes, waiting for the server's first answer.
     func length() throws(DownloadError) -> Int64 { try download.length() }
 
-    /// Reads up to `buffer.count` bytes at `offset`, waiting for them to download; 0 at the end. `waiting`, when
-    /// given, is true while the call waits for bytes.
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>? = nil) throws(DownloadError) -> Int {
-        try download.read(at: offset, into: buffer, waiting: waiting)
+    /// Reads up to `buffer.count` bytes at `offset`, waiting for them to download; 0 at the end, and once `cancelled`
+    /// is set (see ``wakeReaders()``). `waiting`, when given, is true while the call waits for bytes.
+    func read(
+        at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>? = nil,
+        cancelled: ManagedAtomic<Bool>? = nil
+    ) throws(DownloadError) -> Int {
+        try download.read(at: offset, into: buffer, waiting: waiting, cancelled: cancelled)
     }
+
+    /// Wakes every read waiting for bytes, to look at its `cancelled` flag.
+    func wakeReaders() { download.wakeReaders() }
 
     /// What is here now: the byte ranges, the length once known, and whether the download failed.
     var progress: Progress { download.progress }
@@ -142,6 +149,8 @@ private final class Download: @unchecked Sendable {
     private var isClosed = false
     /// Where the transfer under way writes next, while one runs.
     private var writing: Int64?
+    /// Whether the server has answered a request (any status).
+    private var hasAnswered = false
 
     /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump.
     static let jumpDistance: Int64 = 64 * 1024
@@ -195,12 +204,19 @@ private final class Download: @unchecked Sendable {
         }
     }
 
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>?) throws(DownloadError) -> Int {
+    func wakeReaders() {
+        monitor.withLock { monitor.broadcast() }
+    }
+
+    func read(
+        at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>?, cancelled: ManagedAtomic<Bool>?
+    ) throws(DownloadError) -> Int {
         guard !buffer.isEmpty else { return 0 }
         let (file, count) = try monitor.withLock { () throws(DownloadError) -> (RemoteCache.Held?, Int) in
             defer { waiting?.store(false, ordering: .relaxed) }
             while true {
                 if let failure { throw failure }
+                if cancelled?.load(ordering: .acquiring) == true { return (nil, 0) }
                 if isSettled {
                     if let fileLength, offset >= fileLength { return (nil, 0) }
                     if loaded.contains(offset) {
@@ -301,7 +317,8 @@ private final class Download: @unchecked Sendable {
                         monitor.broadcast()
                         return false
                     }
-                    if !error.isTransient || attempt >= Self.attempts {
+                    // A server that never answered is not waited for, as curl does not retry a refused connection.
+                    if !error.isTransient || attempt >= Self.attempts || !hasAnswered {
                         failure = lastError
                         monitor.broadcast()
                         return true
@@ -434,6 +451,7 @@ private final class Download: @unchecked Sendable {
 
     /// What to do with a response to `plan`: take its body (from which offset), none, or fail. Under the lock.
     private func accept(_ head: HTTPResponseHead, plan: Plan) -> Acceptance {
+        hasAnswered = true
         switch head.status {
         case 304:
             isSettled = true

@@ -11,6 +11,8 @@ final class RemoteReader: RandomAccessBytes, @unchecked Sendable {
     let isWaiting = ManagedAtomic<Bool>(false)
     /// Why the last read came back empty, when the download failed.
     private(set) var failure: DownloadError?
+    /// Set by ``cancel()``: reads return at once, as at an end.
+    private let isCancelled = ManagedAtomic<Bool>(false)
 
     /// A reader of `asset`, waiting for the server to say the file's length.
     init(_ asset: RemoteAsset) throws(DownloadError) {
@@ -20,10 +22,19 @@ final class RemoteReader: RandomAccessBytes, @unchecked Sendable {
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         do {
-            return try asset.read(at: offset, into: buffer, waiting: isWaiting)
+            return try asset.read(at: offset, into: buffer, waiting: isWaiting, cancelled: isCancelled)
         } catch {
             failure = error
             return 0
         }
+    }
+}
+
+extension RemoteReader {
+    /// Ends a read waiting for bytes, and every read after it, as at the end of the file: for a reader whose file is
+    /// let go (a player's decoder stopped by a seek), which would otherwise wait on for bytes no one wants. Any thread.
+    func cancel() {
+        isCancelled.store(true, ordering: .releasing)
+        asset.wakeReaders()
     }
 }
