@@ -1,0 +1,50 @@
+import AudioIO
+import Foundation
+import TestSupport
+import Testing
+
+/// A download that stops while an address plays on a device with a real clock (a PulseAudio null sink): the output
+/// pauses where the audio ran out, and goes on by itself once the server is back and enough is buffered. In
+/// `make test`'s clocked suites.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct RemoteStallTests {
+    let scratch: ScratchDirectory
+
+    init() throws {
+        try ALSATestDevices.install()
+        scratch = try ScratchDirectory()
+    }
+
+    @Test func aServerKilledMidwayStallsPlaybackWhichResumesByItselfWhenItIsBack() async throws {
+        let talk = scratch.file("talk.wav")
+        // 20 s at 32 KB/s, served at 64 KB/s: twice as fast as it plays.
+        try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 20, "whitenoise")
+        let server = try HTTPServer(rate: "64k")
+        try server.put(talk, as: "talk.wav")
+        try await PulseAudioServer.exclusive { pulse in
+            let player = try AudioPlayer(contentsOf: server.url("talk.wav"), cache: RemoteCache(directory: scratch.file("cache")))
+            player.currentDevice = pulse.device
+            let log = EventLog()
+            let events = player.events()
+            let listening = Task { for await event in events { log.append(event) } }
+            defer { listening.cancel() }
+            #expect(player.play())
+            #expect(try await eventually { player.currentTime > 1 })
+            #expect(!log.events.contains(.playbackStalled), "no stall while the download keeps ahead: \(log.events)")
+            #expect(server.isRunning)
+            server.kill()
+            #expect(try await eventually { log.events.contains(.playbackStalled) }, "\(log.events)")
+            let stalledAt = player.currentTime
+            #expect(player.isPlaying && player.isPlaybackBufferEmpty && !player.isPlaybackLikelyToKeepUp)
+            #expect(stalledAt > 1.5 && stalledAt < 8, "stalled where the downloaded audio ends: \(stalledAt) s")
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(abs(player.currentTime - stalledAt) < 0.15, "the output waits: \(stalledAt) s, then \(player.currentTime) s")
+            try server.start()
+            #expect(try await eventually { log.events.contains(.playbackResumed) }, "\(log.events)")
+            let resumedAt = player.currentTime
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(player.currentTime > resumedAt + 0.3, "plays on from \(resumedAt) s: \(player.currentTime) s")
+            #expect(abs(resumedAt - stalledAt) < 0.15, "from where it stalled: \(stalledAt) s, \(resumedAt) s")
+            player.stop()
+        }
+    }
+}
