@@ -75,6 +75,46 @@ public final class RemoteCache: Sendable {
         sweep(index)
     }
 
+    /// Downloads the whole file at `url` through the cache (what it holds is not downloaded again, but checked with
+    /// the server) and writes a copy of it to `destination`, a new file (mode 0600), synced: for a program that wants
+    /// a file on the disk, e.g. to import it.
+    ///
+    /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails,
+    ///   ``AudioFileError/Reason/exists`` when `destination` exists, another reason when it cannot be written (then
+    ///   nothing is left there).
+    public func download(_ url: URL, to destination: URL) throws(AudioFileError) {
+        let asset = try RemoteAsset.open(url, cache: self)
+        do {
+            try asset.loadAll()
+        } catch {
+            throw AudioFileError(path: asset.name, reason: .downloadFailed(error))
+        }
+        let output: FileDescriptor
+        do {
+            output = try FileDescriptor.open(
+                destination.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
+        } catch {
+            throw AudioFileError(path: destination.path, creating: error as? Errno ?? .ioError)
+        }
+        do {
+            try output.closeAfter {
+                var buffer = [UInt8](repeating: 0, count: 1 << 16)
+                var offset: Int64 = 0
+                while true {
+                    let count = try buffer.withUnsafeMutableBytes { bytes throws(DownloadError) in try asset.read(at: offset, into: bytes) }
+                    if count == 0 { break }
+                    try output.writeAll(buffer[..<count])
+                    offset += Int64(count)
+                }
+                try DurableFile.sync(output)
+            }
+        } catch {
+            unlink(destination.path)
+            if let failure = error as? DownloadError { throw AudioFileError(path: asset.name, reason: .downloadFailed(failure)) }
+            throw AudioFileError(path: destination.path, reason: .writeFailed("\(error)"))
+        }
+    }
+
     // MARK: Entries
 
     /// One address's entry in `index.json`.

@@ -13,6 +13,11 @@ extension VoiceMemo {
                 argument with a '/' in it (./talk.m4a, ~/x.wma) is such a file; one without is a memo, unless no \
                 memo has that id or title and a file of that name is in the current directory.
 
+                An http:// or https:// address plays while it downloads: seeking ahead asks for that part at once, \
+                and playback waits when the download falls behind and goes on by itself. What was downloaded is kept \
+                in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
+                it, downloads nothing. Remove that directory to empty it.
+
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
@@ -23,7 +28,8 @@ extension VoiceMemo {
                 """)
 
         @Argument(help: ArgumentHelp(
-            "The memos (ids, id prefixes of 4+ characters, exact titles) or audio files (paths).", valueName: "memo|path"),
+            "The memos (ids, id prefixes of 4+ characters, exact titles), audio files (paths) or http(s) addresses.",
+            valueName: "memo|path|url"),
             completion: MemoArgument.completion)
         var memos: [String]
 
@@ -56,6 +62,7 @@ extension VoiceMemo {
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
             let players = try items.map { item in
+                // An address's player is made at once; preparing it below waits for its header.
                 let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device
                 player.volume = sound.volume
@@ -92,13 +99,18 @@ extension VoiceMemo {
             let ending: PlayerGroup.Ending
             if let display {
                 let title = items.map(\.title.terminalSafe).joined(separator: " + ")
-                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
+                ending = try await InteractivePlayback(
+                    group: group, title: title, showsMeter: !noMeter, isRemote: items[0].isRemote, keyPause: keyPause
+                ).run(on: display)
             } else {
+                let notices = json ? nil : DownloadNotices(items: items, players: players)
+                defer { notices?.end() }
                 ending = try await group.playTogether()
             }
             if json {
                 let summary = PlaySummary(
-                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil }.map(\.url.path),
+                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil && !$0.isRemote }.map(\.url.path),
+                    addresses: items.filter(\.isRemote).map(\.url.absoluteString),
                     completed: ending == .completed, seconds: Date().timeIntervalSince(started))
                 print(try MemoJSON.line(summary))
             }
@@ -114,6 +126,8 @@ private struct PlaySummary: Encodable {
     let memos: [String]
     /// The absolute paths of the files played that are not memos.
     let files: [String]
+    /// The http(s) addresses played.
+    let addresses: [String]
     let completed: Bool
     let seconds: Double
 }

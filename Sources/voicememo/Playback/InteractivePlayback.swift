@@ -3,7 +3,8 @@ import FoundationEssentials
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
-/// position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
+/// position, speed; buffering while an address waits for its download), and for an address a bar of what is
+/// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
 /// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
@@ -15,6 +16,8 @@ struct InteractivePlayback {
     /// What the status line calls the memos.
     let title: String
     let showsMeter: Bool
+    /// Whether the first item is an address, whose download is drawn.
+    let isRemote: Bool
     /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
     let keyPause: KeyPause
 
@@ -35,11 +38,16 @@ struct InteractivePlayback {
             guard try await live.nextTick(), !ended.isSet else { continue }
             let lead = group.players[0]
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
+            let position = lead.currentTime
+            let footer = isRemote ? { [lead] (columns: Int) in
+                ProgressBar.line(position: position, duration: lead.duration, loaded: lead.loadedTimeRanges, columns: columns)
+            } : nil
             try live.show(
-                levels, elapsed: lead.currentTime, bytes: nil,
+                levels, elapsed: position, bytes: nil,
                 status: MeterLine.playback(
-                    title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
-                    duration: lead.duration, rate: lead.rate))
+                    title, isPlaying: group.players.contains(where: \.isPlaying), position: position,
+                    duration: lead.duration, rate: lead.rate, isBuffering: group.players.contains(where: \.isPlaybackBufferEmpty)),
+                footer: footer)
         }
         return try await playing.value
     }

@@ -82,11 +82,15 @@ struct MeterLine {
     }
 
     /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  ×1.25` (`⏸` when
-    /// paused; the speed only when it is not 1).
-    static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> StatusLine {
+    /// paused; the speed only when it is not 1); `… talk.wav  0:12.0 / 0:30.0  buffering` while an address's playback
+    /// waits for its download.
+    static func playback(
+        _ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float, isBuffering: Bool = false
+    ) -> StatusLine {
         var fields = ["\(Describe.duration(position)) / \(Describe.duration(duration))"]
+        if isBuffering { fields.append("buffering") }
         if rate != 1 { fields.append("×" + Describe.number(Double(rate), "%.2f")) }
-        return StatusLine(head: isPlaying ? "▶ " : "⏸ ", title: title, fields: fields)
+        return StatusLine(head: isBuffering && isPlaying ? "… " : isPlaying ? "▶ " : "⏸ ", title: title, fields: fields)
     }
 
     /// One plain line for a pipe or a log, e.g. `0:03.2  peak -6.0, -6.1 dBFS  average -9.0, -9.1 dBFS  96 KB`.
