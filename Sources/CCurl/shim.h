@@ -29,3 +29,5 @@ static inline CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **
 // The result of a finished transfer sits in a union.
 static inline CURLcode ccurl_message_result(const CURLMsg *message) { return message->data.result; }
 static inline int ccurl_message_is_done(const CURLMsg *message) { return message->msg == CURLMSG_DONE; }
+// CURLVERSION_NOW is a macro.
+static inline const curl_version_info_data *ccurl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }

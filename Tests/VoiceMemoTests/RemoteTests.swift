@@ -99,4 +99,23 @@ import Testing
         let resumed = server.requests().filter { $0.range.hasPrefix("bytes=") && !$0.range.hasPrefix("bytes=0-") }
         #expect(!resumed.isEmpty, "resumed with a range request: \(server.requests().map(\.range))")
     }
+
+    @Test func twoImportsOfOneAddressAtOnceBothGetTheWholeFile() throws {
+        let cli = try CLI()
+        let talk = try noise(cli, seconds: 4)
+        let server = try HTTPServer(rate: "384k")
+        try server.put(talk, as: "talk.wav")
+        let imports = try (0..<2).map { _ in try cli.start("import", server.url("talk.wav").absoluteString, "--json") }
+        let expected = try Sox.samples(of: talk.path)
+        for running in imports {
+            let result = running.finish()
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(try Sox.samples(of: try #require(try cli.json(result)["file"] as? String)) == expected)
+        }
+        let listed = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: cli.cacheHome.appendingPathComponent("voicememo/http/index.json"))) as? [String: Any])
+        let entries = try #require(listed["entries"] as? [[String: Any]])
+        let size = try Data(contentsOf: talk).count
+        #expect(entries.count == 1 && entries[0]["ranges"] as? [[Int]] == [[0, size]], "\(entries)")
+    }
 }

@@ -225,8 +225,11 @@ final class HTTPConnection: @unchecked Sendable {
         return String(rest.prefix { $0 != ":" })
     }
 
-    /// The version of libcurl running, e.g. "libcurl/7.88.1 OpenSSL/3.0.19 zlib/1.2.13".
+    /// The version of libcurl running, e.g. "libcurl 7.88.1".
     ///
-    /// The corresponding C function is `curl_version`.
-    static var version: String { String(cString: curl_version()) }
+    /// The corresponding C function is `curl_version_info`.
+    static var libraryVersion: String {
+        guard let info = ccurl_version_info(), let version = info.pointee.version else { return "libcurl" }
+        return "libcurl " + String(cString: version)
+    }
 }
