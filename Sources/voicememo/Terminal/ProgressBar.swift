@@ -11,7 +11,7 @@ enum ProgressBar {
         for cell in 0..<columns {
             let start = Double(cell) / Double(columns) * duration
             let end = Double(cell + 1) / Double(columns) * duration
-            if end <= position || cell == 0 && position > 0 && position >= end / 2 {
+            if end <= position {
                 line += "█"
                 continue
             }
