@@ -109,6 +109,19 @@ import Testing
         #expect(server.requests().allSatisfy { $0.status == 200 }, "nginx sent the whole file each time")
     }
 
+    @Test func aQueueOfAddressesPlaysThemBackToBack() throws {
+        let server = try HTTPServer(rate: "512k")
+        try server.put(talk, as: "talk.wav")
+        let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
+        let queue = try AudioQueuePlayer(items: [server.url("talk.wav"), server.url("norange/talk.wav")], cache: cache)
+        queue.currentDevice = renderer.device
+        #expect(queue.play())
+        let output = scratch.file("queue.wav")
+        try renderer.render(to: output, settings: AudioSettings(format: .wav, sampleRate: 16000, channelCount: 1, bitDepth: .float32))
+        let played = try AudioFile(forReading: output)
+        #expect(firstDifference(try played.read(frameCount: Int(played.frameCount)), expected + expected) == nil)
+    }
+
     @Test func aFailedDownloadIsTheStatusWithTheReason() async throws {
         let server = try HTTPServer()
         let renderer = try OfflineRenderer()

@@ -89,12 +89,19 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     let state = Mutex(State())
+    /// Where items that are `http` or `https` addresses keep their bytes.
+    let cache: RemoteCache
 
     /// Creates a queue of `items`, checking that each can be read.
     ///
+    /// - Parameters:
+    ///   - items: Files' URLs, or `http` or `https` addresses: those play as they download (checking one waits for its
+    ///     header), without the stall and resume of an ``AudioPlayer``.
+    ///   - cache: Where the addresses' bytes are kept.
     /// - Throws: ``AudioFileError`` for the first item that is not readable audio.
-    public init(items: [URL]) throws(AudioFileError) {
-        for url in items { try Self.check(url) }
+    public init(items: [URL], cache: RemoteCache = .shared) throws(AudioFileError) {
+        self.cache = cache
+        for url in items { try Self.check(url, cache: cache) }
         state.withLock { state in items.forEach { state.append($0) } }
     }
 
@@ -166,7 +173,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     ///
     /// - Throws: ``AudioFileError`` when `url` is not readable audio; the queue is then unchanged.
     public func insert(_ url: URL, after item: URL?) throws(AudioFileError) {
-        try Self.check(url)
+        try Self.check(url, cache: cache)
         withState { state, events in
             let position = item.flatMap { item in state.items.firstIndex { $0.url == item } }.map { $0 + 1 }
                 ?? state.items.count
@@ -215,8 +222,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
     // MARK: Internals
 
-    private static func check(_ url: URL) throws(AudioFileError) {
-        let file = try AudioFile(forReading: url)
+    private static func check(_ url: URL, cache: RemoteCache) throws(AudioFileError) {
+        let file = try AudioFile(forReading: url, cache: cache)
         guard file.frameCount > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
     }
 
@@ -261,7 +268,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         while let first = state.items.first {
             let file: AudioFile
             do {
-                file = try Self.open(first.url, channels: engine.configuration.channelCount)
+                file = try Self.open(first.url, channels: engine.configuration.channelCount, cache: cache)
             } catch {
                 state.items.removeFirst()
                 state.time = 0
@@ -300,8 +307,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// `url` opened for playing on a device of `channels` channels.
-    private static func open(_ url: URL, channels: Int) throws(AudioFileError) -> AudioFile {
-        let file = try AudioFile(forReading: url)
+    private static func open(_ url: URL, channels: Int, cache: RemoteCache) throws(AudioFileError) -> AudioFile {
+        let file = try AudioFile(forReading: url, cache: cache)
         guard ChannelMap(from: file.channelCount, to: channels) != nil else {
             throw AudioFileError(path: url.path, reason: .unsupported(
                 "its \(file.channelCount) channels cannot be played on a \(channels)-channel device"))
@@ -318,7 +325,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 return (state.items[state.decoded].url, state.items[state.decoded].token)
             }
             guard let (url, token) = next else { return .end }
-            let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels) }
+            let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels, cache: cache) }
             let isCurrent = state.withLock { state in
                 guard state.generation == generation else { return false }
                 state.decoded += 1
