@@ -52,7 +52,7 @@ extension AudioPlayer {
     }
 
     /// Whether playback is likely to go on without stalling: for an address, the whole file is downloaded, or at least
-    /// ``likelyToKeepUpSeconds`` of it from where playback reads; always true for a file.
+    /// 2 seconds of it from where playback reads; always true for a file.
     public var isPlaybackLikelyToKeepUp: Bool {
         guard let remote else { return true }
         return isLikelyToKeepUp(remote.progress)
