@@ -174,6 +174,25 @@ import Testing
         #expect(try Sox.info(scratch.path("ten.wav")).frames == 160_000)
     }
 
+    /// A listener cancelled while the player hands out an event: the stream's end (under the runtime's lock on the
+    /// cancelled task) once took the player's lock, which the handing out holds while it resumes that task.
+    @Test func listenersCancelledWhileEventsComeNeverDeadlockThePlayer() async throws {
+        let renderer = try OfflineRenderer(channelCount: 1)
+        let player = try player(try noise("short.wav", seconds: 0.01, channels: 1), on: renderer)
+        for _ in 0..<300 {
+            let listeners = (0..<4).map { _ in
+                let events = player.events()
+                return Task { for await _ in events {} }
+            }
+            player.play()
+            let rendering = Task.detached { _ = renderer.render(frameCount: 1024) }
+            listeners.forEach { $0.cancel() }
+            await rendering.value
+            player.stop()
+        }
+        #expect(player.status == .readyToPlay)
+    }
+
     @Test func settingsThatAreNotTheRenderersAreRefusedInOneLine() throws {
         let renderer = try OfflineRenderer()
         #expect(throws: AudioSettingsError.channelCount(3, allowed: 1...2, format: .wav)) { try OfflineRenderer(channelCount: 3) }

@@ -215,8 +215,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// The queue's events, in order, from now on. Each call makes a new stream.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { $0.subscribers.add(continuation) }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+            state.withLock { $0.subscribers.add(continuation) }
         }
     }
 
