@@ -152,8 +152,14 @@ private final class Download: @unchecked Sendable {
     /// Whether the server has answered a request (any status).
     private var hasAnswered = false
 
-    /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump.
-    static let jumpDistance: Int64 = 64 * 1024
+    /// Seconds of the transfer a reader waits for bytes ahead of where it is, rather than asking for them anew.
+    static let jumpSeconds = 0.25
+    /// The download's rate in bytes a second, measured over the transfer under way (a guess before the first).
+    private var rate: Double = 64 * 1024
+
+    /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump: what a quarter
+    /// of a second brings, 16 KiB at least. Under the lock.
+    private var jumpDistance: Int64 { max(16 * 1024, Int64(rate * Self.jumpSeconds)) }
     /// Bytes or seconds between two commits to the cache.
     static let commitBytes: Int64 = 256 * 1024
     static let commitSeconds = 1.0
@@ -231,7 +237,7 @@ private final class Download: @unchecked Sendable {
                     demand = offset
                     monitor.broadcast()
                     // A transfer far from the offset is stopped, and the thread asks for the offset's range.
-                    if let writing, supportsRanges, offset < writing || offset > writing + Self.jumpDistance {
+                    if let writing, supportsRanges, offset < writing || offset > writing + jumpDistance {
                         connection.interrupt()
                     }
                 }
@@ -374,6 +380,8 @@ private final class Download: @unchecked Sendable {
         var refusal: TransferFailure?
         var lastCommit = ContinuousClock.now
         var sinceCommit: Int64 = 0
+        var started: ContinuousClock.Instant?
+        var received: Int64 = 0
         var file = monitor.withLock { held }
         let end = try connection.get(url.absoluteString, headers: plan.headers, receive: { head in
             self.monitor.withLock {
@@ -408,9 +416,13 @@ private final class Download: @unchecked Sendable {
             position = range.upperBound
             sinceCommit += Int64(bytes.count)
             self.bytesDownloaded.wrappingIncrement(by: Int64(bytes.count), ordering: .relaxed)
+            received += Int64(bytes.count)
+            let elapsed = started.map { (ContinuousClock.now - $0) / .seconds(1) } ?? 0
+            if started == nil { started = .now }
             let goOn = self.monitor.withLock { () -> Bool in
                 self.loaded.insert(range)
                 self.writing = position
+                if elapsed > 0.2 { self.rate = Double(received) / elapsed }
                 self.monitor.broadcast()
                 if self.isClosed { return false }
                 if self.supportsRanges, let end = plan.end, position >= end { return false }
@@ -418,7 +430,7 @@ private final class Download: @unchecked Sendable {
                 // Bytes the cache or an earlier transfer has: the next request starts after them.
                 if self.supportsRanges, self.loaded.end(ofRunAt: position) > position { return false }
                 if let demand = self.demand, !self.loaded.contains(demand), self.supportsRanges,
-                   demand < position || demand > position + Self.jumpDistance {
+                   demand < position || demand > position + self.jumpDistance {
                     return false
                 }
                 return true
