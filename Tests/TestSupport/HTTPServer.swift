@@ -28,13 +28,17 @@ public final class HTTPServer: @unchecked Sendable {
     private let directory: URL
     private let lock = NSLock()
     private var pid: Int32?
+    /// The `https` server's lines of the configuration, when there is one.
+    private var secure = ""
 
     /// Writes the configuration and starts the server (waiting until it answers, at most 10 s).
     ///
     /// - Parameters:
     ///   - rate: nginx's `limit_rate` (bytes per second per connection, e.g. "64k"), or nil for no limit.
+    ///   - rateAfter: nginx's `limit_rate_after`: the bytes of each response sent at full speed before `rate` applies
+    ///     (e.g. "300k" with a rate of "1k": a download that stops mid-way, whenever a test looks).
     ///   - tls: Whether to serve `https` too, on a certificate made here with openssl.
-    public init(rate: String? = nil, tls: Bool = false) throws {
+    public init(rate: String? = nil, rateAfter: String? = nil, tls: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-nginx-\(UUID().uuidString.prefix(8))")
         root = directory.appendingPathComponent("www")
         for folder in [root, directory.appendingPathComponent("tmp")] {
@@ -42,7 +46,6 @@ public final class HTTPServer: @unchecked Sendable {
         }
         port = try Self.freePort()
         securePort = tls ? try Self.freePort() : nil
-        var secure = ""
         if let securePort {
             let key = directory.appendingPathComponent("key.pem").path
             let certificate = directory.appendingPathComponent("certificate.pem").path
@@ -56,6 +59,12 @@ public final class HTTPServer: @unchecked Sendable {
                         ssl_certificate_key \(key);
                 """
         }
+        try limit(rate: rate, after: rateAfter)
+        try start()
+    }
+
+    /// Writes the configuration with `rate` and `after` (see ``init(rate:rateAfter:tls:)``), for the next ``start()``.
+    public func limit(rate: String?, after: String? = nil) throws {
         let temporary = directory.appendingPathComponent("tmp").path
         let configuration = """
             daemon off;
@@ -80,13 +89,13 @@ public final class HTTPServer: @unchecked Sendable {
                     \(secure)
                     root \(root.path);
                     \(rate.map { "limit_rate \($0);" } ?? "")
+                    \(after.map { "limit_rate_after \($0);" } ?? "")
                     location /private/ { return 403; }
                     location /norange/ { max_ranges 0; alias \(root.path)/; }
                 }
             }
             """
         try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        try start()
     }
 
     deinit {

@@ -82,15 +82,19 @@ import Testing
     @Test func anImportWhoseServerIsKilledMidwayAndStartedAgainImportsTheWholeMemo() throws {
         let cli = try CLI()
         let talk = try noise(cli, seconds: 4)
-        // 768 KB at 256 KB/s: three seconds.
-        let server = try HTTPServer(rate: "256k")
+        // 768 KB: the first 400 KB at once, then 1 KB/s, until the server is killed and started again without the limit.
+        let server = try HTTPServer(rate: "1k", rateAfter: "400k")
         try server.put(talk, as: "talk.wav")
         let importing = try cli.start("import", server.url("talk.wav").absoluteString, "--json")
-        usleep(1_000_000)
+        // Once the cache lists a part of it: the download is then crawling mid-way.
+        let index = cli.cacheHome.appendingPathComponent("voicememo/http/index.json")
+        let deadline = Date().addingTimeInterval(20)
+        while (try? String(contentsOf: index, encoding: .utf8))?.contains("[[0,") != true, Date() < deadline { usleep(20_000) }
         #expect(importing.isRunning && server.isRunning)
         server.kill()
-        usleep(1_000_000)
+        usleep(500_000)
         #expect(importing.isRunning, "waits for the server")
+        try server.limit(rate: nil)
         try server.start()
         let result = importing.finish()
         #expect(result.status == 0, "\(result.standardError)")

@@ -152,14 +152,16 @@ private final class Download: @unchecked Sendable {
     /// Whether the server has answered a request (any status).
     private var hasAnswered = false
 
-    /// Seconds of the transfer a reader waits for bytes ahead of where it is, rather than asking for them anew.
-    static let jumpSeconds = 0.25
+    /// Seconds of the transfer a reader waits for bytes ahead of where it is, rather than asking for them anew: a
+    /// reader that only runs a little ahead (a decoder faster than the download) must not throw away what is on its
+    /// way, and one that seeks far must not wait.
+    static let jumpSeconds = 1.0
     /// The download's rate in bytes a second, measured over the transfer under way (a guess before the first).
     private var rate: Double = 64 * 1024
 
-    /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump: what a quarter
-    /// of a second brings, 16 KiB at least. Under the lock.
-    private var jumpDistance: Int64 { max(16 * 1024, Int64(rate * Self.jumpSeconds)) }
+    /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump: what a second of
+    /// it brings, 64 KiB at least. Under the lock.
+    private var jumpDistance: Int64 { max(64 * 1024, Int64(rate * Self.jumpSeconds)) }
     /// Bytes or seconds between two commits to the cache.
     static let commitBytes: Int64 = 256 * 1024
     static let commitSeconds = 1.0
