@@ -69,9 +69,10 @@ public final class RemoteCache: Sendable {
         let lock = try locked()
         defer { lock.unlock() }
         var index = readIndex()
-        for entry in index.entries { unlink(path(entry.file)) }
+        let files = index.entries.map(\.file)
         index.entries.removeAll()
         try write(index)
+        for name in files { unlink(path(name)) }
         sweep(index)
     }
 
@@ -203,8 +204,9 @@ public final class RemoteCache: Sendable {
             defer { lock.unlock() }
             var index = readIndex()
             let entry = Entry(url: held.url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now)
+            var old: String?
             if let found = index.entries.firstIndex(where: { $0.url == held.url }) {
-                unlink(path(index.entries[found].file))
+                old = index.entries[found].file
                 index.entries[found] = entry
             } else {
                 index.entries.append(entry)
@@ -213,6 +215,8 @@ public final class RemoteCache: Sendable {
                 path(entry.file), .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: .ownerReadWrite)
             _ = flock(descriptor.rawValue, LOCK_SH)
             try write(index)
+            // Once the index no longer lists it: a kill between the two leaves an orphan, never a listed file missing.
+            if let old { unlink(path(old)) }
             return Held(url: held.url, descriptor: descriptor, file: entry.file, entry: entry)
         } catch {
             return try Self.privateFile(for: held.url)
@@ -236,8 +240,9 @@ public final class RemoteCache: Sendable {
         index.entries[found].lastModified = lastModified
         index.entries[found].lastUsed = Self.now
         let listed = index.entries[found].ranges
-        evict(&index)
+        let evicted = evict(&index)
         guard (try? write(index)) != nil else { return nil }
+        for name in evicted { unlink(path(name)) }
         return listed
     }
 
@@ -289,25 +294,28 @@ public final class RemoteCache: Sendable {
         }
     }
 
-    /// Removes the least recently used entries that no process holds until the rest fit in ``capacity``. Under the lock.
-    private func evict(_ index: inout Index) {
+    /// Takes the least recently used entries that no process holds out of `index` until the rest fit in ``capacity``;
+    /// returns their data files, to be removed once the index without them is written. Under the lock, which every
+    /// process takes to hold a file: none can start holding one of them meanwhile.
+    private func evict(_ index: inout Index) -> [String] {
         var total = index.entries.reduce(0) { $0 + $1.ranges.byteCount }
-        guard total > capacity else { return }
+        guard total > capacity else { return [] }
+        var evicted: [String] = []
         for entry in index.entries.sorted(by: { $0.lastUsed < $1.lastUsed }) {
             guard total > capacity else { break }
-            guard removeUnlessHeld(entry.file) else { continue }
+            guard !isHeld(entry.file) else { continue }
             index.entries.removeAll { $0.file == entry.file }
+            evicted.append(entry.file)
             total -= entry.ranges.byteCount
         }
+        return evicted
     }
 
-    /// Removes the data file `name` unless a process holds it (its shared lock); returns whether it is gone.
-    private func removeUnlessHeld(_ name: String) -> Bool {
-        guard let descriptor = try? FileDescriptor.open(path(name), .readOnly, options: [.closeOnExec, .noFollow]) else { return true }
+    /// Whether a process holds the data file `name` (its shared lock).
+    private func isHeld(_ name: String) -> Bool {
+        guard let descriptor = try? FileDescriptor.open(path(name), .readOnly, options: [.closeOnExec, .noFollow]) else { return false }
         defer { try? descriptor.close() }
-        guard flock(descriptor.rawValue, LOCK_EX | LOCK_NB) == 0 else { return false }
-        unlink(path(name))
-        return true
+        return flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0
     }
 
     /// Removes what a killed process may have left: data files the index does not list and no one holds, and
@@ -316,8 +324,8 @@ public final class RemoteCache: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         let listed = Set(index.entries.map(\.file))
         for name in names {
-            if name.hasSuffix(".data"), !listed.contains(name) {
-                _ = removeUnlessHeld(name)
+            if name.hasSuffix(".data"), !listed.contains(name), !isHeld(name) {
+                unlink(path(name))
             } else if name.hasPrefix(".index.json."), name.hasSuffix(".tmp") {
                 unlink(path(name))
             }

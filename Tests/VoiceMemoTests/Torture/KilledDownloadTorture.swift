@@ -27,13 +27,22 @@ import Testing
         try server.put(talk, as: "talk.wav")
         let address = server.url("talk.wav").absoluteString
         var random = SeededGenerator(seed: 0xCAC4E)
+        /// The most bytes the cache listed after a round's kills.
+        var keptMost = 0
         for round in 0..<Torture.scale(quick: 6, long: 60) {
+            // A file the cache holds nearly whole would be done before its kill: it changes on the server (a new
+            // Last-Modified and ETag, the same bytes), and the next process starts it anew.
+            let held = try listedRanges(cli).map { $0.ranges.reduce(0) { $0 + $1[1] - $1[0] } }.max() ?? 0
+            if held > source.count * 2 / 5 {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSinceNow: Double(round + 1))], ofItemAtPath: server.root.appendingPathComponent("talk.wav").path)
+            }
             // Now and then two processes download at once; each play reads as fast as the download goes (no clock).
             let commands = (0..<(round % 3 == 2 ? 2 : 1)).map { _ in
                 Bool.random(using: &random) ? ["import", address] : ["play", address, "--device", "null", "--no-meter"]
             }
             let running = try commands.map { try cli.start($0, with: [:]) }
-            usleep(UInt32.random(in: 50_000...1_500_000, using: &random))
+            usleep(UInt32.random(in: 50_000...1_200_000, using: &random))
             for (command, process) in zip(commands, running) {
                 guard process.isRunning else {
                     let result = process.finish()
@@ -42,7 +51,9 @@ import Testing
                 }
                 process.kill()
             }
-            for (file, ranges) in try listedRanges(cli) {
+            let afterKill = try listedRanges(cli)
+            keptMost = max(keptMost, afterKill.map { $0.ranges.reduce(0) { $0 + $1[1] - $1[0] } }.max() ?? 0)
+            for (file, ranges) in afterKill {
                 let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
                 for range in ranges {
                     #expect(range.count == 2 && range[0] < range[1] && range[1] <= source.count, "round \(round): \(range)")
@@ -55,7 +66,7 @@ import Testing
             }
         }
         let listed = try listedRanges(cli).flatMap(\.ranges).reduce(0) { $0 + $1[1] - $1[0] }
-        #expect(listed > 0, "what the killed processes synced is kept")
+        #expect(keptMost > 0, "what the killed processes synced is kept")
         // nginx logs a killed client's response when it next writes to it, which a throttled one may do late: a server
         // started anew counts the last import's bytes alone.
         server.kill()
