@@ -48,4 +48,16 @@ import Testing
             #expect(firstDifference(try remote.read(frameCount: 500), try file.read(frameCount: 500)) == nil, "at frame \(frame)")
         }
     }
+
+    @Test func aRedirectIsFollowedForEveryRange() throws {
+        let server = try HTTPServer()
+        let local = try noise("flac")
+        try server.put(local, as: "noise.flac")
+        let file = try AudioFile(forReading: local)
+        let remote = try AudioFile(forReading: server.url("moved/noise.flac"), cache: cache)
+        try file.seek(toFrame: 60000)
+        try remote.seek(toFrame: 60000)
+        #expect(firstDifference(try remote.read(frameCount: 36000), try file.read(frameCount: 36000)) == nil)
+        #expect(server.requests().contains { $0.path == "/moved/noise.flac" && $0.status == 301 })
+    }
 }

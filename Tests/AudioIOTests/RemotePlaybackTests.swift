@@ -109,7 +109,8 @@ import Testing
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try player(server.url("talk.wav"), on: renderer)
         #expect(player.play())
-        let rendering = Task.detached { renderer.render(frameCount: 30 * 16000) }
+        // On a thread of its own: a busy test pool may hold a task back for longer than the test waits.
+        let rendering = Rendering { renderer.render(frameCount: 30 * 16000) }
         // The render waits for what is missing (a device without a clock).
         #expect(try await eventually { (player.loadedTimeRanges.first?.upperBound ?? 0) > 9 && player.isPlaybackBufferEmpty })
         #expect(server.isRunning)
@@ -118,7 +119,7 @@ import Testing
         #expect(player.isPlaybackBufferEmpty && !player.isPlaybackLikelyToKeepUp && player.isPlaying)
         try server.limit(rate: nil)
         try server.start()
-        let played = await rendering.value
+        let played = await rendering.samples
         #expect(firstDifference(played, expected) == nil, "every sample, in order, across the outage")
         let resumed = server.requests().filter { $0.range.hasPrefix("bytes=") && !$0.range.hasPrefix("bytes=0-") }
         #expect(!resumed.isEmpty, "the download went on with a range request: \(server.requests().map(\.range))")
@@ -160,6 +161,37 @@ import Testing
         let nowhere = try AudioPlayer(contentsOf: URL(string: "http://voicememo-test.invalid/talk.wav")!, cache: cache)
         #expect(!nowhere.prepareToPlay())
         #expect(nowhere.status == .failed(.file(AudioFileError(path: "http://voicememo-test.invalid/talk.wav", reason: .downloadFailed(.hostNotFound("voicememo-test.invalid"))))))
+    }
+}
+
+/// A render on a thread of its own, awaited for its samples.
+final class Rendering: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: [Float]?
+    private var waiting: CheckedContinuation<[Float], Never>?
+
+    init(_ render: @escaping @Sendable () -> [Float]) {
+        Thread { [self] in
+            let samples = render()
+            let waiter = lock.withLock { () -> CheckedContinuation<[Float], Never>? in
+                result = samples
+                return waiting.take()
+            }
+            waiter?.resume(returning: samples)
+        }.start()
+    }
+
+    /// The rendered samples, once the render is done.
+    var samples: [Float] {
+        get async {
+            await withCheckedContinuation { continuation in
+                let done = lock.withLock { () -> [Float]? in
+                    if result == nil { waiting = continuation }
+                    return result
+                }
+                if let done { continuation.resume(returning: done) }
+            }
+        }
     }
 }
 

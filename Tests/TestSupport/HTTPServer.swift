@@ -10,6 +10,7 @@ import Foundation
 /// - `/NAME`: the file `NAME` put with ``put(_:as:)``;
 /// - `/norange/NAME`: the same, without range support (`max_ranges 0`: a 200 with the whole file, whatever is asked);
 /// - `/private/NAME`: 403 Forbidden;
+/// - `/moved/NAME`: a permanent redirect (301) to `/NAME`;
 /// - with `tls`, the same on an `https` port whose certificate is self-signed (no system trusts it).
 ///
 /// ```swift
@@ -91,6 +92,7 @@ public final class HTTPServer: @unchecked Sendable {
                     \(rate.map { "limit_rate \($0);" } ?? "")
                     \(after.map { "limit_rate_after \($0);" } ?? "")
                     location /private/ { return 403; }
+                    location /moved/ { rewrite ^/moved/(.*)$ /$1 permanent; }
                     location /norange/ { max_ranges 0; alias \(root.path)/; }
                 }
             }
