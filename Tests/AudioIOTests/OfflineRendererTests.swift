@@ -179,18 +179,24 @@ import Testing
     @Test func listenersCancelledWhileEventsComeNeverDeadlockThePlayer() async throws {
         let renderer = try OfflineRenderer(channelCount: 1)
         let player = try player(try noise("short.wav", seconds: 0.01, channels: 1), on: renderer)
-        for _ in 0..<200 {
-            let listeners = (0..<4).map { _ in
-                let events = player.events()
-                return Task { for await _ in events {} }
-            }
-            player.play()
-            // The engine's event thread hands out started and finished while the listeners are cancelled here.
-            _ = renderer.render(frameCount: 1024)
-            listeners.forEach { $0.cancel() }
-            player.stop()
+        // On a thread of its own, not one of the test pool's few, which it would hold for the whole loop.
+        let done = await withCheckedContinuation { (finished: CheckedContinuation<Bool, Never>) in
+            Thread {
+                for _ in 0..<100 {
+                    let listeners = (0..<4).map { _ in
+                        let events = player.events()
+                        return Task { for await _ in events {} }
+                    }
+                    player.play()
+                    // The engine's event thread hands out started and finished while the listeners are cancelled here.
+                    _ = renderer.render(frameCount: 1024)
+                    listeners.forEach { $0.cancel() }
+                    player.stop()
+                }
+                finished.resume(returning: true)
+            }.start()
         }
-        #expect(player.status == .readyToPlay)
+        #expect(done && player.status == .readyToPlay)
     }
 
     @Test func settingsThatAreNotTheRenderersAreRefusedInOneLine() throws {

@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func aQueueOfAddressesPlaysThemBackToBack() throws {
-        let server = try HTTPServer(rate: "512k")
+        let server = try HTTPServer()
         try server.put(talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let queue = try AudioQueuePlayer(items: [server.url("talk.wav"), server.url("norange/talk.wav")], cache: cache)
