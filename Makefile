@@ -8,7 +8,7 @@ BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
-BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev
+BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libebur128-dev
 TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl
 BENCH_PACKAGES = soundstretch time
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)

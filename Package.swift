@@ -26,6 +26,7 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CFileSystem"),
@@ -34,7 +35,7 @@ let package = Package(
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CEBUR128",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
