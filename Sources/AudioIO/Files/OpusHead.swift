@@ -38,4 +38,16 @@ struct OpusHead: Equatable {
             packet[17] = UInt8(truncatingIfNeeded: steps >> 8)
         }
     }
+
+    /// How the channels are coded (RFC 7845 §5.1.1): the streams, how many of them are stereo, and which decoded channel
+    /// each output channel is; `nil` when the header is too short for its mapping or names none of 1 or 2 channels
+    /// for family 0.
+    var streamLayout: (streams: Int, coupled: Int, mapping: [UInt8])? {
+        let channels = channelCount
+        guard packet[18] != 0 else {
+            return (1...2).contains(channels) ? (1, channels - 1, Array(0..<UInt8(channels))) : nil
+        }
+        guard channels > 0, packet.count >= 21 + channels else { return nil }
+        return (Int(packet[19]), Int(packet[20]), Array(packet[21..<(21 + channels)]))
+    }
 }

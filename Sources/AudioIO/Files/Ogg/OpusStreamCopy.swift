@@ -13,10 +13,15 @@ import SystemPackage
 /// date, which take the new ones. A stream cut short (a torn last page, no end-of-stream page: a killed recording) is
 /// copied up to its last whole packet and ended there, as ``OpusStreamRepair`` ends it in place.
 ///
-/// A trim (RFC 7845 §4.3, §4.5) keeps whole packets: the one holding the first sample kept and, before it, as many as
-/// the pre-skip can hold (1.2–1.36 s), so that the decoder has settled by the cut and decodes exactly the samples the
-/// whole stream decodes there; the pre-skip then drops what comes before the cut. At the end it keeps the packet holding
-/// the last sample kept, whose granule position (less than the packet's end) drops the rest.
+/// A trim (RFC 7845 §4.3, §4.5) keeps whole packets: the one holding the first sample kept and some before it, whose
+/// decoding the pre-skip drops, so that the decoder has settled by the cut. A decoder started mid-stream settles on the
+/// whole stream's samples only after a while (a few hundred milliseconds of speech, seen up to 1.6 s), and the
+/// pre-skip reaches back 1.36 s at most: the copy decodes the stream (libopus, at 48 kHz) up to a second past the cut,
+/// then tries each packet within the pre-skip's reach, farthest back first, as the first one kept, and keeps the
+/// first from which the decoder gives exactly the whole stream's samples from the cut on. When none does (rare), it
+/// keeps the one farthest back: the first moments after the cut then decode within about −50 dB of the original rather
+/// than exactly. At the end it keeps the packet holding the last sample kept, whose granule position (less than the
+/// packet's end) drops the rest: what comes before the end decodes exactly.
 struct OpusStreamCopy {
     /// What a copy changes; everything else is copied as it is.
     struct Edit: Equatable {
@@ -89,7 +94,12 @@ struct OpusStreamCopy {
                                 guard var head = OpusHead(packet: packet.data) else { throw NotCopyable(description: "it is not Opus") }
                                 head.outputGain += edit.gain
                                 packet.data = head.packet
-                                cut = edit.samples.map { Cut(keeping: $0, preSkip: head.preSkip) }
+                                if let samples = edit.samples {
+                                    let start = samples.lowerBound + Int64(head.preSkip)
+                                    cut = Cut(
+                                        keeping: samples, preSkip: head.preSkip,
+                                        firstPacketStart: try settledStart(cuttingAt: start, until: samples.upperBound + Int64(head.preSkip), head: head))
+                                }
                             } else {
                                 guard var tags = OpusTags(packet: packet.data) else {
                                     throw NotCopyable(description: "its comment header is damaged")
@@ -143,17 +153,86 @@ struct OpusStreamCopy {
         return written
     }
 
+    /// The granule position (the source's) at which the first packet a trim starting at granule position `cut` keeps
+    /// starts: the stream's first packet when the pre-skip reaches back to it, else the packet farthest back within the
+    /// pre-skip's reach (and 80 ms before the cut at least, RFC 7845's pre-roll) from which a decoder gives exactly the
+    /// samples the whole stream gives from `cut` up to a second on (or `end`), or failing that the one farthest back.
+    ///
+    /// - Throws: ``NotCopyable`` when a packet's position cannot be told, a packet does not decode, or libopus cannot
+    ///   decode the stream.
+    private func settledStart(cuttingAt cut: Int64, until end: Int64, head: OpusHead) throws -> Int64 {
+        let earliest = cut - Int64(OpusHead.maximumPreSkip)
+        let compared = cut..<min(end, cut + 48000)
+        let channels = head.channelCount
+        let reference: OpusPacketDecoder
+        do {
+            reference = try OpusPacketDecoder(head: head)
+        } catch {
+            throw NotCopyable(description: "its stream cannot be decoded (\(error))")
+        }
+        /// The packets within reach of the pre-skip up to the end of the comparison, with their starts.
+        var window: [(start: Int64, data: [UInt8])] = []
+        /// What the whole stream decodes to over `compared`.
+        var expected: [Float] = []
+        /// Adds to `samples` what of `frames`, decoded from a packet starting at `start`, lies in `compared`.
+        func appendCompared(_ frames: [Float], from start: Int64, to samples: inout [Float]) {
+            let from = max(start, compared.lowerBound), to = min(start + Int64(frames.count / channels), compared.upperBound)
+            guard from < to else { return }
+            samples += frames[(Int(from - start) * channels)..<(Int(to - start) * channels)]
+        }
+        let reader = OggPageReader(descriptor: source)
+        var opened: OggLogicalStream?
+        var isFirstPacket = true
+        var headers = 2
+        reading: while case .page(let page) = try reader.next() {
+            let stream = try opened ?? OggLogicalStream(serialNumber: page.serialNumber)
+            opened = stream
+            // What the copy refuses (a second stream) ends the search; the copy then says why.
+            guard page.serialNumber == stream.serialNumber, !page.isBeginningOfStream || page.offset == 0 else { break }
+            try stream.add(page)
+            var packets: [OggPacket] = []
+            while let packet = try stream.nextPacket() { packets.append(packet) }
+            for packet in OpusStreamRepair.positioned(Array(packets.dropFirst(min(headers, packets.count)))) {
+                guard packet.granulePosition >= 0, let duration = OpusLibrary.sampleCount(ofPacket: packet.data) else {
+                    throw NotCopyable(description: "the positions of its packets cannot be told")
+                }
+                let start = packet.granulePosition - Int64(duration)
+                guard start < compared.upperBound else { break reading }
+                if isFirstPacket, start >= earliest { return start }
+                isFirstPacket = false
+                guard let frames = reference.decode(packet.data) else { throw NotCopyable(description: "a packet of it does not decode") }
+                appendCompared(frames, from: start, to: &expected)
+                if start >= earliest { window.append((start, packet.data)) }
+            }
+            headers -= min(headers, packets.count)
+        }
+        for first in window.indices where window[first].start <= cut - 3840 {
+            guard let decoder = try? OpusPacketDecoder(head: head) else { break }
+            var decoded: [Float] = []
+            for (start, data) in window[first...] {
+                guard let frames = decoder.decode(data) else { break }
+                appendCompared(frames, from: start, to: &decoded)
+                if decoded != Array(expected.prefix(decoded.count)) { break }
+            }
+            if decoded == expected { return window[first].start }
+        }
+        return window.first?.start ?? cut
+    }
+
     /// Which packets a trim keeps, and their positions in the trimmed stream, decided packet by packet as they come.
     private struct Cut {
         /// The first and the end granule position kept, in the source's terms (its pre-skip included).
         let start: Int64
         let end: Int64
+        /// Where the first packet kept starts (the source's granule position).
+        let firstPacketStart: Int64
         /// The granule position of the first packet kept's start, once one is: what every position kept moves by.
         private(set) var shift: Int64?
 
-        init(keeping samples: Range<Int64>, preSkip: Int) {
+        init(keeping samples: Range<Int64>, preSkip: Int, firstPacketStart: Int64) {
             start = samples.lowerBound + Int64(preSkip)
             end = samples.upperBound + Int64(preSkip)
+            self.firstPacketStart = firstPacketStart
         }
 
         /// The trimmed stream's pre-skip, once the first packet kept is known: from its start to the first sample kept.
@@ -170,8 +249,8 @@ struct OpusStreamCopy {
                     throw NotCopyable(description: "the positions of its packets cannot be told")
                 }
                 let packetStart = packet.granulePosition - Int64(duration)
-                // Before what the pre-skip can reach back to: not needed to decode what is kept.
-                if shift == nil, packetStart < start - Int64(OpusHead.maximumPreSkip) { continue }
+                // Before the packet the decoder starts from: not needed to decode what is kept.
+                if shift == nil, packetStart < firstPacketStart { continue }
                 if packetStart >= end { return (kept, true) }
                 if shift == nil { shift = packetStart }
                 let reachesEnd = packet.granulePosition >= end
