@@ -73,7 +73,7 @@ if Context.environment["VOICEMEMO_BENCHMARKS"] == "1" {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
     // One executable per suite: the in-process benchmarks, each with its thresholds in Benchmarks/Thresholds.
-    for suite in ["RenderCycle", "CaptureCycle", "StartLatency"] {
+    for suite in ["RenderCycle", "CaptureCycle", "StartLatency", "Loudness"] {
         package.targets.append(
             .executableTarget(
                 name: suite,

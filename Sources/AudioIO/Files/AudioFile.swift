@@ -218,7 +218,7 @@ public final class AudioFile {
                 meter.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
             }
         }
-        return (meter.levels.levels, meter.loudness)
+        return (meter.measuredLevels, meter.loudness)
     }
 
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a

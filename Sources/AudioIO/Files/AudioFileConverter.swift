@@ -197,7 +197,7 @@ public enum AudioFileConverter {
             let staged = try StagedAudioFile(url: temporary)
             staged.summary = AudioFileSummary(
                 frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
-                levels: meter.levels.levels, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0,
+                levels: meter.measuredLevels, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0,
                 loudness: meter.loudness)
             return staged
         } catch let error as Errno {

@@ -100,7 +100,7 @@ final class RecordingWriter: @unchecked Sendable {
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
         let summary = AudioFileSummary(
             frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
-            levels: meter.levels.levels, byteCount: size, loudness: meter.loudness)
+            levels: meter.measuredLevels, byteCount: size, loudness: meter.loudness)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }
