@@ -13,7 +13,7 @@ extension MemoStore {
     /// granule position stays as it was, nothing is encoded again. The new file is written beside the old one, synced,
     /// and replaces it in one step, so a failure leaves the memo as it was.
     ///
-    /// A file keeps at most ``AudioMetadata/maximumStoredTitleBytes`` of a title; a longer one is kept whole in the
+    /// A file keeps at most `AudioMetadata.maximumStoredTitleBytes` of a title; a longer one is kept whole in the
     /// index and beside the file, so an index rebuilt from the files has it too. So is the title of an Opus file whose
     /// stream cannot be copied (damaged before its end), which is left as it is.
     ///

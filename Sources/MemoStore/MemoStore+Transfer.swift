@@ -95,7 +95,7 @@ extension MemoStore {
     ///   - rate: Speed, 0.5…2, pitch kept, as `AudioPlayer.rate`. When any of these three is not its default, the
     ///     memo is played into an `OfflineRenderer` rather than converted.
     ///   - loudness: A loudness in LUFS to bring the memo to (`nil`: as it is), with its true peak kept under −1 dBTP
-    ///     (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``): an Opus memo exported to Opus takes the
+    ///     (`AudioLoudness.normalizationGain(toLoudness:truePeakLimit:)`): an Opus memo exported to Opus takes the
     ///     gain in its header's output gain, which every decoder applies, its audio packets unchanged; other formats
     ///     have their samples scaled.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false (the default) it is
