@@ -38,7 +38,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
-                ("Loudness", Describe.loudness(memo.loudness)),
+                ("Loudness", Describe.loudness(of: memo)),
                 ("File", store.filePath(of: memo).terminalSafe),
             ]
             let width = fields.map(\.0.count).max() ?? 0

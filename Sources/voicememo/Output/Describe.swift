@@ -72,10 +72,12 @@ enum Describe {
         levels.map(level).joined(separator: ", ") + " dBFS"
     }
 
-    /// A memo's loudness as three measures, e.g. `-18.3 LUFS, range 6.2 LU, true peak -3.1 dBTP`; what a memo not
-    /// measured yet shows.
-    static func loudness(_ loudness: AudioLoudness?) -> String {
-        guard let loudness else { return "not measured (it is being recorded)" }
+    /// A memo's loudness as three measures, e.g. `-18.3 LUFS, range 6.2 LU, true peak -3.1 dBTP`; for a memo without,
+    /// why.
+    static func loudness(of memo: Memo) -> String {
+        guard let loudness = memo.loudness else {
+            return memo.state == .recording ? "not measured yet (it is being recorded)" : "not measured (its file could not be read)"
+        }
         return "\(level(loudness.integrated)) LUFS, range \(level(loudness.range)) LU, true peak \(level(loudness.truePeak)) dBTP"
     }
 
