@@ -5,7 +5,7 @@ import Testing
 
 /// Loudness as EBU R 128 measures it (libebur128): EBU Tech 3341's minimum requirements, synthesized as the
 /// specification describes its test signals (sines at given levels and lengths), within its tolerances (±0.1 LU;
-/// true peak +0.2/−0.4 dB), and ffmpeg's `ebur128` filter on real speech within 0.1 LU.
+/// true peak +0.2/−0.4 dB), and ffmpeg's `ebur128` filter on real speech within 0.1 LU (the range within 0.15).
 @Suite struct LoudnessTests {
     /// A 1 kHz sine at `level` dBFS (peak) for `seconds`, the same in each of `channels` interleaved channels.
     static func sine(level: Double, seconds: Double, channels: Int = 2, rate: Double = 48000, frequency: Double = 1000) -> [Float] {
@@ -151,7 +151,9 @@ import Testing
         let ours = try AudioFile(forReading: URL(fileURLWithPath: speech)).measureLoudness()
         let theirs = try Self.ffmpeg(speech)
         #expect(abs(ours.integrated - theirs.integrated) <= 0.1, "\(ours) vs ffmpeg's \(theirs)")
-        #expect(abs(ours.range - theirs.range) <= 0.1, "\(ours) vs ffmpeg's \(theirs)")
+        // libebur128 counts blocks in 0.075 LU bins (a histogram: memory that does not grow with the recording), ffmpeg
+        // in 0.01 LU ones and prints a tenth: the ranges agree within a bin and ffmpeg's rounding.
+        #expect(abs(ours.range - theirs.range) <= 0.15, "\(ours) vs ffmpeg's \(theirs)")
         #expect(abs(ours.truePeak - theirs.truePeak) <= 0.2, "\(ours) vs ffmpeg's \(theirs)")
     }
 }
