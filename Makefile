@@ -66,10 +66,11 @@ docs: deps
 	done
 
 ## torture: the torture suites (Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
-## index files, 200 kills, 10,000 memos, an 8-hour recording. `make test` runs the same suites lightly.
+## index files, 200 kills, 10,000 memos, an 8-hour recording; and 5,000 damaged Ogg files (OggFuzzTests). `make test`
+## runs the same suites lightly.
 torture: deps
 	$(SWIFT) build --build-tests
-	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture'
+	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture|OggFuzzTests'
 
 ## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
 ## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render and

@@ -10,8 +10,9 @@ import Testing
 /// packets and granule positions are random. Every reader and writer on it (the page reader, the copy with each kind of
 /// edit, the repair of a cut recording, the links of a chain) ends with a result or a clean error: no crash, no hang,
 /// and what a copy writes is whole Ogg pages ending their stream. A fixed seed replays a failure; `make test` runs a
-/// few hundred cases, `make torture` (VOICEMEMO_TORTURE=1) thousands.
-@Suite(.timeLimit(.minutes(3))) struct OggTorture {
+/// few hundred cases (a second or two) with the other suites, `make torture` (VOICEMEMO_TORTURE=1) thousands. It is not
+/// a `…Torture` suite: those hold the test pool's threads for minutes, waiting on processes they drive, and would starve it.
+@Suite(.timeLimit(.minutes(3))) struct OggFuzzTests {
     static let cases = ProcessInfo.processInfo.environment["VOICEMEMO_TORTURE"] == "1" ? 5000 : 300
 
     /// The pages of `bytes`, as the page reader finds them.
