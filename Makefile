@@ -8,7 +8,7 @@ BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
-BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev
+BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev libebur128-dev
 TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl
 BENCH_PACKAGES = soundstretch time
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
@@ -66,10 +66,11 @@ docs: deps
 	done
 
 ## torture: the torture suites (Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
-## index files, 200 kills, 10,000 memos, an 8-hour recording. `make test` runs the same suites lightly.
+## index files, 200 kills, 10,000 memos, an 8-hour recording; and 5,000 damaged Ogg files (OggFuzzTests). `make test`
+## runs the same suites lightly.
 torture: deps
 	$(SWIFT) build --build-tests
-	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture'
+	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture|OggFuzzTests'
 
 ## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
 ## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render and

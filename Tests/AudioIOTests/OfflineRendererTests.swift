@@ -29,6 +29,23 @@ import Testing
         return player
     }
 
+    @Test func aPlayersGainScalesItsSamplesBeforeItsVolumeAndMayRaiseThem() throws {
+        let renderer = try OfflineRenderer()
+        let file = try noise("noise.wav", seconds: 0.5)
+        let expected = try samples(of: file)
+        let player = try player(file, on: renderer)
+        player.gain = 12
+        player.volume = 0.5
+        #expect(player.gain == 12)
+        #expect(player.play())
+        let rendered = renderer.render(frameCount: expected.count / 2)
+        let factor = Float(pow(10, 12.0 / 20) * 0.5)
+        #expect(zip(rendered, expected).allSatisfy { abs($0 - $1 * factor) <= 1e-5 }, "each sample times 10^(12/20), halved")
+        #expect(rendered.map(\.magnitude).max()! > expected.map(\.magnitude).max()!, "louder than the file")
+        player.gain = 1000
+        #expect(player.gain == 48, "clamped")
+    }
+
     @Test func aPlayerRendersEveryFrameOfItsFileAndThenSilence() throws {
         let renderer = try OfflineRenderer()
         let file = try noise("noise.wav", seconds: 0.5)

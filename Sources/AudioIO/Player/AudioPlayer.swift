@@ -174,6 +174,20 @@ public final class AudioPlayer: @unchecked Sendable {
         }
     }
 
+    /// A fixed gain in decibels applied before ``volume``, −96…+48 (values outside are clamped), 0 by default: what
+    /// ReplayGain or an Opus file's output gain apply, and what brings a recording to a loudness
+    /// (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``). Unlike ``volume`` it may raise the level: a
+    /// gain that takes samples past full scale clips them.
+    public var gain: Float {
+        get { state.withLock { $0.controls.gain } }
+        set {
+            withState { state, events in
+                state.controls.setGain(newValue, voice: state.voice)
+                restartIfQueuedLong(&state, &events)
+            }
+        }
+    }
+
     /// Balance, −1 (left only) … 0 (both at unity) … +1 (right only): the left channel's gain is
     /// min(1, 1 − pan), the right's min(1, 1 + pan). A mono file plays on both channels.
     public var pan: Float {

@@ -22,7 +22,9 @@ extension VoiceMemo {
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
                 played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
-                widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. Ctrl-C, \
+                widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. \
+                --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
+                measured of each memo (a file that is not a memo is measured first). Ctrl-C, \
                 SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal ended \
                 (130, 143, 129). A memo still being recorded is not played.
                 """)
@@ -61,11 +63,13 @@ extension VoiceMemo {
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
-            let players = try items.map { item in
+            let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
+            let players = try items.enumerated().map { number, item in
                 // An address's player is made at once; preparing it below waits for its header.
                 let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device
                 player.volume = sound.volume
+                player.gain = Float(gains?[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
@@ -82,7 +86,8 @@ extension VoiceMemo {
             if !json, display == nil {
                 for (item, player) in zip(items, players) {
                     let duration = item.memo?.duration ?? player.duration
-                    print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(duration))) on \(device.terminalSafe)")
+                    let loudness = sound.normalize.map { " at \(Describe.level($0)) LUFS (\(Describe.gain(Double(player.gain))))" } ?? ""
+                    print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(duration))) on \(device.terminalSafe)\(loudness)")
                 }
                 // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
                 fflush(nil)
