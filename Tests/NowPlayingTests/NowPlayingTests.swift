@@ -33,11 +33,24 @@ import Testing
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// playerctl's position, and the player's own just before and just after it was asked.
-    func positions(of player: AudioPlayer) throws -> (before: Double, published: Double, after: Double) {
-        let before = player.currentTime
+    /// playerctl's position, and the player's own (`currentTime`) just before and just after it was asked.
+    func positions(of currentTime: () -> TimeInterval) throws -> (before: Double, published: Double, after: Double) {
+        let before = currentTime()
         let published = Double(try playerctl("position")) ?? -1
-        return (before, published, player.currentTime)
+        return (before, published, currentTime())
+    }
+
+    /// Whether playerctl's position was the player's clock, within 20 ms.
+    func isWithin20Milliseconds(_ positions: (before: Double, published: Double, after: Double)) -> Bool {
+        positions.published >= positions.before - 0.02 && positions.published <= positions.after + 0.02
+    }
+
+    /// dbus-monitor printing the player's Seeked signals, once it listens.
+    func seekedMonitor() async throws -> RunningTool {
+        let monitor = try Tool.start(
+            "dbus-monitor", ["--session", "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"], environment: bus.environment)
+        try await Task.sleep(for: .milliseconds(300))
+        return monitor
     }
 
     @Test func playerctlSeesWhatPlaysAndItsPositionAtAnyRate() async throws {
@@ -60,14 +73,14 @@ import Testing
 
             // The published position is the player's clock, at rate 1 and at 1.5.
             try await Task.sleep(for: .milliseconds(500))
-            let atOne = try positions(of: player)
-            #expect(atOne.published >= atOne.before - 0.02 && atOne.published <= atOne.after + 0.02, "\(atOne)")
+            let atOne = try positions { player.currentTime }
+            #expect(isWithin20Milliseconds(atOne), "\(atOne)")
             _ = try busctl("set-property", "Rate", "d", "1.5")
             #expect(player.rate == 1.5)
             #expect(try await eventually { try busctl("get-property", "Rate") == "d 1.5" })
             try await Task.sleep(for: .milliseconds(500))
-            let atOneAndAHalf = try positions(of: player)
-            #expect(atOneAndAHalf.published >= atOneAndAHalf.before - 0.02 && atOneAndAHalf.published <= atOneAndAHalf.after + 0.02, "\(atOneAndAHalf)")
+            let atOneAndAHalf = try positions { player.currentTime }
+            #expect(isWithin20Milliseconds(atOneAndAHalf), "\(atOneAndAHalf)")
         }
     }
 
@@ -89,9 +102,8 @@ import Testing
             #expect(try await eventually { try playerctl("status") == "Playing" })
 
             // A jump to 30 s and one 5 s further: each a Seeked signal as it happens.
-            let monitor = try Tool.start("dbus-monitor", ["--session", "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"], environment: bus.environment)
+            let monitor = try await seekedMonitor()
             defer { monitor.kill() }
-            try await Task.sleep(for: .milliseconds(300))
             _ = try playerctl("position", "30")
             let seekedAt = ContinuousClock.now
             #expect(abs(player.currentTime - 30) < 0.2, "\(player.currentTime)")
@@ -102,6 +114,13 @@ import Testing
             let forward = try #require(try signalValue(from: monitor))
             #expect(abs(Double(forward) / 1e6 - 35) < 0.3)
 
+            // A seek the app makes itself (a key, a chapter list) reaches clients as fast: nothing is polled.
+            let appSeek = ContinuousClock.now
+            player.currentTime = 12
+            #expect(try signalValue(from: monitor) == 12_000_000)
+            let seekedAfter = ContinuousClock.now - appSeek
+            #expect(seekedAfter < .milliseconds(50), "Seeked \(seekedAfter) after the app's seek")
+
             _ = try playerctl("volume", "0.5")
             #expect(player.volume == 0.5)
             #expect(try await eventually { try playerctl("volume") == "0.500000" })
@@ -109,6 +128,66 @@ import Testing
             _ = try playerctl("stop")
             #expect(!player.isPlaying && player.currentTime == 0)
             #expect(try await eventually { try playerctl("status") == "Stopped" })
+        }
+    }
+
+    @Test func aQueueIsPublishedItemByItemWithItsClockNextAndPrevious() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let names = ["one", "two", "three"]
+            let urls = try names.map { name in
+                let file = scratch.file("\(name).wav")
+                try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 30, "sine 440")
+                return file
+            }
+            let queue = try AudioQueuePlayer(items: urls)
+            queue.currentDevice = server.device
+            let connection = NowPlayingInfoCenter.default.connect(queue) { item in
+                let name = item.deletingPathExtension().lastPathComponent
+                return NowPlayingInfo(identifier: name, title: name.capitalized)
+            }
+            defer { connection.cancel(); queue.removeAllItems() }
+            #expect(queue.play())
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+            let metadata = { try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}|{{mpris:trackid}}") }
+            #expect(try metadata() == "One|30000000|'/org/voicememo/track/one'")
+            // MPRIS's ends of a list: nothing before the first item.
+            #expect(try busctl("get-property", "CanGoPrevious") == "b false" && busctl("get-property", "CanGoNext") == "b true")
+
+            // The position is the queue's clock, at rate 1 and at 1.5.
+            try await Task.sleep(for: .milliseconds(500))
+            let atOne = try positions { queue.currentTime }
+            #expect(isWithin20Milliseconds(atOne), "\(atOne)")
+            _ = try busctl("set-property", "Rate", "d", "1.5")
+            #expect(queue.rate == 1.5)
+            try await Task.sleep(for: .milliseconds(500))
+            let atOneAndAHalf = try positions { queue.currentTime }
+            #expect(isWithin20Milliseconds(atOneAndAHalf), "\(atOneAndAHalf)")
+
+            // A seek in the item, from the app and from a client: Seeked at once.
+            let monitor = try await seekedMonitor()
+            defer { monitor.kill() }
+            let appSeek = ContinuousClock.now
+            queue.currentTime = 20
+            #expect(try signalValue(from: monitor) == 20_000_000)
+            let seekedAfter = ContinuousClock.now - appSeek
+            #expect(seekedAfter < .milliseconds(50), "Seeked \(seekedAfter) after the app's seek")
+            _ = try playerctl("position", "5+")
+            #expect(abs(queue.currentTime - 25) < 0.3, "\(queue.currentTime)")
+
+            // Next and previous move through the items; the last has no next.
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata() == "Two|30000000|'/org/voicememo/track/two'" })
+            #expect(try await eventually { try busctl("get-property", "CanGoPrevious") == "b true" })
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata().hasPrefix("Three|") })
+            #expect(try await eventually { try busctl("get-property", "CanGoNext") == "b false" })
+            // playerctl sends no Next to a player that says it cannot go next; one sent all the same does nothing.
+            _ = try busctl("call", "Next")
+            #expect(queue.currentItem == urls[2], "no next after the last item")
+            _ = try playerctl("previous")
+            #expect(try await eventually { try metadata().hasPrefix("Two|") })
+            #expect(queue.currentItem == urls[1] && queue.isPlaying)
+            #expect(try playerctl("status") == "Playing")
         }
     }
 
