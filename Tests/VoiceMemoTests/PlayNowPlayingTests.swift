@@ -45,6 +45,74 @@ import Testing
         }
     }
 
+    /// `busctl --user get-property` of the player's Player interface, e.g. `b true`.
+    func property(_ name: String) throws -> String {
+        try Tool.run("busctl", ["--user", "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2",
+                                "org.mpris.MediaPlayer2.Player", name], environment: bus.environment)
+            .standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func playerctlMovesThroughAQueueOfThreeMemos() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let ids = try [("One", 40.0), ("Two", 45.0), ("Three", 50.0)].map { try cli.importTone(title: $0.0, seconds: $0.1) }
+            let play = try cli.start(["play", "One", "Two", "Three", "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
+            defer { if play.isRunning { play.kill() } }
+            let metadata = { try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}|{{mpris:trackid}}") }
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+            #expect(try metadata() == "One|40000000|'/org/voicememo/track/\(ids[0])'")
+            #expect(try property("CanGoPrevious") == "b false" && property("CanGoNext") == "b true")
+
+            _ = try playerctl("position", "30")
+            #expect(abs((Double(try playerctl("position")) ?? 0) - 30) < 0.5)
+            _ = try playerctl("position", "5+")
+            #expect(abs((Double(try playerctl("position")) ?? 0) - 35) < 0.5)
+
+            // Next: the second memo, from its start, with its own title, length and track id.
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata() == "Two|45000000|'/org/voicememo/track/\(ids[1])'" })
+            #expect((Double(try playerctl("position")) ?? 99) < 1)
+            #expect(try await eventually { try property("CanGoPrevious") == "b true" })
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata() == "Three|50000000|'/org/voicememo/track/\(ids[2])'" })
+            #expect(try await eventually { try property("CanGoNext") == "b false" }, "nothing after the last memo")
+            _ = try playerctl("previous")
+            #expect(try await eventually { try metadata().hasPrefix("Two|") })
+            _ = try playerctl("play-pause")
+            #expect(try await eventually { try playerctl("status") == "Paused" })
+            _ = try playerctl("play-pause")
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+
+            _ = try playerctl("stop")
+            let result = play.finish()
+            #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+            // Off a terminal, a line for each memo as it starts.
+            #expect(result.standardOutput.split(separator: "\n").map { $0.prefix(while: { $0 != "(" }) }
+                == ["Playing “One” ", "Playing “Two” ", "Playing “Three” ", "Playing “Two” "])
+        }
+    }
+
+    @Test func memosPlayedTogetherArePublishedAsOneTrackThatActsOnAll() async throws {
+        try await PulseAudioServer.exclusive { server in
+            _ = try cli.importTone(title: "Left", seconds: 40)
+            _ = try cli.importTone(title: "Right", seconds: 30)
+            let play = try cli.start(
+                ["play", "Left", "Right", "--together", "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
+            defer { if play.isRunning { play.kill() } }
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+            #expect(try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}") == "Left + Right|40000000")
+            #expect(try property("CanGoNext") == "b false" && property("CanGoPrevious") == "b false")
+            _ = try playerctl("play-pause")
+            #expect(try await eventually { try playerctl("status") == "Paused" })
+            _ = try playerctl("position", "20")
+            #expect(try await eventually { abs((Double(try playerctl("position")) ?? 0) - 20) < 0.3 })
+            _ = try playerctl("play-pause")
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+            _ = try playerctl("stop")
+            let result = play.finish()
+            #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        }
+    }
+
     @Test func twoPlaysSideBySideAreTwoPlayers() async throws {
         try await PulseAudioServer.exclusive { server in
             let id = try cli.importTone(title: "Twice", seconds: 60)
