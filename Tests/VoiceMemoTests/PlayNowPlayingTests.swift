@@ -91,25 +91,47 @@ import Testing
         }
     }
 
-    @Test func memosPlayedTogetherArePublishedAsOneTrackThatActsOnAll() async throws {
+    @Test func memosPlayedTogetherArePublishedAsOneTrackThatActsOnAllAndKeepsThemTogether() async throws {
         try await PulseAudioServer.exclusive { server in
-            _ = try cli.importTone(title: "Left", seconds: 40)
-            _ = try cli.importTone(title: "Right", seconds: 30)
+            // A signal and its inverse: silence while they play together to the frame, noise if a seek parts them.
+            let signal = cli.scratch.path("signal.wav")
+            try Sox.synth(to: signal, rate: 48000, channels: 2, seconds: 40, "whitenoise whitenoise")
+            try Tool.output("sox", ["-D", signal, cli.scratch.path("inverse.wav"), "vol", "-1"])
+            #expect(try cli.run("import", signal, "--title", "Signal").status == 0)
+            #expect(try cli.run("import", cli.scratch.path("inverse.wav"), "--title", "Inverse").status == 0)
+            let heard = cli.scratch.path("heard.wav")
+            let recorder = try Tool.start("parec", [
+                "--server=unix:\(server.socket)", "--device=\(PulseAudioServer.sinkName).monitor", "--file-format=wav",
+                "--format=s16le", "--rate=48000", "--channels=2", "--latency-msec=20", heard,
+            ], environment: try server.environment)
+            defer { if recorder.isRunning { recorder.kill() } }
+            try await Task.sleep(for: .milliseconds(300))
+
+            let started = ContinuousClock.now
             let play = try cli.start(
-                ["play", "Left", "Right", "--together", "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
+                ["play", "Signal", "Inverse", "--together", "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
             defer { if play.isRunning { play.kill() } }
             #expect(try await eventually { try playerctl("status") == "Playing" })
-            #expect(try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}") == "Left + Right|40000000")
+            #expect(try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}") == "Signal + Inverse|40000000")
             #expect(try property("CanGoNext") == "b false" && property("CanGoPrevious") == "b false")
+            _ = try playerctl("position", "20")
+            #expect(try await eventually { abs((Double(try playerctl("position")) ?? 0) - 20.5) < 0.6 })
             _ = try playerctl("play-pause")
             #expect(try await eventually { try playerctl("status") == "Paused" })
-            _ = try playerctl("position", "20")
-            #expect(try await eventually { abs((Double(try playerctl("position")) ?? 0) - 20) < 0.3 })
+            _ = try playerctl("position", "5+")
             _ = try playerctl("play-pause")
             #expect(try await eventually { try playerctl("status") == "Playing" })
+            try await Task.sleep(for: .milliseconds(500))
             _ = try playerctl("stop")
             let result = play.finish()
+            let played = (ContinuousClock.now - started) / .seconds(1)
             #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+            try await Task.sleep(for: .milliseconds(300))
+            recorder.send(SIGINT)
+            #expect(recorder.finish().status == 0)
+            let (frames, _, _, _) = try Sox.info(heard)
+            #expect(Double(frames) / 48000 > played, "\(frames) frames recorded over \(played) s of playing")
+            #expect(try Sox.samples(of: heard).allSatisfy { $0 == 0 }, "silence throughout: the seeks kept the two together")
         }
     }
 

@@ -7,8 +7,9 @@ import Synchronization
 /// what the status line and the remote controls show.
 final class PlayerGroup: Playback {
     /// How far ahead of the device clock a common start is set: enough for every player to reach the render thread
-    /// before its first frame.
-    static let startDelay: TimeInterval = 0.1
+    /// before its first frame is mixed. The device holds four I/O buffers written ahead of what is heard (half a second
+    /// with `play`'s): a player that came after the start frame was written would be heard late, the others alone.
+    static var startDelay: TimeInterval { max(0.1, 4 * AudioSession.shared.ioBufferDuration + 0.05) }
 
     let items: [PlayItem]
     let players: [AudioPlayer]
@@ -59,7 +60,13 @@ final class PlayerGroup: Playback {
     }
 
     func play() -> Bool {
-        players.allSatisfy { $0.play() }
+        guard players.count > 1 else { return lead.play() }
+        guard !isPlaying else { return true }
+        // Resumed one by one, each would start with whichever period came first (the first one wakes the device):
+        // they start again together instead, from where the lead was paused.
+        let time = lead.currentTime
+        for player in players { player.currentTime = min(time, player.duration) }
+        return startTogether()
     }
 
     func pause() {
