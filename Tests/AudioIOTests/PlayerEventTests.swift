@@ -33,7 +33,8 @@ import Testing
         return player
     }
 
-    @Test func aSeekJumpsAndCompletesWhenItsFirstFrameIsRendered() async throws {
+    /// A player of 3 s of noise on a renderer, 0.1 s into it, its start heard.
+    func playingNoise() async throws -> (renderer: OfflineRenderer, file: URL, player: AudioPlayer, log: EventLog<AudioPlayer.Event>) {
         let renderer = try OfflineRenderer()
         let file = try noise("noise.wav", seconds: 3)
         let player = try player(file, on: renderer)
@@ -41,6 +42,11 @@ import Testing
         #expect(player.play())
         _ = renderer.render(frameCount: 4800)
         try await until { log.events.contains(.started) }
+        return (renderer, file, player, log)
+    }
+
+    @Test func aSeekJumpsAndCompletesWhenItsFirstFrameIsRendered() async throws {
+        let (renderer, file, player, log) = try await playingNoise()
 
         let finished = Mutex<[Bool]>([])
         player.seek(to: 2) { result in finished.withLock { $0.append(result) } }
@@ -52,13 +58,7 @@ import Testing
     }
 
     @Test func aSeekSupersededOrCancelledBeforeItIsHeardReportsFalse() async throws {
-        let renderer = try OfflineRenderer()
-        let file = try noise("noise.wav", seconds: 3)
-        let player = try player(file, on: renderer)
-        let log = EventLog(player.events())
-        #expect(player.play())
-        _ = renderer.render(frameCount: 4800)
-        try await until { log.events.contains(.started) }
+        let (renderer, file, player, log) = try await playingNoise()
 
         let results = Mutex<[String: Bool]>([:])
         player.seek(to: 1) { finished in results.withLock { $0["first"] = finished } }

@@ -33,16 +33,24 @@ import Testing
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// playerctl's position, and the player's own (`currentTime`) just before and just after it was asked.
-    func positions(of currentTime: () -> TimeInterval) throws -> (before: Double, published: Double, after: Double) {
+    /// Expects playerctl's position to be the player's own clock (`currentTime`, read just before and just after it was
+    /// asked) within 20 ms, and prints the figures for `what`.
+    func expectPositionIsTheClock(of what: String, _ currentTime: () -> TimeInterval) throws {
         let before = currentTime()
         let published = Double(try playerctl("position")) ?? -1
-        return (before, published, currentTime())
+        let after = currentTime()
+        #expect(published >= before - 0.02 && published <= after + 0.02, "\(what): \(published) s published, \(before)…\(after) s")
+        print("position of \(what): \(published) s published, the clock read \(before) s before and \(after) s after")
     }
 
-    /// Whether playerctl's position was the player's clock, within 20 ms.
-    func isWithin20Milliseconds(_ positions: (before: Double, published: Double, after: Double)) -> Bool {
-        positions.published >= positions.before - 0.02 && positions.published <= positions.after + 0.02
+    /// Expects a Seeked to `position` microseconds on `monitor` within 50 ms of `seek`, and prints the delay for `what`.
+    func expectSeekedPromptly(after what: String, to position: Int64, on monitor: RunningTool, _ seek: () -> Void) throws {
+        let start = ContinuousClock.now
+        seek()
+        #expect(try signalValue(from: monitor) == position)
+        let delay = ContinuousClock.now - start
+        #expect(delay < .milliseconds(50), "Seeked \(delay) after \(what)")
+        print("Seeked \(delay) after \(what)")
     }
 
     /// dbus-monitor printing the player's Seeked signals, once it listens.
@@ -73,14 +81,12 @@ import Testing
 
             // The published position is the player's clock, at rate 1 and at 1.5.
             try await Task.sleep(for: .milliseconds(500))
-            let atOne = try positions { player.currentTime }
-            #expect(isWithin20Milliseconds(atOne), "\(atOne)")
+            try expectPositionIsTheClock(of: "a player at rate 1") { player.currentTime }
             _ = try busctl("set-property", "Rate", "d", "1.5")
             #expect(player.rate == 1.5)
             #expect(try await eventually { try busctl("get-property", "Rate") == "d 1.5" })
             try await Task.sleep(for: .milliseconds(500))
-            let atOneAndAHalf = try positions { player.currentTime }
-            #expect(isWithin20Milliseconds(atOneAndAHalf), "\(atOneAndAHalf)")
+            try expectPositionIsTheClock(of: "a player at rate 1.5") { player.currentTime }
         }
     }
 
@@ -115,11 +121,7 @@ import Testing
             #expect(abs(Double(forward) / 1e6 - 35) < 0.3)
 
             // A seek the app makes itself (a key, a chapter list) reaches clients as fast: nothing is polled.
-            let appSeek = ContinuousClock.now
-            player.currentTime = 12
-            #expect(try signalValue(from: monitor) == 12_000_000)
-            let seekedAfter = ContinuousClock.now - appSeek
-            #expect(seekedAfter < .milliseconds(50), "Seeked \(seekedAfter) after the app's seek")
+            try expectSeekedPromptly(after: "a player's seek in the app", to: 12_000_000, on: monitor) { player.currentTime = 12 }
 
             _ = try playerctl("volume", "0.5")
             #expect(player.volume == 0.5)
@@ -155,22 +157,16 @@ import Testing
 
             // The position is the queue's clock, at rate 1 and at 1.5.
             try await Task.sleep(for: .milliseconds(500))
-            let atOne = try positions { queue.currentTime }
-            #expect(isWithin20Milliseconds(atOne), "\(atOne)")
+            try expectPositionIsTheClock(of: "a queue at rate 1") { queue.currentTime }
             _ = try busctl("set-property", "Rate", "d", "1.5")
             #expect(queue.rate == 1.5)
             try await Task.sleep(for: .milliseconds(500))
-            let atOneAndAHalf = try positions { queue.currentTime }
-            #expect(isWithin20Milliseconds(atOneAndAHalf), "\(atOneAndAHalf)")
+            try expectPositionIsTheClock(of: "a queue at rate 1.5") { queue.currentTime }
 
             // A seek in the item, from the app and from a client: Seeked at once.
             let monitor = try await seekedMonitor()
             defer { monitor.kill() }
-            let appSeek = ContinuousClock.now
-            queue.currentTime = 20
-            #expect(try signalValue(from: monitor) == 20_000_000)
-            let seekedAfter = ContinuousClock.now - appSeek
-            #expect(seekedAfter < .milliseconds(50), "Seeked \(seekedAfter) after the app's seek")
+            try expectSeekedPromptly(after: "a queue's seek in the app", to: 20_000_000, on: monitor) { queue.currentTime = 20 }
             _ = try playerctl("position", "5+")
             #expect(abs(queue.currentTime - 25) < 0.3, "\(queue.currentTime)")
 
