@@ -91,11 +91,15 @@ extension AudioPlayer {
     /// Moves to `time` seconds as ``seek(to:toleranceBefore:toleranceAfter:)`` does, and calls `completionHandler` once
     /// the seek is complete, as `AVPlayer.seek(to:completionHandler:)`.
     ///
-    /// - Parameter completionHandler: Called once, after the player's lock is let go: with true when the new position
-    ///   is heard (its first frame played, or at once while paused), with false when the seek was superseded by
-    ///   another, cancelled by ``cancelPendingSeeks()``, or cut short by ``stop()`` or a lost device. The position
-    ///   has moved either way: the file is positioned before `seek` returns, and what a seek waits for is its first
-    ///   frame being played. Called on the engine's event thread, or on the thread that ended the seek.
+    /// - Parameters:
+    ///   - time: Seconds into the file, clamped to 0…``duration``.
+    ///   - toleranceBefore: Accepted and met: every seek lands on the exact frame.
+    ///   - toleranceAfter: Accepted and met, as `toleranceBefore`.
+    ///   - completionHandler: Called once, after the player's lock is let go: with true when the new position is heard
+    ///     (its first frame played, or at once while paused), with false when the seek was superseded by another,
+    ///     cancelled by ``cancelPendingSeeks()``, or cut short by ``stop()`` or a lost device. The position has moved
+    ///     either way: the file is positioned before `seek` returns, and what a seek waits for is its first frame being
+    ///     played. Called on the engine's event thread, or on the thread that ended the seek.
     public func seek(
         to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0,
         completionHandler: @escaping @Sendable (_ finished: Bool) -> Void
