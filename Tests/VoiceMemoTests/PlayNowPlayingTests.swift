@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `voicememo play` as a desktop sees it: an MPRIS player on a private session bus, driven with playerctl as media
-/// keys and widgets drive it, playing on the PulseAudio null sink.
+/// keys and widgets drive it, playing on the null sink of a PulseAudio server of each test's own.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct PlayNowPlayingTests {
     let bus: SessionBus
     let cli: CLI
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func playerctlShowsPausesSeeksAndStopsAMemoPlaying() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let id = try cli.importTone(title: "Standup", seconds: 60)
             let play = try cli.start(["play", id, "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
             defer { if play.isRunning { play.kill() } }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func playerctlMovesThroughAQueueOfThreeMemos() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let ids = try [("One", 40.0), ("Two", 45.0), ("Three", 50.0)].map { try cli.importTone(title: $0.0, seconds: $0.1) }
             let play = try cli.start(["play", "One", "Two", "Three", "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
             defer { if play.isRunning { play.kill() } }
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func memosPlayedTogetherArePublishedAsOneTrackThatActsOnAllAndKeepsThemTogether() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             // A signal and its inverse: silence while they play together to the frame, noise if a seek parts them.
             let signal = cli.scratch.path("signal.wav")
             try Sox.synth(to: signal, rate: 48000, channels: 2, seconds: 40, "whitenoise whitenoise")
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func twoPlaysSideBySideAreTwoPlayers() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let id = try cli.importTone(title: "Twice", seconds: 60)
             let environment = try server.environment.merging(bus.environment) { $1 }
             let first = try cli.start(["play", id, "--device", "pulse", "--no-meter"], with: environment)

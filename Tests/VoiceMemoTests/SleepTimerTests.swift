@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `play --sleep` on a device with a real clock, the PulseAudio null sink, whose monitor `parec` records: what a
-/// listener falling asleep would hear.
+/// `play --sleep` on a device with a real clock, the null sink of a PulseAudio server of its own (it plays for 12 s),
+/// whose monitor `parec` records: what a listener falling asleep would hear.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct SleepTimerTests {
     /// The RMS level in dBFS of `samples` (left-justified 32-bit, as ``Sox/samples(of:)`` reads them).
     func level(_ samples: ArraySlice<Int32>) -> Double {
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func playFadesOutOverTheTimersLast10SecondsThenEndsWithoutHarmToTheMemo() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let cli = try CLI()
             let id = try cli.importTone(title: "Lecture", seconds: 60)
             let file = try #require(try cli.json(try cli.run("info", id, "--json"))["file"] as? String)
@@ -49,6 +49,7 @@ import Testing
             #expect(seconds[10] < seconds[0] - 20, "\(seconds)")
             let sounded = Double(last - first) / 48000
             #expect((11.5...13).contains(sounded), "sounded for \(sounded) s")
+            print("play --sleep 12s: ended after \(took) s, sounded for \(sounded) s; the last 11 s in dBFS: \(seconds)")
 
             let memo = try cli.json(try cli.run("info", id, "--json"))
             #expect(memo["state"] as? String == "complete")
