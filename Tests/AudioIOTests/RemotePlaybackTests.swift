@@ -194,12 +194,3 @@ final class Rendering: @unchecked Sendable {
         }
     }
 }
-
-/// Events collected by one task and read by another.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [AudioPlayer.Event] = []
-
-    func append(_ event: AudioPlayer.Event) { lock.withLock { collected.append(event) } }
-    var events: [AudioPlayer.Event] { lock.withLock { collected } }
-}

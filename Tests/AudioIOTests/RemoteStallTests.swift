@@ -27,10 +27,7 @@ import Testing
         do {
             let player = try AudioPlayer(contentsOf: server.url("talk.wav"), cache: RemoteCache(directory: scratch.file("cache")))
             player.currentDevice = pulse.device
-            let log = EventLog()
-            let events = player.events()
-            let listening = Task { for await event in events { log.append(event) } }
-            defer { listening.cancel() }
+            let log = EventLog(player.events())
             #expect(player.play())
             #expect(try await eventually { player.currentTime > 1 })
             #expect(server.isRunning)

@@ -51,6 +51,8 @@ extension AudioPlayer {
         // What is queued on the device plays out: the pause is heard where the mix stopped.
         state.isPlaying = false
         state.time = state.currentTime
+        // A seek waiting to be heard is where it was asked for, and ready: complete.
+        state.seeks.end(finished: true)
         return true
     }
 
@@ -69,6 +71,7 @@ extension AudioPlayer {
             state.release()
             state.passesHeard = 0
             state.startWasReported = false
+            state.seeks.end(finished: false)
         }
     }
 
@@ -79,17 +82,52 @@ extension AudioPlayer {
         set { seek(to: newValue) }
     }
 
-    /// Moves to `time` seconds, playing on if it was playing.
+    /// Moves to `time` seconds, playing on if it was playing; an ``Event/timeJumped`` tells it.
     ///
     /// Every seek lands on the exact frame — libsndfile positions WAV, CAF, FLAC and Opus sample-exactly —
     /// so it is always within any tolerance given; the tolerances are accepted for code written against
-    /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`.
+    /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`. A seek still waiting to be heard is superseded (see
+    /// ``seek(to:toleranceBefore:toleranceAfter:completionHandler:)``).
     public func seek(to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0) {
-        withState { state, events in move(&state, &events, to: time, playing: state.isPlaying) }
+        seek(to: time, completion: nil)
+    }
+
+    /// Moves to `time` seconds as ``seek(to:toleranceBefore:toleranceAfter:)`` does, and calls `completionHandler` once
+    /// the seek is complete, as `AVPlayer.seek(to:completionHandler:)`.
+    ///
+    /// - Parameters:
+    ///   - time: Seconds into the file, clamped to 0…``duration``.
+    ///   - toleranceBefore: Accepted and met: every seek lands on the exact frame.
+    ///   - toleranceAfter: Accepted and met, as `toleranceBefore`.
+    ///   - completionHandler: Called once, after the player's lock is let go: with true when the new position is heard
+    ///     (its first frame played, or at once while paused), with false when the seek was superseded by another,
+    ///     cancelled by ``cancelPendingSeeks()``, or cut short by ``stop()`` or a lost device. The position has moved
+    ///     either way: the file is positioned before `seek` returns, and what a seek waits for is its first frame being
+    ///     played. Called on the engine's event thread, or on the thread that ended the seek.
+    public func seek(
+        to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0,
+        completionHandler: @escaping @Sendable (_ finished: Bool) -> Void
+    ) {
+        seek(to: time, completion: completionHandler)
+    }
+
+    /// Ends the seek still waiting to be heard, if any: its completion handler is called with false, as
+    /// `AVPlayer.cancelPendingSeeks()` does. The position stays where the seek put it.
+    public func cancelPendingSeeks() {
+        withState { state, _ in state.seeks.end(finished: false) }
+    }
+
+    private func seek(to time: TimeInterval, completion: SeekCompletions.Handler?) {
+        withState { state, events in
+            state.seeks.end(finished: false)
+            move(&state, &events, to: time, playing: state.isPlaying)
+            events.append(.timeJumped)
+            state.seeks.begin(completion, heardFrom: state.isPlaying ? state.voice : nil)
+        }
     }
 
     /// Lets the voice go and makes a new one at `time` (clamped to the file): playing when `playing`, else prepared
-    /// if one was.
+    /// if one was. A seek waiting to be heard waits for the new voice.
     private func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
         let wasPrepared = state.voice != nil
         state.release()
@@ -99,6 +137,7 @@ extension AudioPlayer {
         } else if wasPrepared {
             _ = prepare(&state, &events)
         }
+        state.seeks.moved(to: state.isPlaying ? state.voice : nil)
     }
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
@@ -125,6 +164,7 @@ extension AudioPlayer {
             state.decoder = decoder
             state.reader = file.remote
             state.decodeFailed = false
+            state.passSeen = passesHeard
             state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
             return true
         } catch {
@@ -140,6 +180,7 @@ extension AudioPlayer {
         if !voice.hasStarted.load(ordering: .acquiring) {
             // The start frame before the pause flag, so that no period sees the old start unpaused.
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
+            state.waitsForScheduledStart = time.map { $0 > engine.deviceCurrentTime } ?? false
         }
         voice.isPaused.store(false, ordering: .releasing)
         holdForDownload(&state, voice: voice, engine: engine)
@@ -150,6 +191,7 @@ extension AudioPlayer {
                 try engine.add(voice)
             } catch {
                 state.release()
+                state.seeks.end(finished: false)
                 state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
                 return false
             }
@@ -181,7 +223,10 @@ extension AudioPlayer: VoiceOwner {
 
     func voiceDidStart(_ voice: Voice) {
         withState { state, events in
-            guard state.voice === voice, !state.startWasReported else { return }
+            guard state.voice === voice else { return }
+            state.waitsForScheduledStart = false
+            state.seeks.voiceStarted(voice)
+            guard !state.startWasReported else { return }
             state.startWasReported = true
             events.append(.started)
         }
@@ -195,6 +240,7 @@ extension AudioPlayer: VoiceOwner {
             state.time = 0
             state.passesHeard = 0
             state.startWasReported = false
+            state.seeks.end(finished: true)
             events.append(.finishedPlaying(successfully: successfully))
         }
     }
@@ -206,6 +252,7 @@ extension AudioPlayer: VoiceOwner {
             state.isInMix = false
             state.release()
             state.engine = nil
+            state.seeks.end(finished: false)
             // The session's policy: a vanished output pauses playback where it was, and nothing moves to
             // another device; `play()` opens the device again when it is back.
             if error.reason == .disconnected { return }

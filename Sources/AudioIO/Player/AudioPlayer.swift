@@ -40,10 +40,19 @@ public final class AudioPlayer: @unchecked Sendable {
         case failed(AudioPlayerError)
     }
 
-    /// What ``events()`` delivers, in the order it happens.
+    /// What ``events()`` delivers, in the order it happens. What one call changes comes in this order: the status,
+    /// ``timeControlStatus`` and ``rate`` as they now are, what happened (a time jump, a start), then the end of
+    /// playback.
     public enum Event: Equatable, Sendable {
         /// ``status`` changed.
         case statusChanged(Status)
+        /// ``timeControlStatus`` changed: playing, paused, or waiting for a scheduled start.
+        case timeControlStatusChanged(TimeControlStatus)
+        /// ``rate`` changed (to the value given, clamped).
+        case rateChanged(Float)
+        /// The position moved other than by playing on, as `AVPlayerItem.timeJumpedNotification` tells: a seek (every
+        /// one, also while paused) or a loop starting over. ``currentTime`` is where it went.
+        case timeJumped
         /// The first frame was mixed into the device stream, once per playing from the start or from where ``stop()``
         /// left it: a pause and resume, a seek or a change of device goes on playing and sends no second one.
         case started
@@ -80,7 +89,7 @@ public final class AudioPlayer: @unchecked Sendable {
     /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
     let loops = ManagedAtomic<Int>(0)
 
-    /// Receives finish and decode-error events (weakly held).
+    /// Receives the events (weakly held): finish, decode errors, time control status, rate and time jumps.
     public var delegate: (any AudioPlayerDelegate)? {
         get { state.withLock { $0.delegate.value } }
         set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
@@ -150,6 +159,10 @@ public final class AudioPlayer: @unchecked Sendable {
     /// Ready to play, failed, or not yet prepared.
     public var status: Status { state.withLock { $0.status } }
 
+    /// Playing, paused, or waiting for the time given to ``play(atTime:)``, as `AVPlayer.timeControlStatus`; each change
+    /// is an ``Event/timeControlStatusChanged(_:)``.
+    public var timeControlStatus: TimeControlStatus { state.withLock { $0.timeControlStatus } }
+
     /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
     /// stopped. Loops are gapless. May be changed while playing. A seek, or a device lost and back, does not
     /// start the count over; ``stop()`` and playing to the end do.
@@ -201,13 +214,15 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
-    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``.
+    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``. A change is an
+    /// ``Event/rateChanged(_:)``.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate { restartIfQueuedLong(&state, &events) }
+                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events) }
             }
         }
     }

@@ -13,6 +13,14 @@ enum Describe {
         return "\(minutes):\(twoDigits(rest / 10)).\(rest % 10)"
     }
 
+    /// Seconds left as a timer shows them, in whole seconds rounded up: `m:ss` below an hour, `h:mm:ss` above, e.g.
+    /// `14:59`, `1:00:00`.
+    static func countdown(_ seconds: Double) -> String {
+        let total = Int(max(seconds, 0).rounded(.up))
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
+    }
+
     /// Bytes in B, KB, MB or GB (powers of 1000, as `ls --si`).
     static func size(_ bytes: Int64) -> String {
         var value = Double(bytes)
