@@ -6,7 +6,12 @@ extension VoiceMemo {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show everything known about a memo.",
-            discussion: "Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 silence).")
+            discussion: """
+                Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
+                silence). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
+                loudness range in LU and true peak in dBTP, over all channels. It is measured at the end of a \
+                recording and at import; a memo from an older voicememo has it measured now, once, and kept.
+                """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
@@ -16,7 +21,7 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memo = try store.memo(matching: memo)
+            let memo = store.measuringLoudness(of: [try store.memo(matching: memo)])[0]
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
                 return
@@ -33,6 +38,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
+                ("Loudness", Describe.loudness(of: memo)),
                 ("File", store.filePath(of: memo).terminalSafe),
             ]
             let width = fields.map(\.0.count).max() ?? 0

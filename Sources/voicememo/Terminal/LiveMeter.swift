@@ -79,9 +79,13 @@ final class LiveMeter: @unchecked Sendable {
     }
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
-    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
+    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line, or next to
+    /// last above the line `footer` makes for the terminal's width (`play`'s download bar).
     /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
-    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine) throws {
+    func show(
+        _ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine,
+        footer: ((_ columns: Int) -> String)? = nil
+    ) throws {
         switch style {
         case .terminal(let display):
             let levels = withoutFlicker(levels)
@@ -101,7 +105,9 @@ final class LiveMeter: @unchecked Sendable {
             }
             let status = status()
             if frame.status?.line != status { frame.status = (status, status.fitted(toColumns: columns)) }
-            display.draw(frame.channels.compactMap(\.?.text) + [frame.status!.text], columns: columns)
+            // The last column stays free, as the other lines leave it.
+            let below = footer.map { [$0(columns - 1)] } ?? []
+            display.draw(frame.channels.compactMap(\.?.text) + [frame.status!.text] + below, columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)
