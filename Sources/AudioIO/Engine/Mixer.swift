@@ -23,6 +23,9 @@ package final class Mixer: @unchecked Sendable {
     let starvationWait: ManagedAtomic<Int>
     /// Started, finished and removed voices, for the engine's event thread.
     let events = SPSCRing<EngineEvent>(minimumCapacity: 1024)
+    /// Render thread: how many times a voice took up another item (a loop's next pass, a queue's next file), events or
+    /// not: its owner learns of a pass at its next tick, for which the event thread must wake.
+    private(set) var itemsTakenUp = 0
     /// The device frame after the last frame any voice has mixed: where an offline render's audio ends.
     let endOfMix = ManagedAtomic<Int64>(0)
 
@@ -270,6 +273,7 @@ package final class Mixer: @unchecked Sendable {
         if marker.item != voice.marker.item {
             voice.setPosition(marker.fileTime, beforeFrame: frame)
             voice.currentItem.store(marker.item, ordering: .releasing)
+            itemsTakenUp &+= 1
             if voice.reportsItems { _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer)) }
         }
         voice.marker = marker

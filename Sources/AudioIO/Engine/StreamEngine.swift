@@ -297,16 +297,18 @@ final class StreamEngine: @unchecked Sendable {
         }
     }
 
-    /// Stream thread (or an offline engine's rendering thread): the events the cycle has put out so far.
+    /// Stream thread (or an offline engine's rendering thread): the events the cycle has put out so far, and the items
+    /// its voices took up.
     private var eventCount: Int {
         switch cycle {
-        case .render(let mixer): mixer.events.writeCount
+        case .render(let mixer): mixer.events.writeCount &+ mixer.itemsTakenUp
         case .capture(let capture): capture.events.writeCount
         }
     }
 
     /// Stream thread (or an offline engine's rendering thread): wakes the event thread, which sleeps until it has something to do, when the cycle put out events
-    /// since ``eventCount`` was `count`: a few times in a voice's or a tap's life (started, finished, removed, overrun).
+    /// since ``eventCount`` was `count`: a few times in a voice's or a tap's life (started, another item or pass,
+    /// finished, removed, overrun).
     private func tellEventThread(since count: Int) {
         if eventCount != count { eventWake.signal() }
     }
