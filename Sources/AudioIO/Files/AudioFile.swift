@@ -44,7 +44,8 @@ public final class AudioFile {
     public let bitDepth: Int?
     /// Size of the file in bytes when it was opened.
     public let byteCount: Int64
-    /// Title and creation date stored in the file, where it has them.
+    /// Title, creation date, artist, album, comment and markers stored in the file, where it has them (see
+    /// ``AudioMetadata`` for where each format keeps them).
     public let metadata: AudioMetadata
     /// The next frame ``read(into:)`` returns, counted from 0.
     public private(set) var framePosition: Int64 = 0
@@ -128,9 +129,29 @@ public final class AudioFile {
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: Int64(info.frames), bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
-            metadata: AudioMetadata(
-                title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
-                creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:))))
+            metadata: Self.metadata(of: file, format: format, path: path))
+    }
+
+    /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), or an Opus
+    /// file's `CHAPTERnnn` comments. AIFF's one free text is its comment, or its date when it reads as one.
+    private static func metadata(of file: SndFile, format: AudioFileFormat, path: String) -> AudioMetadata {
+        var metadata = AudioMetadata(
+            title: AudioMetadata.text(file.string(Int32(SF_STR_TITLE))),
+            creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)),
+            artist: AudioMetadata.text(file.string(Int32(SF_STR_ARTIST))),
+            album: AudioMetadata.text(file.string(Int32(SF_STR_ALBUM))),
+            comment: AudioMetadata.text(file.string(Int32(SF_STR_COMMENT))))
+        if format == .aiff, metadata.creationDate == nil, let date = metadata.comment.flatMap(AudioMetadata.date(fromText:)) {
+            metadata.creationDate = date
+            metadata.comment = nil
+        }
+        if format == .opus {
+            metadata.markers = OpusTags(contentsOf: path)?.markers(sampleRate: Double(file.info.samplerate)) ?? []
+        } else {
+            metadata.markers = file.cues.map { AudioMarker(framePosition: $0.frame, name: $0.name) }
+                .filter { $0.framePosition <= Int64(file.info.frames) }.sorted { $0.framePosition < $1.framePosition }
+        }
+        return metadata
     }
 
     /// Checks what the decoder says of the file against what any real file has, and keeps it.

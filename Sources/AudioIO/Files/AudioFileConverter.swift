@@ -35,7 +35,8 @@ public enum AudioFileConverter {
     ///   - source: Any file ``AudioFile`` reads.
     ///   - destination: The file to create or replace.
     ///   - settings: The target format; its sample rate and channel count are what the file gets.
-    ///   - metadata: Title and creation date for the new file; `nil` keeps the source's.
+    ///   - metadata: Tags and markers for the new file (the markers in frames of the source's rate); `nil` keeps the
+    ///     source's. Markers move with the rate: a marker at 1 s stays at 1 s in a file resampled.
     ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false, it is kept and
     ///     the conversion fails with ``AudioFileError/Reason/exists`` (also should one appear meanwhile).
@@ -89,8 +90,10 @@ public enum AudioFileConverter {
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.
         let frames = inputs.reduce(Int64(0)) { $0 + Int64((Double($1.frameCount) * settings.sampleRate / $1.sampleRate).rounded(.up)) }
+        var metadata = metadata ?? inputs[0].metadata
+        metadata.markers = metadata.markers.map { $0.resampled(from: inputs[0].sampleRate, to: settings.sampleRate) }
         return try stage(
-            beside: destination, settings: settings, metadata: metadata ?? inputs[0].metadata, permissions: permissions,
+            beside: destination, settings: settings, metadata: metadata, permissions: permissions,
             expectedFrameCount: frames
         ) { output, meter in
             for (input, channelMap) in zip(inputs, channelMaps) {

@@ -55,9 +55,7 @@ final class FFmpegDecoder {
         case let name where name.hasPrefix("wma"): .wma
         default: .other
         }
-        let date = input.tag("creation_time") ?? input.tag("date")
-        metadata = AudioMetadata(
-            title: input.tag("title").flatMap { $0.isEmpty ? nil : $0 }, creationDate: date.flatMap(AudioMetadata.date(fromText:)))
+        metadata = input.metadata
         if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp
@@ -170,7 +168,8 @@ final class FFmpegDecoder {
         }
     }
 
-    private static func open(_ path: String) throws(AudioFileError) -> FFmpegInput {
+    /// Opens `path` through ``FFmpegInput``, saying what is wrong with it as an ``AudioFileError``.
+    static func open(_ path: String) throws(AudioFileError) -> FFmpegInput {
         do {
             return try FFmpegInput(path: path)
         } catch {

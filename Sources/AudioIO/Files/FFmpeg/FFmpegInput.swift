@@ -45,15 +45,16 @@ final class FFmpegInput {
     enum SampleFormat { case uint8, int16, int32, int64, float32, float64 }
 
     private var io: UnsafeMutablePointer<AVIOContext>?
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
-    private var packet = av_packet_alloc()
+    private(set) var packet = av_packet_alloc()
     private var frame = av_frame_alloc()
-    private var stream: UnsafeMutablePointer<AVStream>?
+    private(set) var stream: UnsafeMutablePointer<AVStream>?
     private var draining = false
 
-    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead.
-    private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
+    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead. Touched
+    /// before the first call into FFmpeg.
+    static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
 
     /// Opens `path` (a regular file) and the decoder of its best audio stream.
     ///

@@ -29,6 +29,8 @@ struct OpusStreamCopy {
         var pending: [OggPacket] = []
         var written: Int64 = 0
         var damageSeen = false
+        /// The rate the markers' frames count in.
+        var sampleRate = 48000.0
 
         func write(_ pages: [OggPage]) throws {
             for page in pages {
@@ -59,11 +61,12 @@ struct OpusStreamCopy {
                             headerCount += 1
                             if headerCount == 1 {
                                 guard packet.data.starts(with: Array("OpusHead".utf8)) else { throw NotCopyable(description: "it is not Opus") }
+                                sampleRate = Self.decodingRate(ofHead: packet.data)
                             } else {
                                 guard var tags = OpusTags(packet: packet.data) else {
                                     throw NotCopyable(description: "its comment header is damaged")
                                 }
-                                if let metadata { tags.replace(with: metadata) }
+                                if let metadata { tags.replace(with: metadata, sampleRate: sampleRate) }
                                 packet.data = tags.packet
                             }
                             // Each header on a page of its own: audio begins on a fresh page (RFC 7845 §3).
@@ -95,5 +98,13 @@ struct OpusStreamCopy {
         for packet in pending { try output.add(packet) }
         try write(output.flush())
         return written
+    }
+
+    /// The rate libsndfile decodes a stream at, from its identification header's original rate (RFC 7845 §5.1): the
+    /// lowest rate Opus decodes at that is not below it (`ogg_opus_setup_decoder`). ``AudioFile`` counts the stream's
+    /// frames, and so its markers, at that rate.
+    static func decodingRate(ofHead head: [UInt8]) -> Double {
+        let original = head.count >= 16 ? (12..<16).reduce(0) { $0 | Int(head[$1]) << (8 * ($1 - 12)) } : 0
+        return AudioSettings.opusSampleRates.first { $0 >= Double(original) } ?? 48000
     }
 }
