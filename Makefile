@@ -35,7 +35,7 @@ build: deps
 # jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which
 # drive unclocked devices as fast as the CPU goes and would starve the sound server (or a waiting thread) of the
 # time it keeps. A failure there is a bug like any other: nothing is run twice.
-CLOCKED_SUITES = NowPlayingTests|PlayNowPlayingTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
+CLOCKED_SUITES = NowPlayingTests|MarkedRecordingTests|PlayNowPlayingTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
 
 ## test: deps, build and every test (the torture suites on their own, the clocked-device suites last and alone:
 ## they measure real time)

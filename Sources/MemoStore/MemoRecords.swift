@@ -2,7 +2,8 @@ import AudioIO
 import FoundationEssentials
 
 /// The binary layout of memos in the index's cache and journal, in the machine's byte order: per memo its strings
-/// (a 32-bit length and UTF-8), numbers and level lists.
+/// (a 32-bit length and UTF-8), numbers and level lists, then (the extension of schema 3) its tags, texts that may be
+/// absent (a length of 2³² − 1), and its markers (a count, then each one's frame and name).
 struct MemoRecordWriter {
     var bytes: [UInt8] = []
 
@@ -16,6 +17,15 @@ struct MemoRecordWriter {
         withUnsafeBytes(of: UInt32(text.utf8.count)) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: text.utf8)
     }
+
+    /// A text that may be absent: ``absent`` for none.
+    mutating func append(optional text: String?) {
+        guard let text else { return withUnsafeBytes(of: Self.absent) { bytes.append(contentsOf: $0) } }
+        append(text)
+    }
+
+    /// The length that says a text is absent.
+    static let absent = UInt32.max
 
     mutating func append(_ levels: [Double]) {
         append(UInt64(levels.count))
@@ -34,6 +44,12 @@ struct MemoRecordWriter {
         append(UInt64(bitPattern: memo.sizeBytes))
         append(memo.peakDBFS)
         append(memo.averageDBFS)
+        for text in [memo.artist, memo.album, memo.comment] { append(optional: text) }
+        append(UInt64(memo.markers.count))
+        for marker in memo.markers {
+            append(UInt64(bitPattern: marker.framePosition))
+            append(optional: marker.name)
+        }
     }
 
     /// 64-bit FNV-1a over 64-bit words (and the last bytes one by one): a byte at a time, 1.5 MB took milliseconds.
@@ -84,6 +100,17 @@ struct MemoRecordReader {
         return UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)]).assumingMemoryBound(to: UInt8.self)
     }
 
+    /// A text that may be absent (see ``MemoRecordWriter/append(optional:)``): `.some(nil)` when it is, `nil` when
+    /// what is left is no such text.
+    mutating func optionalText() -> String?? {
+        guard bytes.count - offset >= 4 else { return nil }
+        if bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == MemoRecordWriter.absent {
+            offset += 4
+            return .some(nil)
+        }
+        return text().map { .some($0) }
+    }
+
     private static let formats = AudioFileFormat.allCases.map { ($0, Array($0.rawValue.utf8)) }
     private static let states = Memo.State.allCases.map { ($0, Array($0.rawValue.utf8)) }
 
@@ -108,19 +135,44 @@ struct MemoRecordReader {
             guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return false }
             offset += 8 * count
         }
-        return true
+        return tagsAndMarkers() != nil
     }
 
-    mutating func memo() -> Memo? {
+    /// The next memo; `extended` when it has the tags and markers of schema 3 (a journal's records of schema 2 do not).
+    mutating func memo(extended: Bool = true) -> Memo? {
         guard let id = text(), let title = text(), let fileName = text(),
               let format = oneOf(Self.formats), let state = oneOf(Self.states),
               let createdAt = number(), let duration = number(), let sampleRate = number(),
               let channels = word(), let sizeBytes = word(),
               let peakDBFS = levels(), let averageDBFS = levels()
         else { return nil }
-        return Memo(
+        var memo = Memo(
             id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
             fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
             sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
+        if extended {
+            guard let (tags, markers) = tagsAndMarkers() else { return nil }
+            (memo.artist, memo.album, memo.comment) = (tags[0], tags[1], tags[2])
+            memo.markers = markers
+        }
+        return memo
+    }
+
+    /// The tags (artist, album, comment) and markers after a memo's fields.
+    private mutating func tagsAndMarkers() -> (tags: [String?], markers: [AudioMarker])? {
+        var tags: [String?] = []
+        for _ in 0..<3 {
+            guard let tag = optionalText() else { return nil }
+            tags.append(tag)
+        }
+        // A marker takes 12 bytes at least.
+        guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 12 else { return nil }
+        var markers: [AudioMarker] = []
+        markers.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let frame = word(), let name = optionalText() else { return nil }
+            markers.append(AudioMarker(framePosition: Int64(bitPattern: frame), name: name))
+        }
+        return (tags, markers)
     }
 }

@@ -5,11 +5,12 @@ import Synchronization
 import SystemPackage
 
 extension MemoStore {
-    /// Gives `memo` a new title, in the index and, for WAV and CAF, inside the audio file's own metadata.
+    /// Gives `memo` a new title, in the index and, for WAV, CAF and M4A, inside the audio file's own metadata.
     ///
     /// A WAV or CAF file is rewritten with the new title through `AudioFileConverter`, keeping its
-    /// settings (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. The new file
-    /// is written beside the old one and replaces it in one step, so a failure leaves the memo as it was.
+    /// settings (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. An M4A file's AAC packets
+    /// are copied as they are into one with the new title. The new file is written beside the old one and replaces it
+    /// in one step, so a failure leaves the memo as it was; its tags and markers stay.
     ///
     /// An Opus file is kept as it is: changing its title would mean encoding it again, which loses
     /// quality. The new title is kept in the index and beside the file (as every title a file cannot hold
@@ -52,14 +53,20 @@ extension MemoStore {
         return (memo, try rename(memo, to: title))
     }
 
-    /// A copy of `memo`'s WAV or CAF file with `title` inside, staged beside it.
+    /// A copy of `memo`'s WAV, CAF or M4A file with `title` inside, staged beside it.
     private func stageRetitled(_ memo: Memo, title: String) throws -> StagedAudioFile {
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
         guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
         let file = fileURL(of: current)
+        var metadata = current.metadata
+        metadata.title = title
+        if current.format == .aac,
+           let copy = try AudioFileConverter.stageM4ACopy(of: file, beside: file, metadata: metadata, permissions: [.ownerReadWrite]) {
+            return copy
+        }
         return try AudioFileConverter.stage(
             contentsOf: file, beside: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
-            metadata: AudioMetadata(title: title, creationDate: current.createdAt), permissions: [.ownerReadWrite])
+            metadata: metadata, permissions: [.ownerReadWrite])
     }
 
     /// Renames memo `id` in `index`, putting `staged` (its file with the new title inside) in place of its file, if
@@ -129,6 +136,7 @@ extension MemoStore {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
+                DurableFile.removeQuietly(markersPath(of: memo.id))
                 removed.titles.withLock { $0.append(memo.title) }
                 index.remove(ids: [memo.id])
             }

@@ -32,7 +32,7 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// An export's format was not given and its file name's extension names none that can be written.
     case unknownExportFormat(path: String)
     /// A memo was to be kept in a format the store does not keep memos in (FLAC, Vorbis, MP3, AIFF: formats export
-    /// writes); the store keeps WAV, CAF and Opus.
+    /// writes); the store keeps WAV, CAF, Opus and AAC (M4A).
     case unstoredFormat(AudioFileFormat)
 
     /// The error for a failure to create or change a file in the store at `path`.
@@ -77,7 +77,7 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
                 + AudioFileFormat.allCases.filter(\.isWritable).map { "." + $0.fileExtension }.joined(separator: ", ")
                 + "; end the name with one of those or give --format"
         case .unstoredFormat(let format):
-            "memos are kept as WAV, CAF or Opus, not \(format.rawValue); choose one of those (export writes \(format.rawValue) files)"
+            "memos are kept as WAV, CAF, Opus or AAC (M4A), not \(format.rawValue); choose one of those (export writes \(format.rawValue) files)"
         }
     }
 }

@@ -182,6 +182,12 @@ public final class AudioFile {
         self.metadata = metadata
     }
 
+    /// Whether the file is AAC in an MP4 or MOV (M4A, 3GP, ...): its packets copy into an M4A as they are.
+    var isAACInMP4: Bool {
+        guard format == .aac, case .ffmpeg(let decoder) = decoder else { return false }
+        return decoder.isMP4
+    }
+
     /// Reads interleaved frames into `buffer` (its count a multiple of ``channelCount``), from
     /// ``framePosition`` on; returns the frames read, fewer than room for only at the end, 0 past it.
     ///

@@ -35,6 +35,10 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     /// What libsndfile writes — WAV, CAF, Opus, FLAC, Vorbis, MP3 (through LAME) and AIFF — and FFmpeg: AAC in M4A.
     private static let writable: [AudioFileFormat] = [.wav, .caf, .opus, .flac, .vorbis, .mp3, .aiff, .aac]
 
+    /// Whether a file of this format that this library writes keeps markers (``AudioMetadata/markers``): WAV (cue points),
+    /// Opus (`CHAPTERnnn` comments) and AAC (M4A chapters).
+    public var keepsMarkers: Bool { self == .wav || self == .opus || self == .aac }
+
     /// Whether the samples are stored as PCM, so that a bit depth applies.
     public var isPCM: Bool { self == .wav || self == .caf || self == .aiff }
 

@@ -31,8 +31,9 @@ public struct AudioMarker: Equatable, Hashable, Sendable, Codable {
         self.init(framePosition: max(0, Int64((time * sampleRate).rounded())), name: name)
     }
 
-    /// The same marker in a file of `newRate` frames per second made from one of `rate`.
-    func resampled(from rate: Double, to newRate: Double) -> AudioMarker {
+    /// The same marker in a file of `newRate` frames per second made from one of `rate`: at the same time, to the
+    /// nearest frame.
+    public func resampled(from rate: Double, to newRate: Double) -> AudioMarker {
         rate == newRate ? self : AudioMarker(framePosition: Int64((Double(framePosition) * newRate / rate).rounded()), name: name)
     }
 

@@ -14,7 +14,8 @@ extension VoiceMemo {
                 memo has that id or title and a file of that name is in the current directory.
 
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
-                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
+                space pauses and resumes, ←/→ seek 5 s, [ and ] jump to the marker before or after (the first \
+                memo's: 'info' lists them), +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
                 played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
                 widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. Ctrl-C, \
@@ -92,7 +93,9 @@ extension VoiceMemo {
             let ending: PlayerGroup.Ending
             if let display {
                 let title = items.map(\.title.terminalSafe).joined(separator: " + ")
-                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
+                ending = try await InteractivePlayback(
+                    group: group, title: title, showsMeter: !noMeter, keyPause: keyPause, markerTimes: items[0].markerTimes
+                ).run(on: display)
             } else {
                 ending = try await group.playTogether()
             }

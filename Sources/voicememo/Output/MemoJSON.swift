@@ -2,7 +2,8 @@ import AudioIO
 import FoundationEssentials
 import MemoStore
 
-/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path.
+/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, the tags it has
+/// (`artist`, `album`, `comment`) and its markers (`frame` at `sampleRate`, `time` in seconds, `name` if it has one).
 struct MemoJSON: Encodable {
     let id: String
     let title: String
@@ -16,6 +17,17 @@ struct MemoJSON: Encodable {
     let peakDBFS: [Double]
     let averageDBFS: [Double]
     let state: Memo.State
+    let artist: String?
+    let album: String?
+    let comment: String?
+    let markers: [MarkerJSON]
+
+    /// A marker: where it is, in frames and seconds, and its name.
+    struct MarkerJSON: Encodable {
+        let frame: Int64
+        let time: Double
+        let name: String?
+    }
 
     init(_ memo: Memo, in store: MemoStore) {
         id = memo.id
@@ -30,6 +42,10 @@ struct MemoJSON: Encodable {
         peakDBFS = memo.peakDBFS.map(Self.rounded)
         averageDBFS = memo.averageDBFS.map(Self.rounded)
         state = memo.state
+        artist = memo.artist
+        album = memo.album
+        comment = memo.comment
+        markers = memo.markers.map { MarkerJSON(frame: $0.framePosition, time: $0.time(atSampleRate: memo.sampleRate), name: $0.name) }
     }
 
     /// Levels to 0.01 dB: finer than any meter shows, and free of float noise in the output.

@@ -4,12 +4,15 @@ import FoundationEssentials
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
 /// position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
-/// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
+/// space pauses and resumes, ←/→ seek 5 s, [/] jump to the marker before or after, +/- change the speed by 0.25,
+/// q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
+    /// Seconds past a marker within which `[` goes to the one before it, as a player's "previous" does.
+    static let markerGrace: TimeInterval = 1
 
     let group: PlayerGroup
     /// What the status line calls the memos.
@@ -17,6 +20,8 @@ struct InteractivePlayback {
     let showsMeter: Bool
     /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
     let keyPause: KeyPause
+    /// The markers of the first memo, in seconds, in order: where [ and ] go.
+    var markerTimes: [TimeInterval] = []
 
     /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
     /// restored whichever way playback ends.
@@ -69,9 +74,16 @@ struct InteractivePlayback {
         case .plus, .minus:
             let step = key == .plus ? Self.rateStep : -Self.rateStep
             for player in players { player.rate = min(max(player.rate + step, 0.5), 2) }
+        case .previousMarker, .nextMarker:
+            let now = players[0].currentTime
+            // Back past the start of the file is its start; on past the last marker, nowhere.
+            let target = key == .nextMarker
+                ? markerTimes.first { $0 > now + 0.01 } : markerTimes.last { $0 < now - Self.markerGrace } ?? 0
+            guard let target else { break }
+            for player in players { player.currentTime = min(target, player.duration) }
         case .quit:
             group.quit()
-        case .enter:
+        case .enter, .mark:
             break
         }
     }

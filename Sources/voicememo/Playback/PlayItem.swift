@@ -1,3 +1,4 @@
+import AudioIO
 import FoundationEssentials
 import MemoStore
 
@@ -9,6 +10,13 @@ struct PlayItem {
     let url: URL
     /// The memo, when it is one.
     let memo: Memo?
+
+    /// The memo's markers, or the file's, in seconds from the start, in order.
+    var markerTimes: [TimeInterval] {
+        if let memo { return memo.markers.map { $0.time(atSampleRate: memo.sampleRate) } }
+        guard let file = try? AudioFile(forReading: url) else { return [] }
+        return file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
+    }
 
     /// The items `arguments` name, in order. An argument with a `/` in it (`./Standup`, `~/x.m4a`) is a file, unless
     /// no file is there and a memo has that title; one without is a memo reference, unless it names no memo and a

@@ -5,6 +5,10 @@ import Glibc
 /// A key the interactive commands react to.
 enum Key: Equatable, Sendable {
     case space, left, right, plus, minus, quit, enter
+    /// `m`: a marker, while recording.
+    case mark
+    /// `[` and `]`: to the marker before, or after, while playing.
+    case previousMarker, nextMarker
 
     /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`; Enter is
     /// `\n`, or `\r` where the terminal does not translate it).
@@ -27,6 +31,9 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "-"), UInt8(ascii: "_"): keys.append(.minus)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
+            case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.mark)
+            case UInt8(ascii: "["): keys.append(.previousMarker)
+            case UInt8(ascii: "]"): keys.append(.nextMarker)
             default: break
             }
             index += 1

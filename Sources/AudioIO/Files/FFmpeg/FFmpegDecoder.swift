@@ -22,6 +22,9 @@ final class FFmpegDecoder {
     let formatName: String
     /// Bits per sample of a lossless codec (ALAC); `nil` for a lossy one.
     let bitDepth: Int?
+    /// Whether the file is an MP4 or MOV (M4A, 3GP, ...), whose index states every packet's time and the audio's exact
+    /// length: its AAC packets copy into an M4A as they are (``M4ACopy``).
+    let isMP4: Bool
     let metadata: AudioMetadata
 
     private var input: FFmpegInput
@@ -56,6 +59,7 @@ final class FFmpegDecoder {
         default: .other
         }
         metadata = input.metadata
+        isMP4 = input.statedFrameCount != nil
         if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp
