@@ -132,8 +132,9 @@ public final class AudioFile {
             metadata: Self.metadata(of: file, format: format, path: path))
     }
 
-    /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), or an Opus
-    /// file's `CHAPTERnnn` comments. AIFF's one free text is its comment, or its date when it reads as one.
+    /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), an Opus file's
+    /// `CHAPTERnnn` comments, or the chapters FFmpeg reads in a FLAC, Vorbis or MP3 file. AIFF's one free text is its
+    /// comment, or its date when it reads as one.
     private static func metadata(of file: SndFile, format: AudioFileFormat, path: String) -> AudioMetadata {
         var metadata = AudioMetadata(
             title: AudioMetadata.text(file.string(Int32(SF_STR_TITLE))),
@@ -145,9 +146,14 @@ public final class AudioFile {
             metadata.creationDate = date
             metadata.comment = nil
         }
-        if format == .opus {
+        switch format {
+        case .opus:
             metadata.markers = OpusTags(contentsOf: path)?.markers(sampleRate: Double(file.info.samplerate)) ?? []
-        } else {
+        case .flac, .vorbis, .mp3:
+            let read = ChapterCopy.read(path, sampleRate: Double(file.info.samplerate))
+            metadata.markers = read?.markers ?? []
+            metadata.comment = metadata.comment ?? read?.comment
+        default:
             metadata.markers = file.cues.map { AudioMarker(framePosition: $0.frame, name: $0.name) }
                 .filter { $0.framePosition <= Int64(file.info.frames) }.sorted { $0.framePosition < $1.framePosition }
         }

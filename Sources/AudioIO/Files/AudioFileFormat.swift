@@ -36,8 +36,8 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     private static let writable: [AudioFileFormat] = [.wav, .caf, .opus, .flac, .vorbis, .mp3, .aiff, .aac]
 
     /// Whether a file of this format that this library writes keeps markers (``AudioMetadata/markers``): WAV (cue points),
-    /// Opus (`CHAPTERnnn` comments) and AAC (M4A chapters).
-    public var keepsMarkers: Bool { self == .wav || self == .opus || self == .aac }
+    /// Opus, FLAC and Vorbis (`CHAPTERnnn` comments), MP3 (ID3 chapters) and AAC (M4A chapters); not CAF and AIFF.
+    public var keepsMarkers: Bool { isWritable && self != .caf && self != .aiff }
 
     /// Whether the samples are stored as PCM, so that a bit depth applies.
     public var isPCM: Bool { self == .wav || self == .caf || self == .aiff }

@@ -9,8 +9,11 @@ import SystemPackage
 /// Vorbis is written at quality 3 (oggenc's default, about 112 kb/s for stereo at 44.1 kHz), MP3 as variable bit
 /// rate at LAME's `-V 2` (about 190 kb/s for stereo), FLAC at libFLAC's default compression (level 5), all through
 /// libsndfile; AAC through FFmpeg's own `aac` encoder and MP4 muxer, at the settings' bit rate. The tags go into the
-/// container's own fields (see ``AudioMetadata``), and the ``markers`` too where it has a place for them: WAV cue
-/// points with labels, Opus `CHAPTERnnn` comments, MP4 chapters, written when the file is closed.
+/// container's own fields (see ``AudioMetadata``), and the ``markers`` too where it has a place for them, written when
+/// the file is closed: WAV cue points with labels, appended; Opus `CHAPTERnnn` comments, its packets copied with them;
+/// MP4 chapters; FLAC and Vorbis `CHAPTERnnn` comments and MP3 ID3 chapters, its packets copied by FFmpeg with them
+/// (which then writes the comment as Vorbis' `DESCRIPTION` or an ID3 `TXXX` frame, where libsndfile does not read it,
+/// and ``AudioFile`` does).
 ///
 /// WAV and CAF headers are rewritten after every ``write(_:)``, so a process killed mid-recording leaves
 /// a file that reads back with every frame that reached the disk. A WAV file whose length is not known in
@@ -244,7 +247,8 @@ public final class AudioFileWriter {
     }
 
     /// Puts ``markers`` into the file libsndfile has finished: a WAV file's cue points, appended; an Opus file's
-    /// comments, by copying its stream with them (its packets as they are).
+    /// comments, by copying its stream with them (its packets as they are); a FLAC, Vorbis or MP3 file's comments or ID3
+    /// chapters, by FFmpeg copying its packets (see ``ChapterCopy``).
     private func writeMarkers() throws {
         guard !markers.isEmpty else { return }
         switch settings.format {
@@ -256,6 +260,11 @@ public final class AudioFileWriter {
                 let copy = try FileDescriptor.open(temporary.path, .writeOnly, options: [.truncate, .closeOnExec])
                 defer { try? copy.close() }
                 _ = try OpusStreamCopy(source: descriptor, destination: copy).copy(metadata: metadata)
+            }
+        case .flac, .vorbis, .mp3:
+            let metadata = metadataWithMarkers
+            try FileRewrite.replace(url) { temporary in
+                try ChapterCopy.copy(from: url.path, to: temporary.path, format: settings.format, metadata: metadata, frameCount: frameCount)
             }
         default:
             break

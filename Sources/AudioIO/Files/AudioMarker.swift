@@ -4,8 +4,8 @@ import FoundationEssentials
 /// as Core Audio's `AudioFileMarker` is.
 ///
 /// ``AudioRecorder/addMarker(_:)`` drops one at the current recording time; ``AudioMetadata/markers`` holds a file's.
-/// Files keep them where their format has a place: WAV cue points with `adtl` labels (to the frame), MP4 chapters, and
-/// the `CHAPTERxxx`/`CHAPTERxxxNAME` comments of Opus (both to the millisecond).
+/// Files keep them where their format has a place: WAV cue points with `adtl` labels, MP4 and ID3 chapters (to the
+/// frame), and the `CHAPTERnnn`/`CHAPTERnnnNAME` comments of Opus, FLAC and Vorbis (to the millisecond).
 public struct AudioMarker: Equatable, Hashable, Sendable, Codable {
     /// Frames from the start of the file, at its sample rate; 0 or more.
     public var framePosition: Int64

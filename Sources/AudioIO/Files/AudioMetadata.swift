@@ -10,10 +10,11 @@ import FoundationEssentials
 /// | ``artist`` | `IART` | `artist` | `ARTIST` | `©ART` | `TPE1` |
 /// | ``album`` | `IPRD` | `album` | `ALBUM` | `©alb` | `TALB` |
 /// | ``comment`` | `ICMT` | `comments` | `COMMENT` | `©cmt` | `COMM` |
-/// | ``markers`` | `cue ` + `adtl` labels | — | `CHAPTERxxx` (Opus) | chapters | — |
+/// | ``markers`` | `cue ` + `adtl` labels | — | `CHAPTERnnn` | chapters | `CHAP` |
 ///
 /// AIFF keeps the title (`NAME`), the artist (`AUTH`) and, as its one free text (`ANNO`), the comment or else the date.
-/// Where a format has no place for markers (CAF, FLAC, Vorbis, MP3, AIFF), a file written in it has none.
+/// Markers are kept to the frame in WAV, M4A and MP3, to the millisecond in Vorbis comments; CAF and AIFF files keep
+/// none (libsndfile writes no CAF markers, and AIFF's only with loops).
 public struct AudioMetadata: Equatable, Sendable {
     /// The recording's title. A file keeps at most ``maximumStoredTitleBytes`` of it: see there.
     public var title: String?

@@ -68,11 +68,15 @@ struct OpusTags: Equatable {
         if let date = stored.creationDate {
             comments.append(Array("DATE=\(AudioMetadata.dateText(date))".utf8))
         }
-        for (index, marker) in stored.markers.enumerated() {
+        comments += Self.chapterComments(stored.markers, sampleRate: sampleRate).map { Array("\($0.key)=\($0.value)".utf8) }
+    }
+
+    /// The `CHAPTERnnn=HH:MM:SS.mmm` and `CHAPTERnnnNAME` comments that stand for `markers`, times at `sampleRate`.
+    static func chapterComments(_ markers: [AudioMarker], sampleRate: Double) -> [(key: String, value: String)] {
+        markers.enumerated().flatMap { index, marker in
             let number = String(index + 1)
             let key = "CHAPTER" + String(repeating: "0", count: max(0, 3 - number.count)) + number
-            comments.append(Array("\(key)=\(Self.chapterTime(marker.time(atSampleRate: sampleRate)))".utf8))
-            if let name = marker.name { comments.append(Array("\(key)NAME=\(name)".utf8)) }
+            return [(key, chapterTime(marker.time(atSampleRate: sampleRate)))] + (marker.name.map { [(key + "NAME", $0)] } ?? [])
         }
     }
 

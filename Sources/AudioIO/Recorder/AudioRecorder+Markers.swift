@@ -1,7 +1,7 @@
 extension AudioRecorder {
     /// Drops a marker at the current recording time: the frame of the file that the next captured frame becomes, which
     /// is ``currentTime`` × the file's rate (while paused, where recording resumes). It goes into the file when the
-    /// recording finishes, where the format has a place for it (WAV cue points, Opus comments, M4A chapters: see
+    /// recording finishes, where the format has a place for it (WAV cue points, Opus `CHAPTERnnn` comments, M4A chapters: see
     /// ``AudioMarker``), and into ``markers``.
     ///
     /// - Parameter name: What to call it, if anything.

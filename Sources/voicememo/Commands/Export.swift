@@ -15,8 +15,9 @@ extension VoiceMemo {
                 memo's title, in the memo's own format unless --format says otherwise; '-' writes to standard output, \
                 in the --format given. The file appears whole or not at all; an existing one is kept unless --force, \
                 and nothing is written inside the memo store. The memo's title, date, artist, album and comment go \
-                into the file's tags, and its markers where the format has a place for them (WAV cue points, Opus \
-                comments, M4A chapters). An Opus memo exported to Opus, and an M4A memo to M4A, keep their audio \
+                into the file's tags, and its markers where the format has a place for them (WAV cue points, \
+                CHAPTERnnn comments in Opus, FLAC and Vorbis, M4A and MP3 chapters; not CAF, AIFF). An Opus memo \
+                exported to Opus, and an M4A memo to M4A, keep their audio \
                 packets as they are (no second encoding). --volume, --pan and --rate write the memo as 'play' would \
                 sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
                 """)

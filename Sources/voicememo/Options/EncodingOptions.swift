@@ -18,7 +18,7 @@ enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
 /// How to encode a memo: a preset, or a format with its parameters. Shared by `import` and `record`.
 struct EncodingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "A named set of settings, e.g. voice, music or lossless.",
+        "A named set of settings, e.g. voice, music, lossless or m4a.",
         discussion: "Presets are JSON files; see Presets/ in the source tree or share/voicememo/presets.",
         valueName: "name"))
     var preset: String?

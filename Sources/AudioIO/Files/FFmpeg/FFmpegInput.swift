@@ -58,9 +58,12 @@ final class FFmpegInput {
 
     /// Opens `path` (a regular file) and the decoder of its best audio stream.
     ///
+    /// - Parameter containers: The containers to open: ``containers`` unless told otherwise (FLAC, Ogg and MP3, whose
+    ///   chapters libsndfile does not read).
+    ///
     /// The corresponding C functions are `avio_open`, `av_probe_input_buffer2`, `avformat_open_input`,
     /// `avformat_find_stream_info`, `av_find_best_stream` and `avcodec_open2`.
-    init(path: String) throws(OpenFailure) {
+    init(path: String, containers: Set<Substring> = FFmpegInput.containers) throws(OpenFailure) {
         _ = Self.quiet
         // "file:" so that a name with a colon is never taken for another protocol.
         let opened = avio_open(&io, "file:" + path, AVIO_FLAG_READ)
@@ -68,7 +71,7 @@ final class FFmpegInput {
         var container: UnsafePointer<AVInputFormat>?
         // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
         guard av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0, let container,
-              String(cString: container.pointee.name).split(separator: ",").contains(where: Self.containers.contains)
+              String(cString: container.pointee.name).split(separator: ",").contains(where: containers.contains)
         else { throw .unrecognized }
         format = avformat_alloc_context()
         format?.pointee.pb = io
