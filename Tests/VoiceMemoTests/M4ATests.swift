@@ -40,6 +40,10 @@ import Testing
         #expect(try FFprobe.tags(of: cli.scratch.path("copy.m4a")).tags["artist"] == "Ann")
         #expect(try cli.run("export", "Standup", cli.scratch.path("out.wav")).status == 0)
         #expect(try Sox.info(cli.scratch.path("out.wav")).frames == 72000)
+        // A rename goes into the file, its packets copied, not encoded again.
+        let before = try decoded(file, in: cli)
+        #expect(try cli.run("rename", "Standup", "Standup, Monday").status == 0)
+        #expect(try FFprobe.tags(of: file).tags["title"] == "Standup, Monday" && decoded(file, in: cli) == before)
     }
 
     /// A phone's recording with chapters (ffmpeg makes it here): its AAC packets kept, its chapters the memo's markers,
