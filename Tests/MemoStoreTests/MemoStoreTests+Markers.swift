@@ -63,14 +63,15 @@ extension MemoStoreTests {
 
     /// A store written by the previous version: `memos.json` of schema 2 and a journal whose records have no tags and
     /// markers (kind 1).
-    @Test func aStoreOfSchema2IsReadAndWrittenOnAsSchema3() throws {
-        let memos = try largeStore(MemoIndex.journalingMemoCount)
+    @Test func aStoreOfSchema2IsRead() throws {
+        let memos = [try store.importAudio(from: tone("a.wav", seconds: 0.1), title: "A"), try store.importAudio(from: tone("b.wav", seconds: 0.1), title: "B")]
         var old = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: index)))
         old.schemaVersion = 2
+        old.generation = "2a"
         try MemoIndex.encoder.encode(old).write(to: URL(fileURLWithPath: index))
         try? FileManager.default.removeItem(atPath: store.directory.appendingPathComponent(".memos.cache").path)
         // A rename as schema 2 journaled it: the memo's fields alone.
-        var renamed = memos[3]
+        var renamed = memos[1]
         renamed.title = "Renamed by an older voicememo"
         var payload = MemoRecordWriter()
         payload.append(renamed)
@@ -82,15 +83,30 @@ extension MemoStoreTests {
         record.bytes += fields
         var header = MemoRecordWriter()
         header.append(UInt64(0x0131_4C4E_524A_4D56))
-        header.append(try #require(old.generationNumber))
+        header.append(UInt64(0x2a))
         try Data(header.bytes + record.bytes).write(to: URL(fileURLWithPath: journal))
+        #expect(try store.memos().map(\.title) == ["A", "Renamed by an older voicememo"])
+    }
 
-        #expect(try store.memos()[3].title == "Renamed by an older voicememo")
-        try store.rename(memos[4], to: "Renamed now")
-        // The first change writes memos.json whole, as schema 3: an older voicememo leaves it alone from then on.
-        #expect(try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: index))).schemaVersion == 3)
-        let read = try store.memos()
-        #expect(read[3].title == "Renamed by an older voicememo" && read[4].title == "Renamed now")
-        #expect(try MemoStore(directory: store.directory).memos() == read)
+    /// An index of an older schema is written whole at its first change, as the current one, rather than appended to:
+    /// a voicememo of that schema would read the journal only up to the first record it does not know.
+    @Test func anIndexOfAnOlderSchemaIsWrittenWholeAtItsFirstChange() throws {
+        let url = scratch.file("memos.json")
+        let memo = Memo(
+            id: "000000000001", title: "x", createdAt: Date(timeIntervalSince1970: 0), duration: 1, fileName: "000000000001.wav",
+            format: .wav, sampleRate: 48000, channels: 1, sizeBytes: 1, peakDBFS: [-1], averageDBFS: [-1], state: .complete)
+        let many = (0..<MemoIndex.journalingMemoCount).map { number in
+            var copy = memo
+            copy.id = String(format: "%012x", number)
+            copy.fileName = copy.id + ".wav"
+            return copy
+        }
+        for schema in [2, MemoIndex.currentSchemaVersion] {
+            var index = MemoIndex(schemaVersion: schema, generation: "2a", memos: many)
+            index.put(memo)
+            let journal = try index.save(to: url, journal: MemoIndex.JournalPosition(generation: 0x2a, length: 0, records: 0), wholly: false)
+            #expect((journal == nil) == (schema == 2), "schema \(schema)")
+        }
+        #expect(try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: url)).schemaVersion == MemoIndex.currentSchemaVersion)
     }
 }
