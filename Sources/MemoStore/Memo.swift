@@ -38,6 +38,10 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     public var averageDBFS: [Double]
     /// Whether the audio file is finished.
     public var state: State
+    /// Loudness of the whole recording (EBU R 128: integrated LUFS, range LU, true peak dBTP), once measured: at the
+    /// end of a recording, at import, and for a memo of an older store when first asked for
+    /// (``MemoStore/measuringLoudness(of:)``); `nil` until then, and while it is being recorded.
+    public var loudness: AudioLoudness?
     /// Who is heard, or who made it (an author, a speaker); `nil` for none.
     public var artist: String?
     /// What it belongs to (a series, a course, a project); `nil` for none.
@@ -53,7 +57,8 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     public init(
         id: String, title: String, createdAt: Date, duration: Double, fileName: String, format: AudioFileFormat,
         sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State,
-        artist: String? = nil, album: String? = nil, comment: String? = nil, markers: [AudioMarker] = []
+        loudness: AudioLoudness? = nil, artist: String? = nil, album: String? = nil, comment: String? = nil,
+        markers: [AudioMarker] = []
     ) {
         self.id = id
         self.title = title
@@ -67,6 +72,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.peakDBFS = peakDBFS
         self.averageDBFS = averageDBFS
         self.state = state
+        self.loudness = loudness
         self.artist = artist
         self.album = album
         self.comment = comment
@@ -80,11 +86,11 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
-        case peakDBFS, averageDBFS, state, artist, album, comment, markers
+        case peakDBFS, averageDBFS, state, loudness, artist, album, comment, markers
     }
 
-    // Written by hand for the keys that came later: an index without them (schema 1 and 2) reads as memos without tags
-    // and markers, and a memo without them writes none.
+    // Written by hand for the keys that came later: an index without them (schema 1 and 2) reads as memos without
+    // loudness, tags and markers, and a memo without them writes none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -94,6 +100,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             sampleRate: try container.decode(Double.self, forKey: .sampleRate), channels: try container.decode(Int.self, forKey: .channels),
             sizeBytes: try container.decode(Int64.self, forKey: .sizeBytes), peakDBFS: try container.decode([Double].self, forKey: .peakDBFS),
             averageDBFS: try container.decode([Double].self, forKey: .averageDBFS), state: try container.decode(State.self, forKey: .state),
+            loudness: try container.decodeIfPresent(AudioLoudness.self, forKey: .loudness),
             artist: try container.decodeIfPresent(String.self, forKey: .artist),
             album: try container.decodeIfPresent(String.self, forKey: .album),
             comment: try container.decodeIfPresent(String.self, forKey: .comment),
@@ -114,6 +121,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         try container.encode(peakDBFS, forKey: .peakDBFS)
         try container.encode(averageDBFS, forKey: .averageDBFS)
         try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(loudness, forKey: .loudness)
         try container.encodeIfPresent(artist, forKey: .artist)
         try container.encodeIfPresent(album, forKey: .album)
         try container.encodeIfPresent(comment, forKey: .comment)
@@ -132,6 +140,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             && sizeBytes >= 0
             && peakDBFS.count == channels && averageDBFS.count == channels
             && peakDBFS.allSatisfy(\.isFinite) && averageDBFS.allSatisfy(\.isFinite)
+            && loudness.map { [$0.integrated, $0.range, $0.truePeak].allSatisfy { (-1000.0...1000.0).contains($0) } } ?? true
             && markers.count <= AudioMarker.maximumStoredCount && markers.allSatisfy { $0.framePosition >= 0 }
     }
 

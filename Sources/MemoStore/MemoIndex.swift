@@ -12,9 +12,10 @@ import SystemPackage
 /// The audio files are the truth; the index is a cache of their facts and titles that can always be
 /// rebuilt from them (``MemoStore`` does so when it is missing or unreadable).
 struct MemoIndex: Codable {
-    /// The schema this code writes. Schema 1 (no generation, no journal) and 2 (memos without tags and markers, which
-    /// its journal's records lack) are read, and written as 3 at the first change; a voicememo that knows only 1 or 2
-    /// leaves a store of 3 alone rather than miss its journal's records.
+    /// The schema this code writes. Schema 1 (no generation, no journal) and 2 (memos without loudness, tags and
+    /// markers, which its journal's records lack) are read, and `memos.json` is written whole as 3 at the first change;
+    /// a voicememo that knows only 1 leaves a store of 2 or 3 alone rather than miss its journal, and one that knows 2
+    /// leaves a store of 3 alone rather than stop at a journal record it cannot read.
     static let currentSchemaVersion = 3
 
     var schemaVersion = MemoIndex.currentSchemaVersion
@@ -252,7 +253,7 @@ struct MemoIndex: Codable {
     @discardableResult
     func save(to url: URL, journal: JournalPosition?, wholly: Bool) throws(MemoStoreError) -> JournalPosition? {
         do {
-            if !wholly, let journal, journal.generation == generationNumber, schemaVersion == Self.currentSchemaVersion,
+            if !wholly, schemaVersion == Self.currentSchemaVersion, let journal, journal.generation == generationNumber,
                memos.count >= Self.journalingMemoCount,
                journal.records + changes.count <= Self.journalLimit(memoCount: memos.count) {
                 let path = Self.journalPath(beside: url)

@@ -13,8 +13,8 @@ import SystemPackage
 ///
 /// The layout, in the machine's byte order: the magic, the generation; then records of a 32-bit length of the
 /// payload, a 32-bit kind (3: a memo put in, replacing the one with its id or appended; 1: the same, written by schema
-/// 2, without tags and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a checksum of the payload,
-/// and the payload (a memo as ``MemoRecordWriter`` writes it, or an id).
+/// 2, a memo without its loudness, tags and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a
+/// checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it, or an id).
 enum MemoJournal {
     /// The journal's name in the store directory.
     static let fileName = "memos.journal"
@@ -70,7 +70,8 @@ enum MemoJournal {
                 var record = MemoRecordReader(bytes: payload)
                 switch kind {
                 case 1, 3:
-                    guard let memo = record.memo(extended: kind == 3), record.offset == length else { return .contents(contents) }
+                    guard let memo = record.memo(layout: kind == 1 ? .schema2 : .current), record.offset == length
+                    else { return .contents(contents) }
                     contents.changes.append(.put(memo))
                 case 2:
                     guard let id = record.text(), record.offset == length else { return .contents(contents) }

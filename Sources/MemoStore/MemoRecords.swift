@@ -2,8 +2,10 @@ import AudioIO
 import FoundationEssentials
 
 /// The binary layout of memos in the index's cache and journal, in the machine's byte order: per memo its strings
-/// (a 32-bit length and UTF-8), numbers and level lists, then (the extension of schema 3) its tags, texts that may be
-/// absent (a length of 2³² − 1), and its markers (a count, then each one's frame and name).
+/// (a 32-bit length and UTF-8), numbers and level lists, then the fields of schema 3: its loudness (a word 0 for none,
+/// or 1 and its three numbers), its tags, texts that may be absent (a length of 2³² − 1), and its markers (a count,
+/// then each one's frame and name). Journals of schema 2 have memos without the fields of schema 3
+/// (``MemoRecordLayout``).
 struct MemoRecordWriter {
     var bytes: [UInt8] = []
 
@@ -44,6 +46,12 @@ struct MemoRecordWriter {
         append(UInt64(bitPattern: memo.sizeBytes))
         append(memo.peakDBFS)
         append(memo.averageDBFS)
+        if let loudness = memo.loudness {
+            append(UInt64(1))
+            for number in [loudness.integrated, loudness.range, loudness.truePeak] { append(number) }
+        } else {
+            append(UInt64(0))
+        }
         for text in [memo.artist, memo.album, memo.comment] { append(optional: text) }
         append(UInt64(memo.markers.count))
         for marker in memo.markers {
@@ -64,6 +72,14 @@ struct MemoRecordWriter {
         }
         return hash
     }
+}
+
+/// Which fields a memo record has.
+enum MemoRecordLayout {
+    /// Schema 2's, in the journal of a store written before memos had a loudness, tags and markers.
+    case schema2
+    /// What ``MemoRecordWriter`` writes.
+    case current
 }
 
 /// Reads what ``MemoRecordWriter`` wrote, checking every length against what is left.
@@ -126,7 +142,7 @@ struct MemoRecordReader {
         return values.first { $0.1.elementsEqual(text) }?.0
     }
 
-    /// Moves past the next memo without reading it; false when what is left is no whole memo.
+    /// Moves past the next memo (of the current layout) without reading it; false when what is left is no whole memo.
     mutating func skipMemo() -> Bool {
         for _ in 0..<5 { guard textBytes() != nil else { return false } }
         guard bytes.count - offset >= 5 * 8 else { return false }
@@ -135,11 +151,17 @@ struct MemoRecordReader {
             guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return false }
             offset += 8 * count
         }
+        switch word() {
+        case 0: break
+        case 1:
+            guard bytes.count - offset >= 3 * 8 else { return false }
+            offset += 3 * 8
+        default: return false
+        }
         return tagsAndMarkers() != nil
     }
 
-    /// The next memo; `extended` when it has the tags and markers of schema 3 (a journal's records of schema 2 do not).
-    mutating func memo(extended: Bool = true) -> Memo? {
+    mutating func memo(layout: MemoRecordLayout = .current) -> Memo? {
         guard let id = text(), let title = text(), let fileName = text(),
               let format = oneOf(Self.formats), let state = oneOf(Self.states),
               let createdAt = number(), let duration = number(), let sampleRate = number(),
@@ -150,15 +172,21 @@ struct MemoRecordReader {
             id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
             fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
             sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
-        if extended {
-            guard let (tags, markers) = tagsAndMarkers() else { return nil }
-            (memo.artist, memo.album, memo.comment) = (tags[0], tags[1], tags[2])
-            memo.markers = markers
+        guard layout == .current else { return memo }
+        switch word() {
+        case 0: break
+        case 1:
+            guard let integrated = number(), let range = number(), let truePeak = number() else { return nil }
+            memo.loudness = AudioLoudness(integrated: integrated, range: range, truePeak: truePeak)
+        default: return nil
         }
+        guard let (tags, markers) = tagsAndMarkers() else { return nil }
+        (memo.artist, memo.album, memo.comment) = (tags[0], tags[1], tags[2])
+        memo.markers = markers
         return memo
     }
 
-    /// The tags (artist, album, comment) and markers after a memo's fields.
+    /// The tags (artist, album, comment) and markers after a memo's loudness.
     private mutating func tagsAndMarkers() -> (tags: [String?], markers: [AudioMarker])? {
         var tags: [String?] = []
         for _ in 0..<3 {

@@ -74,7 +74,7 @@ extension MemoStore {
     ///
     /// - Parameters:
     ///   - ticket: What ``beginRecording(title:settings:artist:album:comment:)`` returned.
-    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel) and file size.
+    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), file size and loudness.
     ///   - markers: The recording's markers (`AudioRecorder.markers`), in frames of the file's rate.
     /// - Returns: The finished memo.
     /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
@@ -94,6 +94,7 @@ extension MemoStore {
             memo.sizeBytes = summary.byteCount
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
+            memo.loudness = summary.loudness
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
             DurableFile.removeQuietly(recordingLockPath(of: memo.id))

@@ -7,4 +7,10 @@ import Testing
         #expect(Key.parse(bytes) == [.space, .right, .left, .plus, .minus, .quit, .enter, .enter])
         #expect(Key.parse(Array("m[]M".utf8)) == [.mark, .previousMarker, .nextMarker, .mark])
     }
+
+    @Test func shiftedArrowsAndTheirStandInsSkip15SecondsAndLettersMoveThroughMemos() {
+        // xterm's shift+→ and shift+←, then ctrl+→ (a plain seek), then , . < > n p s.
+        let bytes = Array("\u{1B}[1;2C\u{1B}[1;2D\u{1B}[1;5C,.<>nps".utf8)
+        #expect(Key.parse(bytes) == [.shiftRight, .shiftLeft, .right, .shiftLeft, .shiftRight, .shiftLeft, .shiftRight, .next, .previous, .sleep])
+    }
 }

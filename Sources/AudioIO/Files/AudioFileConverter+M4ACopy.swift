@@ -5,19 +5,20 @@ import SystemPackage
 extension AudioFileConverter {
     /// Copies the AAC packets of the MP4 file `source` (M4A, MP4, MOV) into a new hidden M4A file beside `destination`,
     /// with `metadata`'s tags and markers, synced to the disk, to be placed as
-    /// ``stage(contentsOf:beside:settings:metadata:permissions:)``'s are: AAC to AAC without a second encoding, so that the
+    /// ``stage(contentsOf:beside:settings:metadata:gain:permissions:)``'s are: AAC to AAC without a second encoding, so that the
     /// copy decodes to exactly the source's samples (see ``M4ACopy``).
     ///
     /// - Parameters:
     ///   - source: The file to copy.
     ///   - destination: Where the copy is to go; the hidden file is made beside it.
     ///   - metadata: The tags and markers for the copy; `nil` keeps the source's.
+    ///   - measuringLoudness: Whether the summary has the copy's loudness, measured as it is read back.
     ///   - permissions: Mode bits of the new file.
     /// - Returns: The staged copy, or `nil` when `source` is no AAC in an MP4 or MOV (it is to be decoded and encoded
     ///   again then).
     /// - Throws: ``AudioFileError`` when `source` cannot be read or the copy cannot be written.
     package static func stageM4ACopy(
-        of source: URL, beside destination: URL, metadata: AudioMetadata?,
+        of source: URL, beside destination: URL, metadata: AudioMetadata?, measuringLoudness: Bool = false,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile? {
         guard try AudioFile(forReading: source).isAACInMP4 else { return nil }
@@ -56,9 +57,10 @@ extension AudioFileConverter {
         }
         // Read back as any reader will: what it holds, and its levels, decoded.
         let copy = try AudioFile(forReading: temporary)
+        let measured = try copy.measure(loudness: measuringLoudness)
         staged.summary = AudioFileSummary(
             frameCount: copy.frameCount, sampleRate: copy.sampleRate, channelCount: copy.channelCount,
-            levels: try copy.measureLevels(), byteCount: copy.byteCount)
+            levels: measured.levels, byteCount: copy.byteCount, loudness: measured.loudness)
         return staged
     }
 }

@@ -259,7 +259,7 @@ public final class AudioFileWriter {
             try FileRewrite.replace(url) { temporary in
                 let copy = try FileDescriptor.open(temporary.path, .writeOnly, options: [.truncate, .closeOnExec])
                 defer { try? copy.close() }
-                _ = try OpusStreamCopy(source: descriptor, destination: copy).copy(metadata: metadata)
+                _ = try OpusStreamCopy(source: descriptor, destination: copy).copy(OpusStreamCopy.Edit(metadata: metadata))
             }
         case .flac, .vorbis, .mp3:
             let metadata = metadataWithMarkers

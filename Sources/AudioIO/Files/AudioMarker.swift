@@ -37,6 +37,13 @@ public struct AudioMarker: Equatable, Hashable, Sendable, Codable {
         rate == newRate ? self : AudioMarker(framePosition: Int64((Double(framePosition) * newRate / rate).rounded()), name: name)
     }
 
+    /// The same marker in an excerpt of its file, the frames `frames` of it: moved back by the excerpt's start, or `nil`
+    /// when the excerpt leaves it out (a marker at the excerpt's very end stays, at its end).
+    package func inExcerpt(_ frames: Range<Int64>) -> AudioMarker? {
+        (frames.lowerBound...frames.upperBound).contains(framePosition)
+            ? AudioMarker(framePosition: framePosition - frames.lowerBound, name: name) : nil
+    }
+
     private enum CodingKeys: String, CodingKey {
         case framePosition = "frame", name
     }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
 /// with silence of their length, resamples to the file's rate with libsoxr when the device's differs,
-/// measures the levels of what it writes (the whole recording's, in one pass), and writes through an
+/// measures the levels and the loudness of what it writes (the whole recording's, in one pass: at the end only the
+/// loudness's last sums are left to do), and writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -29,7 +30,7 @@ final class RecordingWriter: @unchecked Sendable {
     private let outcome = Mutex<Outcome?>(nil)
     /// Markers added while recording, handed to the file when it is closed; `nil` once it is.
     private let markers = Mutex<[AudioMarker]?>([])
-    private var meter: LevelAccumulator
+    private var meter: AudioMeasurement
 
     /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
     struct Outcome {
@@ -53,7 +54,7 @@ final class RecordingWriter: @unchecked Sendable {
         self.file = file
         self.deviceRate = deviceRate
         self.inputEnded = inputEnded
-        meter = LevelAccumulator(channelCount: tap.channelCount)
+        meter = AudioMeasurement(channelCount: tap.channelCount, sampleRate: file.settings.sampleRate, measuringLoudness: true)
         do {
             resampler = deviceRate == file.settings.sampleRate ? nil : try Resampler(
                 inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
@@ -113,7 +114,7 @@ final class RecordingWriter: @unchecked Sendable {
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
         let summary = AudioFileSummary(
             frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
-            levels: meter.levels, byteCount: size)
+            levels: meter.measuredLevels, byteCount: size, loudness: meter.loudness)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }

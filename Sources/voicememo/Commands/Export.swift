@@ -17,9 +17,12 @@ extension VoiceMemo {
                 and nothing is written inside the memo store. The memo's title, date, artist, album and comment go \
                 into the file's tags, and its markers where the format has a place for them (WAV cue points, \
                 CHAPTERnnn comments in Opus, FLAC and Vorbis, M4A and MP3 chapters; not CAF, AIFF). An Opus memo \
-                exported to Opus, and an M4A memo to M4A, keep their audio \
-                packets as they are (no second encoding). --volume, --pan and --rate write the memo as 'play' would \
-                sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
+                exported to Opus, and an M4A memo to M4A, keep their audio packets as they are (no second \
+                encoding). --volume, --pan and --rate write the memo as 'play' would sound it: e.g. --rate 1.5 for a \
+                lecture sped up with its pitch kept. --normalize -16 writes it at -16 LUFS (its true peak under -1 \
+                dBTP): in an Opus file's output gain, which every player applies, with its audio packets still as \
+                they are; in the samples of other formats (an M4A's AAC is then encoded again). Markers stay where \
+                they were in the audio.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -64,7 +67,7 @@ extension VoiceMemo {
             do {
                 summary = try store.export(
                     memo, to: destination, format: chosenFormat, sampleRate: sampleRate, bitRate: bitrate,
-                    volume: sound.volume, pan: sound.pan, rate: sound.rate, replacingExisting: force)
+                    volume: sound.volume, pan: sound.pan, rate: sound.rate, normalizingTo: sound.normalize, replacingExisting: force)
             } catch let error as AudioFileError where error.reason == .exists {
                 throw ExportTargetExists(path: error.path)
             }
@@ -84,7 +87,7 @@ extension VoiceMemo {
             let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-export.\(format.fileExtension)")
             let staged = try store.stageExport(
                 memo, beside: beside, format: format, sampleRate: sampleRate, bitRate: bitrate, volume: sound.volume,
-                pan: sound.pan, rate: sound.rate, permissions: [.ownerReadWrite])
+                pan: sound.pan, rate: sound.rate, normalizingTo: sound.normalize, permissions: [.ownerReadWrite])
             let file: FileDescriptor
             do {
                 file = try FileDescriptor.open(staged.url.path, .readOnly, options: [.closeOnExec])

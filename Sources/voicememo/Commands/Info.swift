@@ -8,9 +8,12 @@ extension VoiceMemo {
             abstract: "Show everything known about a memo.",
             discussion: """
                 Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
-                silence). The artist, album and comment show when the memo has them, and its markers (dropped with m \
-                while recording, or the imported file's) one a line: number, time, name. With --json, markers is a \
-                list of {frame, time, name}: frame at the memo's sample rate, time in seconds.
+                silence). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
+                loudness range in LU and true peak in dBTP, over all channels. It is measured at the end of a \
+                recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
+                artist, album and comment show when the memo has them, and its markers (dropped with m while \
+                recording, or the imported file's) one a line: number, time, name. With --json, markers is a list of \
+                {frame, time, name}: frame at the memo's sample rate, time in seconds.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -21,7 +24,7 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memo = try store.memo(matching: memo)
+            let memo = store.measuringLoudness(of: [try store.memo(matching: memo)])[0]
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
                 return
@@ -38,6 +41,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
+                ("Loudness", Describe.loudness(of: memo)),
                 ("File", store.filePath(of: memo).terminalSafe),
             ]
             let tags = [("Artist", memo.artist), ("Album", memo.album), ("Comment", memo.comment)]

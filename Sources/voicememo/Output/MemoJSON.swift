@@ -2,8 +2,9 @@ import AudioIO
 import FoundationEssentials
 import MemoStore
 
-/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, the tags it has
-/// (`artist`, `album`, `comment`) and its markers (`frame` at `sampleRate`, `time` in seconds, `name` if it has one).
+/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, `loudness`
+/// (`integrated` LUFS, `range` LU, `truePeak` dBTP) once measured, the tags it has (`artist`, `album`, `comment`) and its
+/// markers (`frame` at `sampleRate`, `time` in seconds, `name` if it has one).
 struct MemoJSON: Encodable {
     let id: String
     let title: String
@@ -17,6 +18,8 @@ struct MemoJSON: Encodable {
     let peakDBFS: [Double]
     let averageDBFS: [Double]
     let state: Memo.State
+    /// Omitted until measured.
+    let loudness: AudioLoudness?
     let artist: String?
     let album: String?
     let comment: String?
@@ -42,13 +45,16 @@ struct MemoJSON: Encodable {
         peakDBFS = memo.peakDBFS.map(Self.rounded)
         averageDBFS = memo.averageDBFS.map(Self.rounded)
         state = memo.state
+        loudness = memo.loudness.map {
+            AudioLoudness(integrated: Self.rounded($0.integrated), range: Self.rounded($0.range), truePeak: Self.rounded($0.truePeak))
+        }
         artist = memo.artist
         album = memo.album
         comment = memo.comment
         markers = memo.markers.map { MarkerJSON(frame: $0.framePosition, time: $0.time(atSampleRate: memo.sampleRate), name: $0.name) }
     }
 
-    /// Levels to 0.01 dB: finer than any meter shows, and free of float noise in the output.
+    /// Levels (and loudness) to 0.01 dB: finer than any meter shows, and free of float noise in the output.
     static func rounded(_ level: Double) -> Double { (level * 100).rounded() / 100 }
 
     /// One line of JSON with sorted keys.

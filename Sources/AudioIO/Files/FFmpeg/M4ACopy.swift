@@ -34,7 +34,7 @@ enum M4ACopy {
     /// - Throws: ``AudioFileError``: `unsupported` when the source's audio is not AAC, what opening it does, and
     ///   `writeFailed` when the copy cannot be written.
     static func copy(from source: String, to destination: String, metadata: AudioMetadata?, frameCount: Int64?) throws(AudioFileError) -> Copied {
-        let input = try FFmpegDecoder.open(source)
+        let input = try FFmpegDecoder.open(.file(path: source), path: source)
         guard input.codecName == "aac" else {
             throw AudioFileError(path: source, reason: .unsupported("its audio is \(input.codecName), not AAC"))
         }
