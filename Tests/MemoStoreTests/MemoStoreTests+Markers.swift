@@ -73,9 +73,11 @@ extension MemoStoreTests {
         // A rename as schema 2 journaled it: the memo's fields alone.
         var renamed = memos[1]
         renamed.title = "Renamed by an older voicememo"
+        renamed.loudness = nil
         var payload = MemoRecordWriter()
         payload.append(renamed)
-        let fields = Array(payload.bytes.dropLast(3 * 4 + 8))
+        // Without the fields of schema 3: the word that says "no loudness", three absent tags, no markers.
+        let fields = Array(payload.bytes.dropLast(8 + 3 * 4 + 8))
         var record = MemoRecordWriter()
         withUnsafeBytes(of: UInt32(fields.count)) { record.bytes += $0 }
         withUnsafeBytes(of: UInt32(1)) { record.bytes += $0 }

@@ -25,6 +25,9 @@ import Testing
         let file = try #require(memo["file"] as? String)
         #expect(memo["format"] as? String == "aac" && file.hasSuffix(".m4a") && memo["duration"] as? Double == 1.5)
         #expect(memo["artist"] as? String == "Ann" && memo["album"] as? String == "Team" && memo["comment"] as? String == "the usual")
+        // Its loudness measured as it was recorded: what the library measures of the file, within what AAC changes.
+        let integrated = try #require((memo["loudness"] as? [String: Any])?["integrated"] as? Double)
+        #expect(abs(integrated - (try AudioFile(forReading: URL(fileURLWithPath: file)).measureLoudness().integrated)) < 0.2, "\(integrated)")
         let stream = try FFprobe.codec(of: file)
         #expect(stream.codec == "aac" && stream.profile == "LC" && stream.frames == 72000)
         let tags = try FFprobe.tags(of: file).tags
