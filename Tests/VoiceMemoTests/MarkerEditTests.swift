@@ -7,7 +7,7 @@ import Testing
 /// brings the old ones back, rename keeps them, export keeps them normalized too; an M4A memo has its loudness and is
 /// not trimmed. Read back by the library, ffprobe and `info`.
 @Suite struct MarkerEditTests {
-    /// Imports `seconds` of a 440 Hz tone at 48 kHz, artist Ann, album Talks, with a marker at each of `markers` (seconds
+    /// Imports `seconds` of a 440 Hz tone at 48 kHz, artist Ann, album Talks, comment "At home", with a marker at each of `markers` (seconds
     /// and name): an M4A with those chapters, made by ffmpeg, imported as `format` (`m4a`: as it is). Returns its
     /// `--json`.
     static func importMarked(
@@ -15,7 +15,7 @@ import Testing
     ) throws -> [String: Any] {
         let stem = cli.scratch.path(String(UUID().uuidString.prefix(8)))
         try Sox.synth(to: stem + ".wav", rate: 48000, channels: 1, seconds: seconds, "sine 440")
-        var chapters = ";FFMETADATA1\ntitle=\(title)\nartist=Ann\nalbum=Talks\n"
+        var chapters = ";FFMETADATA1\ntitle=\(title)\nartist=Ann\nalbum=Talks\ncomment=At home\n"
         for (number, marker) in markers.enumerated() {
             let end = number + 1 < markers.count ? markers[number + 1].time : seconds
             chapters += "[CHAPTER]\nTIMEBASE=1/48000\nSTART=\(Int(marker.time * 48000))\nEND=\(Int(end * 48000))\ntitle=\(marker.name)\n"
@@ -49,6 +49,7 @@ import Testing
         let moved = [AudioMarker(framePosition: 24000, name: "Middle")]
         let trimmed = try cli.json(try cli.run("info", id, "--json"))
         #expect(Self.markers(trimmed) == moved && trimmed["artist"] as? String == "Ann" && trimmed["album"] as? String == "Talks")
+        #expect(trimmed["comment"] as? String == "At home")
         if format != "caf" {
             let read = try AudioFile(forReading: file)
             #expect(read.metadata.markers == moved && read.metadata.artist == "Ann", "the file's own")
@@ -103,9 +104,11 @@ import Testing
         #expect(try cli.run("rename", id, "Talk, retitled").status == 0)
         let renamed = try cli.json(try cli.run("info", id, "--json"))
         #expect(renamed["title"] as? String == "Talk, retitled" && renamed["artist"] as? String == "Ann" && renamed["album"] as? String == "Talks")
+        #expect(renamed["comment"] as? String == "At home")
         #expect(Self.markers(renamed) == Array(Self.spokenFrames.prefix(3)))
         let tags = try FFprobe.tags(of: file).tags
         #expect(tags["title"] == "Talk, retitled" && tags["artist"] == "Ann" && tags["album"] == "Talks", "\(tags)")
+        #expect(try AudioFile(forReading: URL(fileURLWithPath: file)).metadata.comment == "At home")
         #expect(try FFprobe.chapters(of: file).map(\.title) == ["Start", "Intro", "Middle"])
         #expect(try AudioFile(forReading: URL(fileURLWithPath: file)).metadata.markers == Array(Self.spokenFrames.prefix(3)))
         #expect(try FFprobe.packetHashes(of: file) == packets, "the audio packets as they were")
