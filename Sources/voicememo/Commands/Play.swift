@@ -21,9 +21,10 @@ extension VoiceMemo {
                 it, downloads nothing. Remove that directory to empty it.
 
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: space \
-                pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, +/- change the speed by 0.25 \
-                (pitch kept), n and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, \
-                off), q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+                pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker \
+                before or after in the memo heard ('info' lists them), +/- change the speed by 0.25 (pitch kept), n \
+                and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, off), q quits; \
+                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
                 --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
                 measured of each memo (a file that is not a memo is measured first).

@@ -47,6 +47,7 @@ final class PlayQueue: Playback {
     /// Addresses in a queue play as they download, without a bar of what is downloaded.
     var loadedTimeRanges: [Range<TimeInterval>]? { nil }
     var isBuffering: Bool { false }
+    var markerTimes: [TimeInterval] { queue.currentItem.flatMap(item(playing:))?.markerTimes ?? [] }
 
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         let events = queue.events()
