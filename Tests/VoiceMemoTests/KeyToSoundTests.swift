@@ -20,27 +20,31 @@ import Testing
 
     /// The staircase, 20 s of it, as a memo.
     private func importStaircase() throws {
-        let raw = cli.scratch.file("staircase.raw")
+        let wav = cli.scratch.path("staircase.wav")
+        try Self.writeStaircase(seconds: 20, channels: 2, to: wav, scratch: cli.scratch)
+        #expect(try cli.run("import", wav, "--title", "Staircase").status == 0)
+    }
+
+    /// Writes `seconds` of the staircase at 48 kHz, 16-bit, in `channels` channels alike, as a WAV file at `path`.
+    static func writeStaircase(seconds: Int, channels: Int, to path: String, scratch: ScratchDirectory) throws {
+        let raw = scratch.file("staircase-\(seconds)-\(channels).raw")
         var samples: [Int16] = []
-        let frames = 48000 * 20
-        samples.reserveCapacity(2 * frames)
+        let frames = 48000 * seconds
+        samples.reserveCapacity(channels * frames)
         for frame in 0..<frames {
-            let amplitude = Self.amplitude(ofStep: frame / (48 * Self.step) % Self.steps)
+            let amplitude = amplitude(ofStep: frame / (48 * step) % steps)
             let value = Int16((amplitude * sin(2 * Double.pi * 440 * Double(frame) / 48000)).rounded())
-            samples.append(value)
-            samples.append(value)
+            samples.append(contentsOf: repeatElement(value, count: channels))
         }
         try samples.withUnsafeBytes { try Data($0).write(to: raw) }
-        let wav = cli.scratch.path("staircase.wav")
-        try Tool.output("sox", ["-t", "raw", "-r", "48000", "-e", "signed", "-b", "16", "-c", "2", raw.path, wav])
-        #expect(try cli.run("import", wav, "--title", "Staircase").status == 0)
+        try Tool.output("sox", ["-t", "raw", "-r", "48000", "-e", "signed", "-b", "16", "-c", "\(channels)", raw.path, path])
     }
 
     private static func amplitude(ofStep step: Int) -> Double { Double(2000 + 100 * step) }
 
     /// The staircase's step heard in each 2.5 ms of `samples` (16-bit ones, as ``Sox/samples(of:)`` reads them: a 440 Hz
     /// period fits in 2.5 ms, so its peak is the step's amplitude), or nil where it is silent.
-    private static func steps(in samples: [Int32]) -> [Double?] {
+    static func steps(in samples: [Int32]) -> [Double?] {
         stride(from: 0, to: samples.count - 120, by: 120).map { start in
             let peak = samples[start..<(start + 120)].map { abs(Int($0 >> 16)) }.max() ?? 0
             return peak < 1000 ? nil : (Double(peak) - 2000) / 100
@@ -48,7 +52,7 @@ import Testing
     }
 
     /// `to` less `from` in steps, the shorter way round the staircase's 128.
-    private static func distance(from: Double, to: Double) -> Double {
+    static func distance(from: Double, to: Double) -> Double {
         var difference = (to - from).truncatingRemainder(dividingBy: Double(steps))
         if difference > Double(steps / 2) { difference -= Double(steps) }
         if difference < -Double(steps / 2) { difference += Double(steps) }
@@ -59,10 +63,7 @@ import Testing
         try await PulseAudioServer.exclusive { server in
             try importStaircase()
             let heard = cli.scratch.path("heard.wav")
-            let recorder = try Tool.start("parec", [
-                "--server=unix:\(server.socket)", "--device=\(PulseAudioServer.sinkName).monitor", "--file-format=wav",
-                "--format=s16le", "--rate=48000", "--channels=1", "--latency-msec=20", heard,
-            ], environment: try server.environment)
+            let recorder = try server.recordMonitor(to: heard, channels: 1)
             defer { if recorder.isRunning { recorder.kill() } }
             try await Task.sleep(for: .milliseconds(300))
             let play = try PseudoTerminal(

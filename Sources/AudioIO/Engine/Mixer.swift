@@ -233,11 +233,12 @@ package final class Mixer: @unchecked Sendable {
         voice.rampFramesLeft = rampFramesLeft
     }
 
-    /// Render thread: notes, in ``audioWasCut``, voices paused or being removed before their end. Called before a
-    /// period is rendered, so that a seek (one voice removed, its successor added) is seen before the successor
-    /// sounds.
+    /// Render thread: notes, in ``audioWasCut``, voices being removed before their end. Called before a period is
+    /// rendered, so that a seek (one voice removed, its successor added) is seen before the successor sounds. A paused
+    /// voice cuts nothing: on a device that queues long a player's pause removes its voice, and what pauses one there
+    /// is a stall for a download, whose last audio, queued on the device, is still to be heard.
     func noteCutVoices() {
-        if anyVoice({ ($0.isPaused.load(ordering: .relaxed) || $0.removalRequested.load(ordering: .acquiring)) && isCut($0) }) {
+        if anyVoice({ $0.removalRequested.load(ordering: .acquiring) && isCut($0) }) {
             audioWasCut = true
         }
     }

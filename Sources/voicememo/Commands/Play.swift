@@ -112,6 +112,7 @@ extension VoiceMemo {
                 ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
             } else {
                 let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
+                    ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }
                 defer { notices?.end() }
                 ending = try await run.run()
             }
