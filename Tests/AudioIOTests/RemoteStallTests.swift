@@ -29,6 +29,14 @@ import Testing
             let player = try AudioPlayer(contentsOf: server.url("talk.wav"), cache: RemoteCache(directory: scratch.file("cache")))
             player.currentDevice = pulse.device
             let log = EventLog(player.events())
+            // Where it resumed, read as the event happens: a test task that looks later, on a busy machine, would find
+            // it already played on.
+            let resumedPosition = Mutex<TimeInterval?>(nil)
+            let observation = player.observe { [weak player] event in
+                guard event == .playbackResumed, let player else { return }
+                resumedPosition.withLock { $0 = $0 ?? player.currentTime }
+            }
+            defer { withExtendedLifetime(observation) {} }
             #expect(player.play())
             #expect(try await eventually { player.currentTime > 1 })
             #expect(server.isRunning)
@@ -49,7 +57,7 @@ import Testing
             try server.limit(rate: nil)
             try server.start()
             #expect(try await eventually { log.events.dropFirst(stalls).contains(.playbackResumed) }, "\(log.events)")
-            let resumedAt = player.currentTime
+            let resumedAt = try #require(resumedPosition.withLock { $0 })
             try await Task.sleep(for: .milliseconds(600))
             #expect(player.currentTime > resumedAt + 0.3, "plays on from \(resumedAt) s: \(player.currentTime) s")
             #expect(abs(resumedAt - stalledAt) < 0.15, "from where it stalled: \(stalledAt) s, \(resumedAt) s")

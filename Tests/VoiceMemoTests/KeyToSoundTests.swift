@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func pauseResumeAndANewSpeedGoOnFromWhereTheListenerWas() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             try importStaircase()
             let heard = cli.scratch.path("heard.wav")
             let recorder = try server.recordMonitor(to: heard, channels: 1)

@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func mDropsMarkersThatInfoListsTheFileKeepsAndPlayJumpsTo() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let cli = try CLI()
             let (record, last) = try startRecording([], title: "Marked", cli: cli, server: server)
             for (number, time) in [(1, 0.5), (2, 1.5)] {
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aKilledM4ARecordingIsRecoveredWithItsMarkerAndPlaysAndExports() async throws {
-        try await PulseAudioServer.exclusive { server in
+        try await PulseAudioServer.own { server in
             let cli = try CLI()
             let (record, last) = try startRecording(["--format", "m4a"], title: "Killed", cli: cli, server: server)
             #expect(record.read(until: { _ in (last()?.elapsed ?? 0) >= 0.8 }, timeout: 10), "\(record.screen.suffix(300))")
