@@ -165,6 +165,53 @@ import Testing
         #expect(firstDifference(try samples(of: output), try samples(of: first) + samples(of: second)) == nil)
     }
 
+    /// Each item at its own gain (a normalization's), before the queue's volume: the gain changes on the first frame of the
+    /// next item, not a frame sooner or later, and an item queued twice plays at its gain both times.
+    @Test func aQueuesItemsPlayEachAtItsOwnGainChangingOnTheFrameWhereTheNextBegins() throws {
+        let renderer = try OfflineRenderer()
+        // 9600 and 14400 frames: neither a whole number of the decoder's steps, so a seam falls inside one.
+        let first = try noise("first.wav", seconds: 0.2)
+        let second = try noise("second.wav", seconds: 0.3)
+        let queue = try AudioQueuePlayer(items: [first, second, first])
+        queue.currentDevice = renderer.device
+        queue.setGain(-9, for: first)
+        queue.setGain(6, for: second)
+        queue.volume = 0.5
+        queue.play()
+        let output = scratch.file("queue.wav")
+        try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: 2, bitDepth: .float32))
+        let rendered = try samples(of: output)
+        let (quiet, loud) = (Float(pow(10, -9.0 / 20) * 0.5), Float(pow(10, 6.0 / 20) * 0.5))
+        let expected = try samples(of: first).map { $0 * quiet } + samples(of: second).map { $0 * loud } + samples(of: first).map { $0 * quiet }
+        #expect(rendered.count == expected.count)
+        let wrong = zip(rendered, expected).enumerated().first { abs($1.0 - $1.1) > 1e-6 }
+        #expect(wrong == nil, "first wrong frame: \(wrong.map { $0.offset / 2 } ?? -1) (the seams are at 9600 and 24000)")
+        // The seams themselves, frame by frame, either side.
+        #expect(rendered[2 * 9599] == expected[2 * 9599] && rendered[2 * 9600] == expected[2 * 9600])
+        #expect(rendered[2 * 23999] == expected[2 * 23999] && rendered[2 * 24000] == expected[2 * 24000])
+    }
+
+    /// A gain set while the item plays is heard from the decoder's next step: what was decoded before keeps the old one.
+    @Test func aGainSetWhileTheItemPlaysChangesFromTheNextDecodedStep() throws {
+        let renderer = try OfflineRenderer()
+        let file = try noise("long.wav", seconds: 1)
+        let queue = try AudioQueuePlayer(items: [file])
+        queue.currentDevice = renderer.device
+        queue.play()
+        let before = renderer.render(frameCount: 4800)
+        queue.setGain(-12, for: file)
+        queue.setGain(-12, for: scratch.file("not-queued.wav"))
+        let rendered = before + renderer.render(frameCount: 43200)
+        let original = try samples(of: file)
+        let amplitude = Float(pow(10, -12.0 / 20))
+        let firstChanged: Int = try #require(rendered.indices.first { index in rendered[index] != original[index] })
+        let change = firstChanged / 2
+        #expect(change >= 4800 && change % 1024 == 0 && change <= 4800 + 4 * 4096 + 1024,
+                "changes at frame \(change): a step's start, after what the ring (four periods) and the step under way held")
+        #expect(firstDifference(Array(rendered.prefix(2 * change)), Array(original.prefix(2 * change))) == nil)
+        #expect(zip(rendered, original).dropFirst(2 * change).allSatisfy { abs($0 - $1 * amplitude) <= 1e-6 })
+    }
+
     @Test func nothingPlayingWritesNoFileAndAnExistingOneIsKept() throws {
         let renderer = try OfflineRenderer()
         let output = scratch.file("nothing.wav")

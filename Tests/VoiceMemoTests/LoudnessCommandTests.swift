@@ -7,8 +7,9 @@ import Testing
 /// `export --normalize` bring memos to a loudness.
 @Suite struct LoudnessCommandTests {
     /// What ffmpeg's `ebur128` filter measures of `path`: integrated loudness (LUFS) and true peak (dBFS).
-    static func ffmpeg(_ path: String) throws -> (integrated: Double, truePeak: Double) {
-        let result = try Tool.run("ffmpeg", ["-nostats", "-hide_banner", "-i", path, "-filter_complex", "ebur128=peak=true", "-f", "null", "-"])
+    /// `format`: how to read it, e.g. `["-f", "s32le", "-ar", "48000", "-ac", "2"]` for raw samples.
+    static func ffmpeg(_ path: String, format: [String] = []) throws -> (integrated: Double, truePeak: Double) {
+        let result = try Tool.run("ffmpeg", ["-nostats", "-hide_banner"] + format + ["-i", path, "-filter_complex", "ebur128=peak=true", "-f", "null", "-"])
         let summary = try #require(result.standardError.components(separatedBy: "Summary:").last)
         func value(_ label: String) throws -> Double {
             let line = try #require(summary.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) })
@@ -89,6 +90,37 @@ import Testing
         #expect(abs(try said(other.standardOutput.trimmingCharacters(in: .newlines), at: "-40.0") - (-40 - loudness["integrated"]!)) <= 0.06, "\(other.standardOutput)")
         let bad = try cli.run("play", id, "--normalize", "-90")
         #expect(bad.status == 2 && bad.standardError.contains("--normalize takes a loudness in LUFS between -70 and 0"))
+    }
+
+    /// Memos played in turn are each brought to the loudness, as memos played together are: the device gets a soft memo
+    /// raised and a loud one lowered, each at -20 LUFS as ffmpeg measures what it got.
+    @Test func memosPlayedInTurnAreEachAtTheLoudness() throws {
+        let cli = try CLI()
+        for (title, volume) in [("Soft", 0.05), ("Loud", 0.6)] {
+            let source = cli.scratch.path("\(title).wav")
+            try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 1, "sine 440 sine 440", volume: volume)
+            #expect(try cli.run("import", source, "--title", title).status == 0)
+        }
+        let raw = cli.scratch.path("out.raw")
+        let play = try cli.run("play", "Soft", "Loud", "--normalize", "-20", "--device", "file:'\(raw)',raw")
+        #expect(play.status == 0, "\(play.standardError)")
+        let lines = play.standardOutput.split(separator: "\n")
+        let gains = try lines.map { line in
+            let match = try #require(line.firstMatch(of: #/ at -20\.0 LUFS \(([-+][0-9.]+) dB\)$/#), "\(line)")
+            return try #require(Double(match.1))
+        }
+        #expect(lines.count == 2 && gains[0] > 0 && gains[1] < 0, "raised, then lowered: \(lines)")
+        // Stereo 32-bit frames: one memo a second, from the first that sounds.
+        let played = try Data(contentsOf: URL(fileURLWithPath: raw))
+        let frames = played.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        let first = try #require(frames.firstIndex { $0 != 0 }) / 2 * 2
+        #expect(frames.count - first >= 4 * 48000)
+        for (half, title) in ["Soft", "Loud"].enumerated() {
+            let path = cli.scratch.path("\(title).raw")
+            try played.subdata(in: 4 * (first + 2 * 48000 * half) ..< 4 * (first + 2 * 48000 * (half + 1))).write(to: URL(fileURLWithPath: path))
+            let heard = try Self.ffmpeg(path, format: ["-f", "s32le", "-ar", "48000", "-ac", "2"]).integrated
+            #expect(abs(heard - -20) <= 0.5, "“\(title)” heard at \(heard) LUFS")
+        }
     }
 
     @Test func exportAtALoudnessPutsTheGainInAnOpusHeaderAndInPCMSamples() throws {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Volume, pan, rate and meters, as ``AudioPlayer`` has them (`AVQueuePlayer` inherits them from `AVPlayer`): they
+/// Volume, pan, rate and meters, as ``AudioPlayer`` has them, and each item's gain (`AVQueuePlayer` inherits them from `AVPlayer`): they
 /// apply to the item playing and to every item after it. The settings themselves are ``PlaybackControls``, which
 /// both players hold; these members only hand them the queue's voice.
 extension AudioQueuePlayer {
@@ -16,6 +16,26 @@ extension AudioQueuePlayer {
         withState { state, events in
             state.controls.setVolume(volume, fadeDuration: fadeDuration, voice: state.voice, engine: state.engine)
             if fadeDuration <= 0 { restartIfQueuedLong(&state, &events) }
+        }
+    }
+
+    /// Plays `item` — each of its entries in the queue and in ``previousItems`` — at a fixed gain in decibels before
+    /// ``volume``, −96…+48 (values outside are clamped), as ``AudioPlayer/gain`` does for one file: what brings each
+    /// item to one loudness (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``). Items play at 0 dB until
+    /// given one; an item not in the queue is left alone.
+    ///
+    /// The gain holds from the item's first frame to its last: where two items at different gains meet, it changes on
+    /// the first frame of the second. Set while the item plays, it is heard within a ring (0.25 s), at once on a device
+    /// that queues long.
+    public func setGain(_ gain: Float, for item: URL) {
+        let gain = PlaybackControls.clamped(gain: gain)
+        withState { state, events in
+            for index in state.items.indices where state.items[index].url == item { state.items[index].gain = gain }
+            for index in state.played.indices where state.played[index].url == item { state.played[index].gain = gain }
+            if let reading = state.reading, state.items.contains(where: { $0.token == reading && $0.url == item }) {
+                state.decoder?.setGain(gain, forItem: reading)
+            }
+            if state.items.prefix(state.decoded).contains(where: { $0.url == item }) { restartIfQueuedLong(&state, &events) }
         }
     }
 

@@ -33,7 +33,7 @@ extension AudioQueuePlayer {
             let wasPlaying = state.isPlaying
             state.seeks.end(finished: false)
             state.release()
-            state.insert(previous.url, duration: previous.duration, at: 0)
+            state.insert(previous.url, duration: previous.duration, gain: previous.gain, at: 0)
             state.time = 0
             state.isPlaying = false
             if wasPlaying { _ = start(&state, &events) }

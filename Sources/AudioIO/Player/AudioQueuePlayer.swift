@@ -70,6 +70,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         let token: Int
         /// Seconds.
         let duration: TimeInterval
+        /// Decibels, −96…+48, before the queue's volume (``AudioQueuePlayer/setGain(_:for:)``).
+        var gain: Float = 0
     }
 
     struct State {
@@ -116,9 +118,9 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var subscribers = EventSubscribers<Event>()
         var listeners = EventListeners<Event>()
 
-        /// Adds `url`, of `duration` seconds, at `index` (the end when nil).
-        mutating func insert(_ url: URL, duration: TimeInterval, at index: Int? = nil) {
-            items.insert(Item(url: url, token: nextToken, duration: duration), at: index ?? items.count)
+        /// Adds `url`, of `duration` seconds, played at `gain` dB, at `index` (the end when nil).
+        mutating func insert(_ url: URL, duration: TimeInterval, gain: Float = 0, at index: Int? = nil) {
+            items.insert(Item(url: url, token: nextToken, duration: duration, gain: gain), at: index ?? items.count)
             nextToken += 1
         }
 
@@ -361,7 +363,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             state.decodeFailure = nil
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
-                    file: file, item: first.token, reportsItems: true, on: engine, owner: self, startTime: state.time,
+                    file: file, item: first.token, gain: first.gain, reportsItems: true, on: engine, owner: self, startTime: state.time,
                     controls: state.controls, observers: state.observers,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
@@ -403,16 +405,18 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// decoder in use. Items that can no longer be played are skipped, to be reported in their turn.
     private func nextSource(generation: Int, channels: Int) -> NextSource {
         while true {
-            let next = state.withLock { state -> (URL, Int)? in
+            let next = state.withLock { state -> Item? in
                 guard state.generation == generation, state.decoded < state.items.count else { return nil }
-                let url = state.items[state.decoded].url
-                state.opensAddress = RemoteAsset.isRemote(url)
-                return (url, state.items[state.decoded].token)
+                let item = state.items[state.decoded]
+                state.opensAddress = RemoteAsset.isRemote(item.url)
+                return item
             }
-            guard let (url, token) = next else { return .end }
+            guard let next else { return .end }
+            let (url, token) = (next.url, next.token)
             let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels, cache: cache) }
-            let isCurrent = state.withLock { state in
-                guard state.generation == generation else { return false }
+            // The item's gain as it is once it is the one read: one set after that reaches the decoder itself.
+            let gain = state.withLock { state -> Float? in
+                guard state.generation == generation else { return nil }
                 state.decoded += 1
                 state.opensAddress = false
                 switch opened {
@@ -422,10 +426,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 case .failure(let error):
                     state.skipped[token] = error
                 }
-                return true
+                return state.items.first { $0.token == token }?.gain ?? next.gain
             }
-            guard isCurrent else { return .end }
-            if case .success(let file) = opened { return .file(file, item: token) }
+            guard let gain else { return .end }
+            if case .success(let file) = opened { return .file(file, item: token, gain: gain) }
         }
     }
 

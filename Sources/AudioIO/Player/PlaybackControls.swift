@@ -49,11 +49,16 @@ struct PlaybackControls {
 
     /// Clamps `gain` to −96…+48 dB and hands `voice` the gain it makes with the volume, at once.
     mutating func setGain(_ gain: Float, voice: Voice?) {
-        self.gain = gain.isFinite ? min(max(gain, -96), 48) : 0
+        self.gain = Self.clamped(gain: gain)
         guard let voice else { return }
         voice.volumeBits.store(voiceGain.bitPattern, ordering: .relaxed)
         voice.fadeFrames.store(0, ordering: .relaxed)
         voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
+    }
+
+    /// `gain` in dB within −96…+48, 0 when it is not a number.
+    static func clamped(gain: Float) -> Float {
+        gain.isFinite ? min(max(gain, -96), 48) : 0
     }
 
     /// Clamps `pan` to −1…1 and hands it to `voice`.

@@ -5,20 +5,20 @@ import FoundationEssentials
 enum NextSource {
     /// The same file again, from its start (a loop).
     case rewind
-    /// Another file, which becomes item `item` of the voice (a queue).
-    case file(AudioFile, item: Int)
+    /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB.
+    case file(AudioFile, item: Int, gain: Float)
     /// Nothing: the voice ends.
     case end
 }
 
-/// The decoder thread of one voice: reads the file, maps its channels to the device's, resamples to the
-/// device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), and fills the
-/// voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
+/// The decoder thread of one voice: reads the file, applies its item's gain, maps its channels to the device's,
+/// resamples to the device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), and fills
+/// the voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
 /// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
 ///
 /// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
 /// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
-/// the samples reach the ring unchanged.
+/// and the item at 0 dB, the samples reach the ring unchanged.
 package final class PlaybackDecoder: @unchecked Sendable {
     /// Source frames read per step.
     package static let chunkFrames = 1024
@@ -35,9 +35,15 @@ package final class PlaybackDecoder: @unchecked Sendable {
         let file: AudioFile
         /// The voice's item this source plays: a queue's item, or a loop's pass (a rewind starts the next).
         var item: Int
+        /// What the item's samples are multiplied by (its gain, linear), unless ``PlaybackDecoder/itemGain`` has a newer one.
+        let amplitude: Float
         let channelMap: ChannelMap
         let resampler: Resampler?
     }
+
+    /// The last gain set while playing (``setGain(_:forItem:)``): the item's number in the high half, its linear gain's
+    /// bits in the low one, so that the two change together. Read once per step.
+    private let itemGain: ManagedAtomic<UInt64>
 
     private var source: Source
     private let voice: Voice
@@ -53,19 +59,20 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
     private var isStretching = false
 
-    /// Prepares to decode `file` from `startTime` seconds into `voice`; `next` says what follows each file,
-    /// given how many passes have completed.
+    /// Prepares to decode `file`, item `item` of `voice` played at `gain` dB, from `startTime` seconds into `voice`;
+    /// `next` says what follows each file, given how many passes have completed.
     ///
     /// - Throws: ``AudioFileError`` when the file's channels cannot be mapped to the device's, or it cannot
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
-        file: AudioFile, item: Int = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
+        file: AudioFile, item: Int = 0, gain: Float = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
         enableRate: Bool, next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
         self.voice = voice
         self.deviceRate = deviceRate
         self.next = next
-        source = try Self.source(file, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
+        source = try Self.source(file, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
+        itemGain = ManagedAtomic(Self.packed(item: item, amplitude: source.amplitude))
         stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
         outputTime = startTime
@@ -78,12 +85,12 @@ package final class PlaybackDecoder: @unchecked Sendable {
         }
     }
 
-    /// Where an address's file is to be sought to before the first read (see ``init(file:item:voice:deviceRate:startTime:rate:enableRate:next:)``).
+    /// Where an address's file is to be sought to before the first read (see ``init(file:item:gain:voice:deviceRate:startTime:rate:enableRate:next:)``).
     private var pendingSeek: Int64?
 
-    /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.
+    /// The pipeline for `file` at `gain` dB, keeping `previous`'s resampler when the rate is the same.
     private static func source(
-        _ file: AudioFile, item: Int, channels: Int, deviceRate: Double, continuing previous: Source?
+        _ file: AudioFile, item: Int, gain: Float, channels: Int, deviceRate: Double, continuing previous: Source?
     ) throws -> Source {
         guard let map = ChannelMap(from: file.channelCount, to: channels) else {
             throw AudioFileError(path: file.url.path, reason: .unsupported(
@@ -97,7 +104,25 @@ package final class PlaybackDecoder: @unchecked Sendable {
         } else {
             resampler = try Resampler(inputRate: file.sampleRate, outputRate: deviceRate, channelCount: channels)
         }
-        return Source(file: file, item: item, channelMap: map, resampler: resampler)
+        let amplitude = Float(AudioLevels.amplitude(Double(gain)))
+        return Source(file: file, item: item, amplitude: amplitude, channelMap: map, resampler: resampler)
+    }
+
+    /// Plays item `item` at `gain` dB from the next step, if it is the one being read then; else the gain it was
+    /// opened with (or the next file's) stays.
+    func setGain(_ gain: Float, forItem item: Int) {
+        itemGain.store(Self.packed(item: item, amplitude: Float(AudioLevels.amplitude(Double(gain)))), ordering: .relaxed)
+    }
+
+    private static func packed(item: Int, amplitude: Float) -> UInt64 {
+        UInt64(UInt32(truncatingIfNeeded: item)) << 32 | UInt64(amplitude.bitPattern)
+    }
+
+    /// The gain of the item being read: the last one set while playing, if it is for this item.
+    private var amplitude: Float {
+        let packed = itemGain.load(ordering: .relaxed)
+        guard UInt32(truncatingIfNeeded: packed >> 32) == UInt32(truncatingIfNeeded: source.item) else { return source.amplitude }
+        return Float(bitPattern: UInt32(truncatingIfNeeded: packed))
     }
 
     /// Seconds the thread sleeps at most while the ring is full: a quarter of what the ring holds, which it refills
@@ -152,7 +177,14 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 let file = source.file
                 let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
                 if frames > 0 {
-                    let input = UnsafeBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
+                    let read = UnsafeMutableBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
+                    // Before the meter, which then shows what is heard, as a player's shows its gain; per file, so a
+                    // seam between items at different gains switches on the first frame of the next.
+                    let amplitude = self.amplitude
+                    if amplitude != 1 {
+                        for index in read.indices { read[index] *= amplitude }
+                    }
+                    let input = UnsafeBufferPointer(read)
                     if voice.isMeteringEnabled.load(ordering: .relaxed) { meter(input) }
                     let mapped = UnsafeMutableBufferPointer(rebasing: buffers.mapped[..<(frames * voice.channelCount)])
                     source.channelMap.apply(input, into: mapped)
@@ -170,9 +202,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     // the voice's current item how many passes were heard.
                     source.item += 1
                     continue
-                case .file(let nextFile, let item):
+                case .file(let nextFile, let item, let gain):
                     let following = try Self.source(
-                        nextFile, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
+                        nextFile, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
                     if following.resampler !== source.resampler { try flushResampler(buffers) }
                     source = following
                     outputTime = 0

@@ -19,9 +19,9 @@ package enum PlaybackPipeline {
     }
 
     /// A primed voice (not yet in the mix) and its running decoder, with the player's `controls` and its time
-    /// `observers` applied.
+    /// `observers` applied; `file` is item `item`, played at `gain` dB before the controls' own gain.
     static func start(
-        file: AudioFile, item: Int = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
+        file: AudioFile, item: Int = 0, gain: Float = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
         controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(),
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
@@ -33,7 +33,7 @@ package enum PlaybackPipeline {
         controls.apply(to: voice)
         observers.prepare(voice)
         let decoder = try PlaybackDecoder(
-            file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
+            file: file, item: item, gain: gain, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
             enableRate: controls.enableRate, next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)

@@ -89,7 +89,7 @@ extension VoiceMemo {
             let playback: any Playback
             let publish: (PlaybackRun) -> PublishedPlayback
             if items.count > 1 && !together {
-                let queue = try queue(items, metering: onTerminal && !noMeter, announces: announces)
+                let queue = try queue(items, gains: gains, metering: onTerminal && !noMeter, announces: announces)
                 (playback, publish) = (queue, { PublishedPlayback(queue, ending: $0) })
             } else {
                 let group = try group(items, gains: gains, onTerminal: onTerminal, announces: announces)
@@ -154,10 +154,12 @@ extension VoiceMemo {
             return PlayerGroup(items: items, players: players)
         }
 
-        /// Memos played in turn, from `--start` in the first; a line printed as each starts when `announces`.
-        private func queue(_ items: [PlayItem], metering: Bool, announces: Bool) throws -> PlayQueue {
-            let playQueue = try PlayQueue(items: items, device: device, loops: loops) { [device] item in
-                if announces { Self.announce(item, on: device) }
+        /// Memos played in turn, each at its gain of `gains` (dB), from `--start` in the first; a line printed as each
+        /// starts when `announces`.
+        private func queue(_ items: [PlayItem], gains: [Double]?, metering: Bool, announces: Bool) throws -> PlayQueue {
+            let target = sound.normalize
+            let playQueue = try PlayQueue(items: items, gains: gains, device: device, loops: loops) { [device] item, gain in
+                if announces { Self.announce(item, on: device, suffix: Self.loudness(target, gain: gain)) }
             }
             let queue = playQueue.queue
             queue.volume = sound.volume
@@ -170,8 +172,12 @@ extension VoiceMemo {
 
         /// The line for `item` starting, off a terminal.
         private func announce(_ item: PlayItem, duration: TimeInterval, gain: Float) {
-            let loudness = sound.normalize.map { " at \(Describe.level($0)) LUFS (\(Describe.gain(Double(gain))))" } ?? ""
-            Self.announce(item, duration: duration, on: device, suffix: loudness)
+            Self.announce(item, duration: duration, on: device, suffix: Self.loudness(sound.normalize, gain: gain))
+        }
+
+        /// ` at -16.0 LUFS (+3.2 dB)` for a memo played at `gain` dB to reach `target` LUFS; nothing without a target.
+        private static func loudness(_ target: Double?, gain: Float) -> String {
+            target.map { " at \(Describe.level($0)) LUFS (\(Describe.gain(Double(gain))))" } ?? ""
         }
 
         /// `Playing “Standup” (1:05.0) on default`, at once: whoever reads a pipe should learn now, not when playback ends.

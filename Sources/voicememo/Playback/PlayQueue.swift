@@ -10,20 +10,28 @@ final class PlayQueue: Playback {
     let queue: AudioQueuePlayer
     /// Each file's channels, for the meter.
     private let channels: [URL: Int]
+    /// Each file's gain in dB (`--normalize`), given again to each pass queued.
+    private let gains: [URL: Float]
     /// Whether the list is queued again and again, until stopped.
     private let loopsForever: Bool
-    /// Called as each memo starts, the first included.
-    private let onStart: @Sendable (PlayItem) -> Void
+    /// Called as each memo starts, the first included, with its gain in dB.
+    private let onStart: @Sendable (PlayItem, Float) -> Void
 
-    /// A queue of `items`, on `device`, that plays the list `loops` more times (negative: until stopped); `onStart` is
-    /// called as each memo starts.
+    /// A queue of `items`, each at its gain of `gains` (dB; 0 without), on `device`, that plays the list `loops` more
+    /// times (negative: until stopped); `onStart` is called as each memo starts, with its gain.
     ///
     /// - Throws: ``AudioFileError`` for an item that is not readable audio.
-    init(items: [PlayItem], device: String, loops: Int, onStart: @escaping @Sendable (PlayItem) -> Void) throws {
+    init(
+        items: [PlayItem], gains: [Double]?, device: String, loops: Int,
+        onStart: @escaping @Sendable (PlayItem, Float) -> Void
+    ) throws {
         self.items = items
         loopsForever = loops < 0
         queue = try AudioQueuePlayer(items: Array(repeating: items.map(\.url), count: loopsForever ? 2 : loops + 1).flatMap { $0 })
         queue.currentDevice = device
+        // A file given twice is one memo, at one gain.
+        self.gains = Dictionary(zip(items.map(\.url), (gains ?? []).map(Float.init))) { first, _ in first }
+        for (url, gain) in self.gains { queue.setGain(gain, for: url) }
         channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url).channelCount) }) { first, _ in first }
         self.onStart = onStart
     }
@@ -59,12 +67,12 @@ final class PlayQueue: Playback {
             for await event in events {
                 switch event {
                 case .currentItemChanged(let url?):
-                    if let item = item(playing: url) { onStart(item) }
+                    if let item = item(playing: url) { onStart(item, gains[url] ?? 0) }
                     if queue.items.count == items.count { queueAgain() }
                 case .itemDidFailToPlayToEnd(_, let error):
                     failure = error
                 case .finishedPlaying(true) where queueAgain():
-                    if let first = items.first { onStart(first) }
+                    if let first = items.first { onStart(first, gains[first.url] ?? 0) }
                     queue.play()
                 case .finishedPlaying(let successfully):
                     if successfully { return report(.finished) }
@@ -74,7 +82,7 @@ final class PlayQueue: Playback {
                 }
             }
         }
-        if let first = items.first { onStart(first) }
+        if let first = items.first { onStart(first, gains[first.url] ?? 0) }
         guard queue.play() else { throw AudioPlayerFailure(status: queue.status) }
     }
 
@@ -82,7 +90,10 @@ final class PlayQueue: Playback {
     @discardableResult
     private func queueAgain() -> Bool {
         // A file that can no longer be read is left out of the pass.
-        if loopsForever { for item in items { try? queue.insert(item.url, after: nil) } }
+        if loopsForever {
+            for item in items { try? queue.insert(item.url, after: nil) }
+            for (url, gain) in gains { queue.setGain(gain, for: url) }
+        }
         return loopsForever
     }
 
