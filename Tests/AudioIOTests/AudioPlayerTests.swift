@@ -154,7 +154,9 @@ import Testing
             let time = players[0].deviceCurrentTime + 0.5
             for player in players { player.play(atTime: time) }
         } == [true, true])
-        let device = try await rig.deviceSamples(atLeast: 24000)
+        // Read once the device has written all it should: a read as soon as 24000 frames are there may find the file
+        // still growing.
+        let device = try await rig.deviceSamples(atLeast: 24000 + 1920)
         let loud = device.left.indices.filter { device.left[$0] != 0 || device.right[$0] != 0 }
         #expect(loud.isEmpty, "they cancel exactly; \(loud.count) frames do not, from \(loud.first ?? -1)")
         // Both files whole, after the silence the device held before their start: its buffer, four periods of 480
