@@ -86,7 +86,8 @@ extension MemoStore {
         return .success(renamed)
     }
 
-    /// Deletes `memos`, their audio files and their index entries, under one hold of the store's lock.
+    /// Deletes `memos`, their audio files, what is kept beside them and their index entries, under one hold of the
+    /// store's lock.
     ///
     /// Every memo is checked before anything is deleted, so one that is no longer in the store or is being
     /// recorded deletes nothing.
@@ -129,6 +130,7 @@ extension MemoStore {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
+                DurableFile.removeQuietly(waveformPath(of: memo.id))
                 removed.titles.withLock { $0.append(memo.title) }
                 index.remove(ids: [memo.id])
             }

@@ -45,15 +45,15 @@ extension MemoStore {
         }
     }
 
-    /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, and releases the
-    /// recording lock.
+    /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, keeps its waveform beside it (see
+    /// ``waveform(of:)``), and releases the recording lock.
     ///
     /// Call it after the file is closed. The lock is released even when this throws; the memo is then
     /// recovered from its file on the next read of the store.
     ///
     /// - Parameters:
     ///   - ticket: What ``beginRecording(title:settings:)`` returned.
-    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel) and file size.
+    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), waveform and file size.
     /// - Returns: The finished memo.
     /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
     @discardableResult
@@ -68,6 +68,7 @@ extension MemoStore {
             memo.sizeBytes = summary.byteCount
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
+            keepWaveform(summary.waveform, of: memo.id)
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
             DurableFile.removeQuietly(recordingLockPath(of: memo.id))

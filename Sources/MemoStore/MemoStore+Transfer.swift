@@ -6,7 +6,8 @@ extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
     ///
     /// The file is converted through `AudioFileConverter` into `<id>.<format>` (mode 0600), with the
-    /// title and creation date written into the file's own metadata, then listed in the index. The conversion
+    /// title and creation date written into the file's own metadata, then listed in the index, its waveform (measured
+    /// on the way) kept beside it. The conversion
     /// happens before the store's lock is taken, into a hidden file that is put in place and listed in one hold of
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
@@ -58,6 +59,7 @@ extension MemoStore {
                 return .failure(error)
             }
             try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
+            keepWaveform(summary.waveform, of: id)
             index.append(memo)
             return .success(())
         }
@@ -154,7 +156,7 @@ extension MemoStore {
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.
-    private func isInside(_ url: URL) -> Bool {
+    func isInside(_ url: URL) -> Bool {
         let store = directory.resolvingSymlinksInPath().path
         let parent = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().path
         let target = url.standardizedFileURL.resolvingSymlinksInPath().path

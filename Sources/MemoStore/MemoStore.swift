@@ -293,8 +293,8 @@ public struct MemoStore: Sendable {
     }
 
     /// Removes what killed processes left half-written: drafts of the index, its cache and kept titles, the recording
-    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles kept for
-    /// audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
+    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles and
+    /// waveforms kept for audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
     /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared
     /// any leftover.
     private func removeLeftovers(in listing: DirectoryListing.Listing, listed memos: [Memo]) -> Bool {
@@ -306,8 +306,8 @@ public struct MemoStore: Sendable {
             let path = directory.appendingPathComponent(name).path
             if name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
-            } else if name.hasSuffix(".title"),
-                      !Memo.fileKeys(ofID: name.dropFirst().dropLast(".title".count)).contains(where: listing.storeFiles.contains) {
+            } else if let suffix = [".title", Self.waveformSuffix].first(where: name.hasSuffix),
+                      !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
                 spared = !removeUnlocked(path) || spared

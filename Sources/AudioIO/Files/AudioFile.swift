@@ -192,14 +192,19 @@ public final class AudioFile {
 
     /// Reads from ``framePosition`` to the end and returns the levels of those frames, per channel.
     public func measureLevels() throws(AudioFileError) -> AudioLevels {
-        var meter = LevelAccumulator(channelCount: channelCount)
+        try measure().levels
+    }
+
+    /// Reads from ``framePosition`` to the end and returns the levels and the waveform of those frames.
+    func measure(samplesPerPixel: Int = Waveform.standardSamplesPerPixel) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform) {
+        var measurement = AudioMeasurement(channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel)
         var samples = [Float](repeating: 0, count: 16384 * channelCount)
         try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
             while case let frames = try read(into: buffer), frames > 0 {
-                meter.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
+                measurement.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
             }
         }
-        return meter.levels
+        return (measurement.levels.levels, measurement.waveform.waveform)
     }
 
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a

@@ -66,11 +66,12 @@ extension AudioFileConverter {
             DurableFile.removeQuietly(temporary.path)
             throw AudioFileError(path: destination.path, creating: error)
         }
-        // Read back as any reader will: what it holds, and its levels, decoded.
+        // Read back as any reader will: what it holds, and its levels and waveform, decoded.
         let copy = try AudioFile(forReading: temporary)
+        let measured = try copy.measure()
         staged.summary = AudioFileSummary(
             frameCount: copy.frameCount, sampleRate: copy.sampleRate, channelCount: copy.channelCount,
-            levels: try copy.measureLevels(), byteCount: copy.byteCount)
+            levels: measured.levels, waveform: measured.waveform, byteCount: copy.byteCount)
         return staged
     }
 }

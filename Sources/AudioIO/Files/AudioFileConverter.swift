@@ -11,6 +11,8 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var channelCount: Int
     /// Peak and average level of everything written, per channel, in dBFS (before Opus encoding).
     public var levels: AudioLevels
+    /// The outline of everything written, at ``Waveform/standardSamplesPerPixel`` (before Opus encoding).
+    public var waveform: Waveform
     /// Size of the written file in bytes.
     public var byteCount: Int64
 
@@ -130,7 +132,7 @@ public enum AudioFileConverter {
     /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:permissions:)`` does.
     static func stage(
         beside destination: URL, settings: AudioSettings, metadata: AudioMetadata, permissions: FilePermissions,
-        expectedFrameCount: Int64?, write: (AudioFileWriter, inout LevelAccumulator) throws -> Void
+        expectedFrameCount: Int64?, write: (AudioFileWriter, inout AudioMeasurement) throws -> Void
     ) throws -> StagedAudioFile {
         // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
         if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
@@ -141,15 +143,14 @@ public enum AudioFileConverter {
             let output = try AudioFileWriter(
                 url: temporary, settings: settings, metadata: metadata, permissions: permissions,
                 expectedFrameCount: expectedFrameCount)
-            var meter = LevelAccumulator(channelCount: settings.channelCount)
-            try write(output, &meter)
+            var measurement = AudioMeasurement(channelCount: settings.channelCount, sampleRate: settings.sampleRate)
+            try write(output, &measurement)
             try output.close()
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.
             let staged = try StagedAudioFile(url: temporary)
-            staged.summary = AudioFileSummary(
-                frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
-                levels: meter.levels, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
+            staged.summary = measurement.summary(
+                frameCount: output.frameCount, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
             return staged
         } catch let error as Errno {
             DurableFile.removeQuietly(temporary.path)
@@ -182,7 +183,7 @@ public enum AudioFileConverter {
         return settings.effectiveBitDepth != .float32 && bits <= settings.effectiveBitDepth.rawValue
     }
 
-    private static func copyIntegers(from input: AudioFile, to output: AudioFileWriter, meter: inout LevelAccumulator) throws {
+    private static func copyIntegers(from input: AudioFile, to output: AudioFileWriter, meter: inout AudioMeasurement) throws {
         let channels = input.channelCount
         var integers = [Int32](repeating: 0, count: blockFrames * channels)
         var floats = [Float](repeating: 0, count: blockFrames * channels)
@@ -201,7 +202,7 @@ public enum AudioFileConverter {
     }
 
     private static func convertFloats(
-        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, meter: inout LevelAccumulator
+        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, meter: inout AudioMeasurement
     ) throws {
         let channels = output.settings.channelCount
         let resampler = input.sampleRate == output.settings.sampleRate ? nil : try Resampler(

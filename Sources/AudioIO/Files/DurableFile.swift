@@ -49,9 +49,11 @@ package enum DurableFile {
     /// Puts `bytes` in place of the file at `path` in one step: written to a temporary file beside it
     /// (`.<name>.<random>.tmp`, or `<name>.<random>.tmp` for a name that is hidden already) with
     /// `permissions`, synced to the disk first when `syncing`, then renamed over `path`. A reader sees the old
-    /// file or the new one, never a part; the temporary file is removed when anything fails.
+    /// file or the new one, never a part; the temporary file is removed when anything fails. Unless
+    /// `replacingExisting`, a file at `path` is kept and the write fails with `Errno.fileExists`.
     package static func write(
-        _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool
+        _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool,
+        replacingExisting: Bool = true
     ) throws {
         let target = FilePath(path)
         let name = target.lastComponent?.string ?? ""
@@ -65,7 +67,11 @@ package enum DurableFile {
                 try descriptor.writeAll(bytes)
                 if syncing { try sync(descriptor) }
             }
-            try replace(path, with: temporary)
+            if replacingExisting {
+                try replace(path, with: temporary)
+            } else {
+                try place(temporary, at: path)
+            }
         } catch {
             removeQuietly(temporary)
             throw error

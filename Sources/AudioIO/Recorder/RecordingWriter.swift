@@ -4,7 +4,7 @@ import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
 /// with silence of their length, resamples to the file's rate with libsoxr when the device's differs,
-/// measures the levels of what it writes (the whole recording's, in one pass), and writes through an
+/// measures the levels and the waveform of what it writes (the whole recording's, in one pass), and writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -27,7 +27,7 @@ final class RecordingWriter: @unchecked Sendable {
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Outcome?>(nil)
-    private var meter: LevelAccumulator
+    private var measurement: AudioMeasurement
 
     /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
     struct Outcome {
@@ -51,7 +51,7 @@ final class RecordingWriter: @unchecked Sendable {
         self.file = file
         self.deviceRate = deviceRate
         self.inputEnded = inputEnded
-        meter = LevelAccumulator(channelCount: tap.channelCount)
+        measurement = AudioMeasurement(channelCount: tap.channelCount, sampleRate: file.settings.sampleRate)
         do {
             resampler = deviceRate == file.settings.sampleRate ? nil : try Resampler(
                 inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
@@ -97,9 +97,7 @@ final class RecordingWriter: @unchecked Sendable {
         let size = FileManager.default.sizeOfItem(atPath: file.url.path) ?? 0
         // After a failed write the file may hold part of the block that failed: its own header counts.
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
-        let summary = AudioFileSummary(
-            frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
-            levels: meter.levels, byteCount: size)
+        let summary = measurement.summary(frameCount: frames, byteCount: size)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }
@@ -158,7 +156,7 @@ final class RecordingWriter: @unchecked Sendable {
     }
 
     private func write(_ frames: UnsafeBufferPointer<Float>) throws {
-        meter.add(frames)
+        measurement.add(frames)
         try file.write(frames)
     }
 }

@@ -6,13 +6,20 @@ extension VoiceMemo {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show everything known about a memo.",
-            discussion: "Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 silence).")
+            discussion: """
+                Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
+                silence). The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
+                as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
+                """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
 
         @Flag(help: "Print the memo as one JSON object.")
         var json = false
+
+        @Flag(help: "Draw the waveform with ASCII characters (.:|) instead of Unicode blocks.")
+        var ascii = false
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
@@ -38,6 +45,16 @@ extension VoiceMemo {
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {
                 print(label + ":" + String(repeating: " ", count: width + 2 - label.count) + value)
+            }
+            guard memo.state != .recording else { return }
+            do {
+                let waveform = try store.waveform(of: memo)
+                // Two spaces in, and the last column free, as the live display leaves it.
+                let columns = max((TerminalDisplay.outputColumns ?? 80) - 3, 1)
+                print("Waveform:")
+                for row in WaveformText(waveform, columns: columns).rows(2, ascii: ascii) { print("  " + row) }
+            } catch {
+                print("Waveform:" + String(repeating: " ", count: width - 6) + "unavailable (\(String(describing: error).terminalSafe))")
             }
         }
     }

@@ -13,7 +13,8 @@ extension VoiceMemo {
                 argument with a '/' in it (./talk.m4a, ~/x.wma) is such a file; one without is a memo, unless no \
                 memo has that id or title and a file of that name is in the current directory.
 
-                On a terminal it shows the position and the output level, redrawn in place, and takes keys: \
+                On a terminal it shows the output level, the waveform of the (first) memo with the play head, and the \
+                position, redrawn in place, and takes keys: \
                 space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
                 played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
@@ -92,7 +93,9 @@ extension VoiceMemo {
             let ending: PlayerGroup.Ending
             if let display {
                 let title = items.map(\.title.terminalSafe).joined(separator: " + ")
-                ending = try await InteractivePlayback(group: group, title: title, showsMeter: !noMeter, keyPause: keyPause).run(on: display)
+                ending = try await InteractivePlayback(
+                    group: group, title: title, showsMeter: !noMeter, keyPause: keyPause, waveform: PlayheadWaveform(of: items[0])
+                ).run(on: display)
             } else {
                 ending = try await group.playTogether()
             }

@@ -2,8 +2,8 @@ import AudioIO
 import FoundationEssentials
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
-/// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, titles,
-/// position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
+/// average dBFS and peak hold, unless the meter is off), the first memo's waveform with the play head, and a status
+/// line (playing or paused, titles, position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
 /// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
@@ -17,6 +17,8 @@ struct InteractivePlayback {
     let showsMeter: Bool
     /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
     let keyPause: KeyPause
+    /// The lead item's waveform, drawn with the play head.
+    let waveform: PlayheadWaveform?
 
     /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
     /// restored whichever way playback ends.
@@ -35,10 +37,12 @@ struct InteractivePlayback {
             guard try await live.nextTick(), !ended.isSet else { continue }
             let lead = group.players[0]
             let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
+            let position = lead.currentTime
             try live.show(
-                levels, elapsed: lead.currentTime, bytes: nil,
+                levels, elapsed: position, bytes: nil,
+                timeline: { waveform?.line(columns: $0, position: position, duration: lead.duration) },
                 status: MeterLine.playback(
-                    title, isPlaying: group.players.contains(where: \.isPlaying), position: lead.currentTime,
+                    title, isPlaying: group.players.contains(where: \.isPlaying), position: position,
                     duration: lead.duration, rate: lead.rate))
         }
         return try await playing.value

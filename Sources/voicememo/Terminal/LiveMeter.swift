@@ -76,9 +76,13 @@ final class LiveMeter {
     }
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
-    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line.
+    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line, with the
+    /// line `timeline` gives for the width (a waveform and its play head) above it, if any.
     /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
-    func show(_ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine) throws {
+    func show(
+        _ levels: AudioLevels, elapsed: Double, bytes: Int64?, timeline: (_ columns: Int) -> String? = { _ in nil },
+        status: @autoclosure () -> StatusLine
+    ) throws {
         switch style {
         case .terminal(let display):
             let levels = withoutFlicker(levels)
@@ -93,7 +97,9 @@ final class LiveMeter {
                 // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
                 return line.layout == .peakOnly ? text.truncated(toColumns: columns) : text
             }
-            display.draw(channels + [status().fitted(toColumns: columns)], columns: columns)
+            // The last column free, as the bars leave it.
+            let above = timeline(columns - 1).map { [$0] } ?? []
+            display.draw(channels + above + [status().fitted(toColumns: columns)], columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)
