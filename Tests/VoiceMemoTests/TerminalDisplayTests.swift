@@ -175,6 +175,35 @@ import Testing
         }
     }
 
+    @Test func sSkipsSilenceAndTheStatusLineShowsTheTimeSaved() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            // Half a second of tone, then 1.5 s of silence, four times over.
+            let tone = cli.scratch.path("tone.wav"), silence = cli.scratch.path("silence.wav"), source = cli.scratch.path("pauses.wav")
+            try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+            try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", silence, "trim", "0", "1.5"])
+            try Tool.output("sox", [tone, silence, tone, silence, tone, silence, tone, silence, source])
+            #expect(try cli.run("import", source, "--title", "Pauses").status == 0)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Pauses", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            /// The time saved on the last status line, if it shows one.
+            func saved() -> Double? {
+                guard let line = Self.frames(play.screen, height: 3).last?.last,
+                      let match = line.firstMatch(of: #/  (\d+):(\d\d\.\d) saved$/#),
+                      let minutes = Double(match.1), let seconds = Double(match.2)
+                else { return nil }
+                return minutes * 60 + seconds
+            }
+            #expect(play.read(until: { screen in Self.frames(screen, height: 3).count > 2 }, timeout: 10))
+            #expect(saved() == nil, "not skipping: nothing saved shown")
+            play.type("s")
+            // Each pause past the first key press loses 1.3 s: three of them in under 4 s of listening.
+            #expect(play.read(until: { _ in (saved() ?? 0) >= 2.5 }, timeout: 10), "\(play.screen.suffix(500))")
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
+        }
+    }
+
     @Test func ctrlCStopsPlayWith130AndRestoresTheTerminal() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

@@ -246,6 +246,7 @@ package final class Mixer: @unchecked Sendable {
         }
         voice.marker = marker
         voice.markerFramesLeft = marker.frames
+        voice.skippedBits.store(marker.skipped.bitPattern, ordering: .relaxed)
     }
 
     /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice

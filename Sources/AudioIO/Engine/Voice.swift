@@ -12,14 +12,17 @@ package struct PlaybackMarker: BitwiseCopyable {
     var item: Int
     /// The end of the stream: no audio follows.
     var isEnd: Bool
+    /// Seconds of the files left out as silence before its first frame, since the voice began.
+    var skipped: Double
 
     /// A marker with every field given.
-    package init(frames: Int, fileTime: Double, secondsPerFrame: Double, item: Int, isEnd: Bool) {
+    package init(frames: Int, fileTime: Double, secondsPerFrame: Double, item: Int, isEnd: Bool, skipped: Double = 0) {
         self.frames = frames
         self.fileTime = fileTime
         self.secondsPerFrame = secondsPerFrame
         self.item = item
         self.isEnd = isEnd
+        self.skipped = skipped
     }
 }
 
@@ -107,6 +110,8 @@ package final class Voice: @unchecked Sendable {
     // Set by the render thread, read by anyone.
     /// Seconds into the file of the last frame mixed.
     let positionBits = ManagedAtomic<UInt64>(0)
+    /// Seconds of the files left out as silence before the last frame mixed (``PlaybackMarker/skipped``).
+    let skippedBits = ManagedAtomic<UInt64>(0)
     let hasStarted = ManagedAtomic<Bool>(false)
     let hasFinished = ManagedAtomic<Bool>(false)
     /// The item (a queue's file, a loop's pass) of the last marker the render thread took up.

@@ -99,6 +99,8 @@ extension AudioPlayer {
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
+        // Playing from the start, or from where stop() left it: what was skipped before counts no more.
+        if !state.startWasReported { state.skippedBefore = 0 }
         do {
             let session = AudioSession.shared
             let engine = try StreamEngine.engine(

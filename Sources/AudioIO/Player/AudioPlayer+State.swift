@@ -22,6 +22,8 @@ extension AudioPlayer {
         /// Whether ``AudioPlayer/Event/started`` was sent since the last stop or finish: a seek, a resume or a new
         /// voice at the position heard goes on playing, it does not start again.
         var startWasReported = false
+        /// Seconds of silence skipped by voices let go since playback last started afresh.
+        var skippedBefore: TimeInterval = 0
         var subscribers = EventSubscribers<Event>()
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
@@ -34,8 +36,14 @@ extension AudioPlayer {
             return max(mixed - queued, min(time, mixed))
         }
 
+        /// Seconds of the file skipped as silence so far, as heard.
+        var skippedSilence: TimeInterval {
+            skippedBefore + (voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0)
+        }
+
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
         mutating func release() {
+            skippedBefore = skippedSilence
             if let voice, voice.hasStarted.load(ordering: .acquiring) { passesHeard = voice.currentItem.load(ordering: .acquiring) }
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Volume, pan, rate and meters, as ``AudioPlayer`` has them (`AVQueuePlayer` inherits them from `AVPlayer`): they
+/// Volume, pan, rate, silence skipping and meters, as ``AudioPlayer`` has them (`AVQueuePlayer` inherits them from `AVPlayer`): they
 /// apply to the item playing and to every item after it. The settings themselves are ``PlaybackControls``, which
 /// both players hold; these members only hand them the queue's voice.
 extension AudioQueuePlayer {
@@ -30,6 +30,27 @@ extension AudioQueuePlayer {
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set { state.withLock { $0.controls.setRate(newValue, decoder: $0.decoder) } }
+    }
+
+    /// Whether pauses are shortened, as ``AudioPlayer/skipsSilence``: in every item, the queue's time staying each
+    /// item's. Off by default; may be changed while playing.
+    public var skipsSilence: Bool {
+        get { state.withLock { $0.controls.skipsSilence } }
+        set { state.withLock { $0.controls.setSkipsSilence(newValue, decoder: $0.decoder) } }
+    }
+
+    /// How pauses are shortened while ``skipsSilence`` is on, as ``AudioPlayer/silenceSkipping``; a change applies when
+    /// playback next starts from scratch (or after an edit of the queue).
+    public var silenceSkipping: SilenceSkipping {
+        get { state.withLock { $0.controls.silenceSkipping } }
+        set { state.withLock { $0.controls.silenceSkipping = newValue } }
+    }
+
+    /// Seconds of the items left out as silence since the queue was made, up to what has been mixed for the device.
+    public var skippedSilenceDuration: TimeInterval {
+        state.withLock { state in
+            state.skippedBefore + (state.voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0)
+        }
     }
 
     /// Whether levels are measured for ``updateMeters()``; off by default, as ``AudioPlayer/isMeteringEnabled``.

@@ -64,6 +64,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var skipped: [Int: AudioFileError] = [:]
         /// An item failed since playback last started from an empty queue.
         var anItemFailed = false
+        /// Seconds of silence skipped by the voices let go.
+        var skippedBefore: TimeInterval = 0
         var subscribers = EventSubscribers<Event>()
 
         mutating func append(_ url: URL) {
@@ -73,6 +75,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
         /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
         mutating func release() {
+            skippedBefore += voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
                 engine?.wake()

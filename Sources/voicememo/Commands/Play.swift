@@ -15,7 +15,8 @@ extension VoiceMemo {
 
                 On a terminal it shows the output level, the waveform of the (first) memo with the play head, and the \
                 position, redrawn in place, and takes keys: \
-                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), q quits; \
+                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), s skips silence \
+                or stops skipping it, q quits; \
                 Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
                 played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
                 widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. Ctrl-C, \
@@ -38,6 +39,11 @@ extension VoiceMemo {
 
         @Option(help: ArgumentHelp("Where to start, in seconds.", valueName: "seconds"))
         var start: Double = 0
+
+        @Flag(help: ArgumentHelp(
+            "Skip silence: pauses of 0.4 s or more (as heard) are cut to 0.2 s, crossfaded.",
+            discussion: "Silence is 26 dB below the memo's average level. The position stays the memo's time; the status line shows the time saved."))
+        var skipSilence = false
 
         @Flag(help: "Show no level meter.")
         var noMeter = false
@@ -66,6 +72,10 @@ extension VoiceMemo {
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
                 player.isMeteringEnabled = onTerminal && !noMeter
+                // The threshold is relative to the memo's own level, measured when it came in; a file's is measured
+                // as it plays.
+                player.silenceSkipping.referenceLevel = item.memo?.averageDBFS.max()
+                player.skipsSilence = skipSilence
                 return player
             }
             for (item, player) in zip(items, players) {
@@ -102,7 +112,8 @@ extension VoiceMemo {
             if json {
                 let summary = PlaySummary(
                     memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil }.map(\.url.path),
-                    completed: ending == .completed, seconds: Date().timeIntervalSince(started))
+                    completed: ending == .completed, seconds: Date().timeIntervalSince(started),
+                    silenceSkipped: skipSilence ? players.map(\.skippedSilenceDuration).reduce(0, +) : nil)
                 print(try MemoJSON.line(summary))
             }
             // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
@@ -119,6 +130,8 @@ private struct PlaySummary: Encodable {
     let files: [String]
     let completed: Bool
     let seconds: Double
+    /// With --skip-silence: seconds of the memos left out as silence.
+    let silenceSkipped: Double?
 }
 
 /// A memo or file that could not be prepared for playback: its device or file failed.

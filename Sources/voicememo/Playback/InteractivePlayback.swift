@@ -3,8 +3,9 @@ import FoundationEssentials
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off), the first memo's waveform with the play head, and a status
-/// line (playing or paused, titles, position, speed), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
-/// space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25, q quits.
+/// line (playing or paused, titles, position, speed, the time saved while silence is skipped), redrawn about 20 times a
+/// second; and, when standard input is the terminal too, keys: space pauses and resumes, ←/→ seek 5 s, +/- change the
+/// speed by 0.25, s skips silence or stops skipping it, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -43,7 +44,7 @@ struct InteractivePlayback {
                 timeline: { waveform?.line(columns: $0, position: position, duration: lead.duration) },
                 status: MeterLine.playback(
                     title, isPlaying: group.players.contains(where: \.isPlaying), position: position,
-                    duration: lead.duration, rate: lead.rate))
+                    duration: lead.duration, rate: lead.rate, silenceSkipped: lead.skipsSilence ? lead.skippedSilenceDuration : nil))
         }
         return try await playing.value
     }
@@ -73,6 +74,9 @@ struct InteractivePlayback {
         case .plus, .minus:
             let step = key == .plus ? Self.rateStep : -Self.rateStep
             for player in players { player.rate = min(max(player.rate + step, 0.5), 2) }
+        case .skipSilence:
+            let skips = !players.contains(where: \.skipsSilence)
+            for player in players { player.skipsSilence = skips }
         case .quit:
             group.quit()
         case .enter:

@@ -4,7 +4,7 @@ import Glibc
 
 /// A key the interactive commands react to.
 enum Key: Equatable, Sendable {
-    case space, left, right, plus, minus, quit, enter
+    case space, left, right, plus, minus, quit, enter, skipSilence
 
     /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`; Enter is
     /// `\n`, or `\r` where the terminal does not translate it).
@@ -26,6 +26,7 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "+"), UInt8(ascii: "="): keys.append(.plus)
             case UInt8(ascii: "-"), UInt8(ascii: "_"): keys.append(.minus)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
+            case UInt8(ascii: "s"), UInt8(ascii: "S"): keys.append(.skipSilence)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
             default: break
             }

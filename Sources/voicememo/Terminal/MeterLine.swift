@@ -81,11 +81,14 @@ struct MeterLine {
         StatusLine(head: head, title: title, fields: [Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? []))
     }
 
-    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  ×1.25` (`⏸` when
-    /// paused; the speed only when it is not 1).
-    static func playback(_ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float) -> StatusLine {
+    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  ×1.25  0:12.4 saved` (`⏸` when
+    /// paused; the speed only when it is not 1; the memo's time left out while silence is skipped, when it is).
+    static func playback(
+        _ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float, silenceSkipped: Double? = nil
+    ) -> StatusLine {
         var fields = ["\(Describe.duration(position)) / \(Describe.duration(duration))"]
         if rate != 1 { fields.append("×" + Describe.number(Double(rate), "%.2f")) }
+        if let silenceSkipped { fields.append(Describe.duration(silenceSkipped) + " saved") }
         return StatusLine(head: isPlaying ? "▶ " : "⏸ ", title: title, fields: fields)
     }
 
