@@ -144,6 +144,9 @@ package final class Voice: @unchecked Sendable {
 
     /// Seconds into the file of the last frame mixed.
     var position: Double { Double(bitPattern: positionBits.load(ordering: .relaxed)) }
+
+    /// Seconds of the files left out as silence before the last frame mixed.
+    var skipped: Double { Double(bitPattern: skippedBits.load(ordering: .relaxed)) }
 }
 
 /// What the engine tells a voice's owner, on the engine's event thread.

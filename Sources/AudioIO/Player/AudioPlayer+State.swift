@@ -38,7 +38,7 @@ extension AudioPlayer {
 
         /// Seconds of the file skipped as silence so far, as heard.
         var skippedSilence: TimeInterval {
-            skippedBefore + (voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0)
+            skippedBefore + (voice?.skipped ?? 0)
         }
 
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.

@@ -49,7 +49,7 @@ extension AudioQueuePlayer {
     /// Seconds of the items left out as silence since the queue was made, up to what has been mixed for the device.
     public var skippedSilenceDuration: TimeInterval {
         state.withLock { state in
-            state.skippedBefore + (state.voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0)
+            state.skippedBefore + (state.voice?.skipped ?? 0)
         }
     }
 

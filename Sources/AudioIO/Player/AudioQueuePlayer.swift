@@ -75,7 +75,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
         /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
         mutating func release() {
-            skippedBefore += voice.map { Double(bitPattern: $0.skippedBits.load(ordering: .relaxed)) } ?? 0
+            skippedBefore += voice?.skipped ?? 0
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
                 engine?.wake()
