@@ -58,6 +58,14 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.state = state
     }
 
+    /// A complete memo of a file `<id>.<format>` that holds what `summary` describes.
+    init(id: String, title: String, createdAt: Date, format: AudioFileFormat, summary: AudioFileSummary) {
+        self.init(
+            id: id, title: title, createdAt: createdAt, duration: summary.duration, fileName: "\(id).\(format.rawValue)",
+            format: format, sampleRate: summary.sampleRate, channels: summary.channelCount, sizeBytes: summary.byteCount,
+            peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average, state: .complete)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
         case peakDBFS, averageDBFS, state

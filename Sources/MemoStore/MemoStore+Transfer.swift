@@ -46,20 +46,20 @@ extension MemoStore {
         let staged = try copy ?? AudioFileConverter.stage(
             reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
         withExtendedLifetime(repaired) {}
-        let summary = staged.summary
-        let memo = Memo(
-            id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
-            format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
-            sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
-            state: .complete)
-        let placed: Result<Void, AudioFileError> = try update(entering: fileName) { index throws(MemoStoreError) in
+        return try add(staged, as: Memo(id: id, title: memoTitle, createdAt: createdAt, format: settings.format, summary: staged.summary))
+    }
+
+    /// Puts `staged`, a new memo's file, in place and lists `memo` in the index, its title and waveform kept beside
+    /// it, in one hold of the lock.
+    func add(_ staged: StagedAudioFile, as memo: Memo) throws -> Memo {
+        let placed: Result<Void, AudioFileError> = try update(entering: memo.fileName) { index throws(MemoStoreError) in
             do throws(AudioFileError) {
-                try staged.place(at: destination, replacingExisting: false)
+                try staged.place(at: fileURL(of: memo), replacingExisting: false)
             } catch {
                 return .failure(error)
             }
-            try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
-            keepWaveform(summary.waveform, of: id)
+            try keepTitle(memo.title, of: memo.id, fileTitle: Self.storedTitle(memo.title))
+            keepWaveform(staged.summary.waveform, of: memo.id)
             index.append(memo)
             return .success(())
         }

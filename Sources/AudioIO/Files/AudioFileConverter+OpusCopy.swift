@@ -5,7 +5,7 @@ import SystemPackage
 extension AudioFileConverter {
     /// Copies the Ogg Opus stream of `source` packet by packet into a new hidden file beside `destination`, with
     /// `metadata` in its comment header, synced to the disk, to be placed as
-    /// ``stage(contentsOf:beside:settings:metadata:permissions:)``'s are: Opus to Opus without a second encoding, so
+    /// ``stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)``'s are: Opus to Opus without a second encoding, so
     /// that the copy decodes to exactly the source's samples. A stream cut short is copied up to its last whole
     /// packet and ended there.
     ///

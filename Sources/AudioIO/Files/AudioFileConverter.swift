@@ -38,18 +38,24 @@ public enum AudioFileConverter {
     ///   - destination: The file to create or replace.
     ///   - settings: The target format; its sample rate and channel count are what the file gets.
     ///   - metadata: Title and creation date for the new file; `nil` keeps the source's.
+    ///   - speechEnhancement: How to clean up the speech on the way (see ``SpeechEnhancement``); `nil` leaves the
+    ///     samples as they are. Mono and stereo targets only.
     ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false, it is kept and
     ///     the conversion fails with ``AudioFileError/Reason/exists`` (also should one appear meanwhile).
-    /// - Returns: The frame count, format and levels of what was written.
+    /// - Returns: The frame count, format, levels and waveform of what was written.
     /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``AudioFileError`` when the
-    ///   source cannot be read (including a source with no audio) or the destination cannot be written.
+    ///   source cannot be read (including a source with no audio) or the destination cannot be written, or speech
+    ///   enhancement asked for more than two channels.
     public static func convert(
         contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
+        speechEnhancement: SpeechEnhancement? = nil,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], replacingExisting: Bool = true
     ) throws -> AudioFileSummary {
         try refuseExisting(destination, unless: replacingExisting)
-        let staged = try stage(contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
+        let staged = try stage(
+            contentsOf: source, beside: destination, settings: settings, metadata: metadata, speechEnhancement: speechEnhancement,
+            permissions: permissions)
         return try staged.place(at: destination, replacingExisting: replacingExisting)
     }
 
@@ -65,19 +71,20 @@ public enum AudioFileConverter {
     /// memo store cleaning up after killed processes leaves it alone.
     package static func stage(
         contentsOf source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        speechEnhancement: SpeechEnhancement? = nil, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         try settings.validate()
         return try stage(
             reading: try openLinks(of: source), of: source, beside: destination, settings: settings, metadata: metadata,
-            permissions: permissions)
+            speechEnhancement: speechEnhancement, permissions: permissions)
     }
 
     /// Converts `inputs`, the audio of `source` as ``openLinks(of:)`` opened it, one after another, from where each is
-    /// positioned, as ``stage(contentsOf:beside:settings:metadata:permissions:)`` does; `metadata` nil takes the first's.
+    /// positioned, as ``stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)`` does; `metadata` nil
+    /// takes the first's.
     package static func stage(
         reading inputs: [AudioFile], of source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        speechEnhancement: SpeechEnhancement? = nil, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         try settings.validate()
         guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
@@ -91,16 +98,28 @@ public enum AudioFileConverter {
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.
         let frames = inputs.reduce(Int64(0)) { $0 + Int64((Double($1.frameCount) * settings.sampleRate / $1.sampleRate).rounded(.up)) }
+        let enhancer: SpeechEnhancer?
+        do {
+            enhancer = try speechEnhancement.map { enhancement throws(SpeechEnhancer.Refusal) in
+                try SpeechEnhancer(sampleRate: settings.sampleRate, channelCount: settings.channelCount, settings: enhancement)
+            }
+        } catch {
+            throw AudioFileError(path: destination.path, reason: .unsupported(error.description))
+        }
         return try stage(
             beside: destination, settings: settings, metadata: metadata ?? inputs[0].metadata, permissions: permissions,
             expectedFrameCount: frames
         ) { output, meter in
             for (input, channelMap) in zip(inputs, channelMaps) {
-                if canCopyIntegers(from: input, to: settings, channelMap) {
+                if enhancer == nil, canCopyIntegers(from: input, to: settings, channelMap) {
                     try copyIntegers(from: input, to: output, meter: &meter)
                 } else {
-                    try convertFloats(from: input, to: output, channelMap: channelMap, meter: &meter)
+                    try convertFloats(from: input, to: output, channelMap: channelMap, enhancer: enhancer, meter: &meter)
                 }
+            }
+            try enhancer?.finish { frames in
+                meter.add(frames)
+                try output.write(frames)
             }
         }
     }
@@ -129,7 +148,7 @@ public enum AudioFileConverter {
     }
 
     /// Writes a new hidden file beside `destination` through `write`, which meters what it writes, syncs it to the
-    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:permissions:)`` does.
+    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)`` does.
     static func stage(
         beside destination: URL, settings: AudioSettings, metadata: AudioMetadata, permissions: FilePermissions,
         expectedFrameCount: Int64?, write: (AudioFileWriter, inout AudioMeasurement) throws -> Void
@@ -202,7 +221,8 @@ public enum AudioFileConverter {
     }
 
     private static func convertFloats(
-        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, meter: inout AudioMeasurement
+        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, enhancer: SpeechEnhancer?,
+        meter: inout AudioMeasurement
     ) throws {
         let channels = output.settings.channelCount
         let resampler = input.sampleRate == output.settings.sampleRate ? nil : try Resampler(
@@ -211,9 +231,13 @@ public enum AudioFileConverter {
         var mapped = [Float](repeating: 0, count: blockFrames * channels)
         var resampled = [Float](repeating: 0, count: blockFrames * channels)
 
-        func emit(_ frames: UnsafeBufferPointer<Float>) throws {
+        func store(_ frames: UnsafeBufferPointer<Float>) throws {
             meter.add(frames)
             try output.write(frames)
+        }
+        func emit(_ frames: UnsafeBufferPointer<Float>) throws {
+            guard let enhancer else { return try store(frames) }
+            try enhancer.process(frames, store)
         }
         try source.withUnsafeMutableBufferPointer { source in
             try mapped.withUnsafeMutableBufferPointer { mapped in

@@ -3,8 +3,9 @@ import FoundationEssentials
 import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
-/// with silence of their length, resamples to the file's rate with libsoxr when the device's differs,
-/// measures the levels and the waveform of what it writes (the whole recording's, in one pass), and writes through an
+/// with silence of their length, resamples to the file's rate with libsoxr when the device's differs, cleans up speech
+/// when asked (``SpeechEnhancer``: here, never on the capture thread), measures the levels and the waveform of what it
+/// writes (the whole recording's, in one pass), and writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -24,6 +25,7 @@ final class RecordingWriter: @unchecked Sendable {
     private let file: AudioFileWriter
     private let deviceRate: Double
     private let resampler: Resampler?
+    private let enhancer: SpeechEnhancer?
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Outcome?>(nil)
@@ -40,11 +42,14 @@ final class RecordingWriter: @unchecked Sendable {
     /// Called on the writer thread when writing fails, after the file is closed with what was written.
     var onError: (@Sendable (AudioFileError) -> Void)?
 
-    /// Prepares to write what `tap` captures at `deviceRate` into `file`; `inputEnded` says when the
-    /// tap gets nothing more.
+    /// Prepares to write what `tap` captures at `deviceRate` into `file`, its speech cleaned up as `speechEnhancement`
+    /// says if it is given; `inputEnded` says when the tap gets nothing more.
     ///
-    /// - Throws: ``AudioFileError`` when libsoxr refuses the rates.
-    init(tap: CaptureTap, file: AudioFileWriter, deviceRate: Double, inputEnded: @escaping @Sendable () -> Bool) throws(AudioFileError) {
+    /// - Throws: ``AudioFileError`` when libsoxr refuses the rates, or webrtc-audio-processing the file's.
+    init(
+        tap: CaptureTap, file: AudioFileWriter, deviceRate: Double, speechEnhancement: SpeechEnhancement? = nil,
+        inputEnded: @escaping @Sendable () -> Bool
+    ) throws(AudioFileError) {
         guard let audio = tap.audio else { preconditionFailure("a recording's tap has an audio ring") }
         self.tap = tap
         self.audio = audio
@@ -57,6 +62,13 @@ final class RecordingWriter: @unchecked Sendable {
                 inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
         } catch {
             throw AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
+        }
+        do {
+            enhancer = try speechEnhancement.map { settings throws(SpeechEnhancer.Refusal) in
+                try SpeechEnhancer(sampleRate: file.settings.sampleRate, channelCount: tap.channelCount, settings: settings)
+            }
+        } catch {
+            throw AudioFileError(path: file.url.path, reason: .unsupported(error.description))
         }
     }
 
@@ -88,6 +100,7 @@ final class RecordingWriter: @unchecked Sendable {
         do {
             try drain(chunk: chunk, silence: silence, resampled: resampled)
             try resampler?.flushAll(through: resampled) { try write($0) }
+            try enhancer?.finish { try store($0) }
             try file.close()
         } catch {
             try? file.close()
@@ -156,6 +169,12 @@ final class RecordingWriter: @unchecked Sendable {
     }
 
     private func write(_ frames: UnsafeBufferPointer<Float>) throws {
+        guard let enhancer else { return try store(frames) }
+        try enhancer.process(frames) { try store($0) }
+    }
+
+    /// Measures `frames`, as they are to be in the file, and writes them.
+    private func store(_ frames: UnsafeBufferPointer<Float>) throws {
         measurement.add(frames)
         try file.write(frames)
     }

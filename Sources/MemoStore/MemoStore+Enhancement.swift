@@ -1,0 +1,32 @@
+import AudioIO
+import FoundationEssentials
+
+extension MemoStore {
+    /// Makes a new memo of `memo`'s audio with its speech cleaned up (see `SpeechEnhancement`: noise suppressed, gain
+    /// adjusted), in the same format, rate and channels; `memo` stays as it is.
+    ///
+    /// The new memo keeps `memo`'s date (it is the same recording), so that it is listed beside it. Its file is written
+    /// before the store's lock is taken and listed in one hold of it, as an import is.
+    ///
+    /// - Parameters:
+    ///   - memo: A memo of this store, mono or stereo.
+    ///   - title: The new memo's title; `nil` gives `memo`'s with " (enhanced)" after it.
+    ///   - enhancement: How to clean up the speech.
+    /// - Returns: The new memo.
+    /// - Throws: ``MemoStoreError/recordingInProgress(_:)`` while `memo` is being recorded, `AudioFileError` when its
+    ///   audio cannot be read, the new file cannot be written, or it has more than two channels; other
+    ///   ``MemoStoreError``s for the index.
+    public func enhance(_ memo: Memo, title: String? = nil, enhancement: SpeechEnhancement = SpeechEnhancement()) throws -> Memo {
+        try requireChangeable()
+        guard memo.state != .recording else { throw MemoStoreError.recordingInProgress(memo.title) }
+        let settings = AudioSettings(preserving: try AudioFile(forReading: fileURL(of: memo)))
+        let id = Memo.newID(unlike: try memos())
+        let newTitle = title ?? memo.title + " (enhanced)"
+        let destination = directory.appendingPathComponent("\(id).\(settings.format.rawValue)")
+        let staged = try AudioFileConverter.stage(
+            contentsOf: fileURL(of: memo), beside: destination, settings: settings,
+            metadata: AudioMetadata(title: newTitle, creationDate: memo.createdAt), speechEnhancement: enhancement,
+            permissions: [.ownerReadWrite])
+        return try add(staged, as: Memo(id: id, title: newTitle, createdAt: memo.createdAt, format: settings.format, summary: staged.summary))
+    }
+}
