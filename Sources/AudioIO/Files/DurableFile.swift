@@ -55,11 +55,12 @@ package enum DurableFile {
         _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool,
         replacingExisting: Bool = true
     ) throws {
-        let target = FilePath(path)
-        let name = target.lastComponent?.string ?? ""
-        let hidden = name.hasPrefix(".") ? name : "." + name
-        let temporary = target.removingLastComponent()
-            .appending("\(hidden).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp").string
+        // By hand rather than through FilePath, whose component operations take seconds on a name of thousands of
+        // characters; the name cut to 200 bytes, within the 255 a name may have.
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let name = String(path[slash...])
+        let hidden = (name.hasPrefix(".") ? name : "." + name).prefix(utf8Bytes: 200)
+        let temporary = String(path[..<slash]) + "\(hidden).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
         do {
             let descriptor = try FileDescriptor.open(
                 temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)

@@ -45,8 +45,8 @@ extension VoiceMemo {
             guard !(json && dat != nil) else { throw ValidationError("--json and --dat write different things; give one of them.") }
             guard Waveform.Resolution(rawValue: bits) != nil else { throw ValidationError("--bits must be 8 or 16, not \(bits).") }
             let standard = Waveform.standardSamplesPerPixel
-            guard samplesPerPixel >= standard, samplesPerPixel % standard == 0 else {
-                throw ValidationError("--samples-per-pixel must be \(standard) or a multiple of it, not \(samplesPerPixel).")
+            guard samplesPerPixel >= standard, samplesPerPixel % standard == 0, samplesPerPixel <= Int(Int32.max) else {
+                throw ValidationError("--samples-per-pixel must be \(standard) or a multiple of it (up to \(Int32.max)), not \(samplesPerPixel).")
             }
         }
 
