@@ -46,7 +46,7 @@ extension MemoStore {
     }
 
     /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, keeps its waveform beside it (see
-    /// ``waveform(of:)``), and releases the recording lock.
+    /// ``waveform(of:samplesPerPixel:)``), and releases the recording lock.
     ///
     /// Call it after the file is closed. The lock is released even when this throws; the memo is then
     /// recovered from its file on the next read of the store.

@@ -86,6 +86,16 @@ import Testing
         #expect(waveform.peak(ofPixels: 0..<5) == 9.0 / 32768)
     }
 
+    @Test func aWaveformMeasuredOnTheWayStaysWithinItsBoundByWideningItsPixels() throws {
+        let source = scratch.path("noise.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 48100.0 / 48000, "pinknoise pinknoise tremolo 3 90")
+        // Within 16 points, 48100 frames take 4096 frames a point (256 doubled four times): 12 points, the last partial.
+        let bounded = try AudioFile(forReading: URL(fileURLWithPath: source)).measure(keepingAtMost: 16).waveform
+        #expect(bounded.samplesPerPixel == 4096 && bounded.length == 12)
+        #expect(bounded == (try Waveform(measuring: AudioFile(forReading: URL(fileURLWithPath: source)), samplesPerPixel: 4096)))
+        #expect(Waveform.keptLength == 65_536)
+    }
+
     @Test func aRecordingCarriesTheWaveformOfItsFile() async throws {
         let rig = try RecordingRig()
         let (device, _) = try rig.microphone(seconds: 1, "sine 300 sine 700", channels: 2, volume: 0.4)

@@ -58,6 +58,16 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: keptFile(of: memo).path))
     }
 
+    @Test func aFinerWaveformThanTheKeptOneIsMeasuredFromTheAudio() throws {
+        let memo = try imported(seconds: 2)
+        let kept = try store.waveform(of: memo)
+        // A kept waveform of a long memo is coarser: one of 1024 frames a point stands for it here.
+        try Data(kept.zoomedOut(by: 4).datRepresentation()).write(to: keptFile(of: memo))
+        #expect(try store.waveform(of: memo).samplesPerPixel == 1024, "it fits the audio: it is kept")
+        #expect(try store.waveform(of: memo, samplesPerPixel: 2048) == kept.zoomedOut(by: 8), "coarser: from the kept one")
+        #expect(try store.waveform(of: memo, samplesPerPixel: 512) == kept.zoomedOut(by: 2), "finer: measured from the audio")
+    }
+
     @Test func deletingAMemoDeletesItsWaveformAndALeftOverOneIsRemoved() throws {
         let memo = try imported()
         let other = try imported()
@@ -72,7 +82,7 @@ import Testing
     @Test func aWaveformIsWrittenOutsideTheStoreOnlyAndNeverOverAFile() throws {
         let memo = try imported(seconds: 2)
         let target = scratch.file("memo.dat")
-        let written = try store.exportWaveform(memo, to: target, bits: .eight, zoom: 2)
+        let written = try store.exportWaveform(memo, to: target, bits: .eight, samplesPerPixel: 512)
         #expect(written.samplesPerPixel == 512 && written.length == 188)
         #expect(try Data(contentsOf: target) == Data(written.datRepresentation(bits: .eight)))
         #expect(throws: AudioFileError.self) { try store.exportWaveform(memo, to: target) }

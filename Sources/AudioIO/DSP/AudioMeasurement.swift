@@ -1,5 +1,5 @@
 /// What is measured of audio while it is written or read through anyway: its levels (as sox's `stats`) and its
-/// waveform (as audiowaveform's), in one pass.
+/// waveform (as audiowaveform's, within ``Waveform/keptLength`` pixels unless told otherwise), in one pass.
 ///
 /// **Threads**: not for a real-time thread (the waveform grows an array); the recording writer's and the converters'.
 struct AudioMeasurement {
@@ -8,10 +8,14 @@ struct AudioMeasurement {
     /// Frames per second of the audio measured, in hertz.
     let sampleRate: Double
 
-    init(channelCount: Int, sampleRate: Double, samplesPerPixel: Int = Waveform.standardSamplesPerPixel) {
+    init(
+        channelCount: Int, sampleRate: Double, samplesPerPixel: Int = Waveform.standardSamplesPerPixel,
+        keepingAtMost maximumLength: Int? = Waveform.keptLength
+    ) {
         self.sampleRate = sampleRate
         levels = LevelAccumulator(channelCount: channelCount)
-        waveform = WaveformBuilder(channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel)
+        waveform = WaveformBuilder(
+            channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel, maximumLength: maximumLength)
     }
 
     /// Adds interleaved frames.

@@ -4,7 +4,9 @@
 /// It is what audiowaveform (BBC) computes and peaks.js draws: ``datRepresentation(bits:)`` and
 /// ``init(datRepresentation:)`` write and read audiowaveform's binary `.dat` format. A recording's waveform is measured
 /// once, from the samples that pass through anyway — ``AudioRecorder/summary`` and ``AudioFileConverter``'s summaries
-/// carry it — or from a file with ``init(measuring:samplesPerPixel:)``.
+/// carry it, at ``standardSamplesPerPixel`` or, for a recording longer than ``keptLength`` such pixels, at the
+/// power-of-two multiple of it that keeps it within that many (so that an hour's recording does not grow its memory
+/// with its waveform) — or from a file at any resolution with ``init(measuring:samplesPerPixel:)``.
 ///
 /// ```swift
 /// let waveform = try Waveform(measuring: AudioFile(forReading: url))
@@ -15,6 +17,10 @@ public struct Waveform: Equatable, Sendable {
     /// Frames per pixel a recording's waveform is measured at: audiowaveform's default zoom (`-z 256`), about 190
     /// pixels a second at 48 kHz.
     public static let standardSamplesPerPixel = 256
+
+    /// The most pixels per channel a waveform measured on the way (a recording's, a conversion's) keeps: 65,536, some
+    /// 6 minutes at 48 kHz in ``standardSamplesPerPixel``; past them it halves its pixels and doubles their width.
+    public static let keptLength = 65_536
 
     /// Frames per second of the audio measured, in hertz.
     public let sampleRate: Int
@@ -78,26 +84,29 @@ public struct Waveform: Equatable, Sendable {
         return Waveform(sampleRate: sampleRate, samplesPerPixel: samplesPerPixel * factor, channelCount: channelCount, data: zoomed)
     }
 
-    /// Measures `file` from its ``AudioFile/framePosition`` to its end.
+    /// Measures `file` from its ``AudioFile/framePosition`` to its end, at `samplesPerPixel` however long it is.
     ///
     /// - Parameters:
     ///   - file: The audio to measure; read through (a long file takes as long as decoding it).
     ///   - samplesPerPixel: Frames per pixel, 2 or more.
     /// - Throws: ``AudioFileError`` when reading fails.
     public init(measuring file: AudioFile, samplesPerPixel: Int = Waveform.standardSamplesPerPixel) throws(AudioFileError) {
-        self = try file.measure(samplesPerPixel: samplesPerPixel).waveform
+        self = try file.measure(samplesPerPixel: samplesPerPixel, keepingAtMost: nil).waveform
     }
 }
 
 /// Builds a ``Waveform`` from interleaved float samples as they pass, pixel by pixel: the recording writer's and the
-/// converter's, beside their levels.
+/// converter's, beside their levels. With a `maximumLength`, its pixels never outnumber it: when they reach it, each
+/// two become one (as ``Waveform/zoomedOut(by:)`` makes them) and the pixels to come are twice as wide, so that its
+/// memory stops growing however long the recording.
 ///
-/// **Threads**: not for a real-time thread: its pixels grow an array (about 2.7 MB an hour of a mono 48 kHz
-/// recording).
+/// **Threads**: not for a real-time thread: its array grows until it reaches its bound.
 struct WaveformBuilder {
     let sampleRate: Int
-    let samplesPerPixel: Int
+    private(set) var samplesPerPixel: Int
     let channelCount: Int
+    /// The most pixels per channel, an even number; `nil` for no bound.
+    let maximumLength: Int?
     private var data: [Int16] = []
     /// The running minimum and maximum of each channel in the pixel being filled.
     private var low: [Float]
@@ -105,10 +114,12 @@ struct WaveformBuilder {
     /// Frames in the pixel being filled.
     private var filled = 0
 
-    init(channelCount: Int, sampleRate: Double, samplesPerPixel: Int = Waveform.standardSamplesPerPixel) {
+    init(channelCount: Int, sampleRate: Double, samplesPerPixel: Int = Waveform.standardSamplesPerPixel, maximumLength: Int?) {
         self.channelCount = channelCount
         self.sampleRate = Int(sampleRate.rounded())
         self.samplesPerPixel = samplesPerPixel
+        self.maximumLength = maximumLength.map { max($0 / 2 * 2, 2) }
+        if let maximumLength = self.maximumLength { data.reserveCapacity(2 * channelCount * maximumLength) }
         low = Array(repeating: .infinity, count: channelCount)
         high = Array(repeating: -.infinity, count: channelCount)
     }
@@ -151,6 +162,21 @@ struct WaveformBuilder {
             high[channel] = -.infinity
         }
         filled = 0
+        if let maximumLength, data.count == 2 * channelCount * maximumLength { halve() }
+    }
+
+    /// Makes each two pixels one, in place, and the pixels to come twice as wide.
+    private mutating func halve() {
+        let stride = 2 * channelCount
+        for pixel in 0..<(data.count / stride / 2) {
+            for channel in 0..<channelCount {
+                let first = (2 * pixel * channelCount + channel) * 2, second = first + stride
+                data[(pixel * channelCount + channel) * 2] = min(data[first], data[second])
+                data[(pixel * channelCount + channel) * 2 + 1] = max(data[first + 1], data[second + 1])
+            }
+        }
+        data.removeLast(data.count / 2)
+        samplesPerPixel *= 2
     }
 
     /// A sample on the 16-bit scale, rounded down: a 16-bit file's own value, and a 24-bit one's top 16 bits, as

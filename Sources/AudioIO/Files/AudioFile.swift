@@ -195,9 +195,13 @@ public final class AudioFile {
         try measure().levels
     }
 
-    /// Reads from ``framePosition`` to the end and returns the levels and the waveform of those frames.
-    func measure(samplesPerPixel: Int = Waveform.standardSamplesPerPixel) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform) {
-        var measurement = AudioMeasurement(channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel)
+    /// Reads from ``framePosition`` to the end and returns the levels and the waveform of those frames: at
+    /// `samplesPerPixel`, or wider to keep within `maximumLength` pixels, as a recording's is.
+    package func measure(
+        samplesPerPixel: Int = Waveform.standardSamplesPerPixel, keepingAtMost maximumLength: Int? = Waveform.keptLength
+    ) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform) {
+        var measurement = AudioMeasurement(
+            channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel, keepingAtMost: maximumLength)
         var samples = [Float](repeating: 0, count: 16384 * channelCount)
         try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
             while case let frames = try read(into: buffer), frames > 0 {

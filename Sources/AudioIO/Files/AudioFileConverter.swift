@@ -11,7 +11,8 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var channelCount: Int
     /// Peak and average level of everything written, per channel, in dBFS (before Opus encoding).
     public var levels: AudioLevels
-    /// The outline of everything written, at ``Waveform/standardSamplesPerPixel`` (before Opus encoding).
+    /// The outline of everything written (before Opus encoding), at ``Waveform/standardSamplesPerPixel``, or at the
+    /// power-of-two multiple of it that keeps it within ``Waveform/keptLength`` pixels.
     public var waveform: Waveform
     /// Size of the written file in bytes.
     public var byteCount: Int64

@@ -13,7 +13,9 @@ extension VoiceMemo {
             discussion: """
                 A memo's waveform is measured once, when its recording ends or it is imported, and kept beside it \
                 (measured again from its audio when missing). Each point is the lowest and highest sample of 256 \
-                frames per channel, on a 16-bit scale, as audiowaveform computes them. --dat writes audiowaveform's \
+                frames per channel (of 512, 1024… in a memo longer than about 6 minutes at 48 kHz, so that it keeps \
+                within 65536 points), on a 16-bit scale, as audiowaveform computes them; --samples-per-pixel asks \
+                for another width, measured from the audio when it is finer than the kept one. --dat writes audiowaveform's \
                 binary format (version 1 for a mono memo, 2 with one outline per channel for more, as \
                 'audiowaveform --split-channels'), which peaks.js draws; --json prints its JSON format (version 2). \
                 Without either, the waveform is drawn over the terminal's width.
@@ -32,8 +34,10 @@ extension VoiceMemo {
         @Option(help: ArgumentHelp("Resolution of the values: 8 or 16 bits.", valueName: "bits"))
         var bits = 16
 
-        @Option(help: ArgumentHelp("Frames per point: 256 or a multiple of it, e.g. 512 for peaks.js's first zoom level.", valueName: "n"))
-        var samplesPerPixel = Waveform.standardSamplesPerPixel
+        @Option(help: ArgumentHelp(
+            "Frames per point: 256 or a multiple of it, e.g. 512 for peaks.js's first zoom level (default: the kept waveform's).",
+            valueName: "n"))
+        var samplesPerPixel: Int?
 
         @Flag(help: "Replace a file that exists at the --dat path.")
         var force = false
@@ -45,7 +49,7 @@ extension VoiceMemo {
             guard !(json && dat != nil) else { throw ValidationError("--json and --dat write different things; give one of them.") }
             guard Waveform.Resolution(rawValue: bits) != nil else { throw ValidationError("--bits must be 8 or 16, not \(bits).") }
             let standard = Waveform.standardSamplesPerPixel
-            guard samplesPerPixel >= standard, samplesPerPixel % standard == 0, samplesPerPixel <= Int(Int32.max) else {
+            if let samplesPerPixel, !(samplesPerPixel >= standard && samplesPerPixel % standard == 0 && samplesPerPixel <= Int(Int32.max)) {
                 throw ValidationError("--samples-per-pixel must be \(standard) or a multiple of it (up to \(Int32.max)), not \(samplesPerPixel).")
             }
         }
@@ -54,12 +58,11 @@ extension VoiceMemo {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memo = try store.memo(matching: memo)
             let resolution = Waveform.Resolution(rawValue: bits) ?? .sixteen
-            let zoom = samplesPerPixel / Waveform.standardSamplesPerPixel
             if dat == "-" {
                 if isatty(STDOUT_FILENO) == 1 {
                     throw WaveformOutputFailure(reason: "standard output is a terminal; redirect it to a file or a pipe ('> memo.dat')")
                 }
-                let bytes = try store.waveform(of: memo).zoomedOut(by: zoom).datRepresentation(bits: resolution)
+                let bytes = try store.waveform(of: memo, samplesPerPixel: samplesPerPixel).datRepresentation(bits: resolution)
                 do {
                     _ = try FileDescriptor.standardOutput.writeAll(bytes)
                 } catch Errno.brokenPipe {
@@ -68,7 +71,7 @@ extension VoiceMemo {
             } else if let dat {
                 do {
                     let written = try store.exportWaveform(
-                        memo, to: URL(fileURLWithPath: dat), bits: resolution, zoom: zoom, replacingExisting: force)
+                        memo, to: URL(fileURLWithPath: dat), bits: resolution, samplesPerPixel: samplesPerPixel, replacingExisting: force)
                     print("Wrote the waveform of “\(memo.title.terminalSafe)” to \(dat.terminalSafe): \(written.length) points "
                         + "of \(written.samplesPerPixel) frames, \(written.channelCount == 1 ? "mono" : "\(written.channelCount) channels"), "
                         + "\(bits)-bit")
@@ -76,7 +79,7 @@ extension VoiceMemo {
                     throw ExportTargetExists(path: error.path)
                 }
             } else if json {
-                print(try MemoJSON.line(WaveformJSON(store.waveform(of: memo).zoomedOut(by: zoom), bits: resolution)))
+                print(try MemoJSON.line(WaveformJSON(store.waveform(of: memo, samplesPerPixel: samplesPerPixel), bits: resolution)))
             } else {
                 // The last column free, as the live display leaves it.
                 let columns = max((TerminalDisplay.outputColumns ?? 80) - 1, 1)
