@@ -12,7 +12,7 @@ import Testing
 
     /// The recording: pauses (seconds) of 0.8, then phrase A, 1.2, B, 0.25 (shorter than the minimum: kept), C, 2.0, D,
     /// 0.8; over brown noise that peaks 20 dB under the threshold.
-    struct Material {
+    struct Material: Sendable {
         let url: URL
         let samples: [Float]
         /// Where each phrase is in `samples`.
@@ -26,10 +26,25 @@ import Testing
     static let settings = SilenceSkipping(minimumDuration: 0.4, keptDuration: 0.2, threshold: -26)
 
     init() throws {
-        let scratch = try ScratchDirectory()
-        self.scratch = scratch
+        scratch = try ScratchDirectory()
+        material = try Self.shared.get()
+    }
+
+    /// The material, made once for every test of the process (espeak-ng four times, sox twice), in a directory of its
+    /// own that goes when the process ends.
+    private static let shared = Result<Material, any Error> {
+        try FileManager.default.createDirectory(at: sharedDirectory, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: SilenceSkippingTests.sharedDirectory) }
+        return try makeMaterial(in: sharedDirectory)
+    }
+
+    private static var sharedDirectory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-test-silence-\(getpid())")
+    }
+
+    private static func makeMaterial(in directory: URL) throws -> Material {
         let texts = ["please call Stella and ask her", "to bring these things", "with her from the store", "six spoons of fresh snow peas"]
-        let phrases = try texts.map { try Speech.phrase($0, in: scratch.url, peak: -3, trimLevel: -40) }
+        let phrases = try texts.map { try Speech.phrase($0, in: directory, peak: -3, trimLevel: -40) }
         let pauses = [0.8, 1.2, 0.25, 2.0, 0.8]
         var samples: [Float] = []
         var ranges: [Range<Int>] = []
@@ -39,13 +54,13 @@ import Testing
             samples += phrase
         }
         samples += [Float](repeating: 0, count: Int(pauses[4] * 48000))
-        let noise = try Speech.noise("brownnoise", frames: samples.count, in: scratch.url, peak: -70)
+        let noise = try Speech.noise("brownnoise", frames: samples.count, in: directory, peak: -70)
         for index in samples.indices { samples[index] += noise[index] }
-        let url = scratch.file("material.wav")
+        let url = directory.appendingPathComponent("material.wav")
         let writer = try AudioFileWriter(url: url, settings: AudioSettings(format: .wav, channelCount: 1, bitDepth: .float32))
         try samples.withUnsafeBufferPointer { try writer.write($0) }
         try writer.close()
-        material = Material(url: url, samples: samples, phrases: ranges, pauses: pauses, level: try Sox.levels(of: url.path, channels: 1).rms[0])
+        return Material(url: url, samples: samples, phrases: ranges, pauses: pauses, level: try Sox.levels(of: url.path, channels: 1).rms[0])
     }
 
     func player(on renderer: OfflineRenderer) throws -> AudioPlayer {
@@ -87,7 +102,7 @@ import Testing
         for (index, phrase) in material.phrases.enumerated() {
             savedBefore += Self.saved(material.pauses[index])
             let expected = phrase.lowerBound - Int(savedBefore * 48000)
-            let match = bestMatch(of: Array(material.samples[phrase]), in: output, around: expected, within: 4800)
+            let match = bestMatch(of: Array(material.samples[phrase]), in: output, around: expected, within: 960)
             #expect(match.correlation > 0.9999, "phrase at \(phrase) correlates \(match.correlation) at best")
             starts.append(match.lag)
         }
