@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `record --enhance` and `voicememo enhance`, through the binary, from the test microphone (unclocked).
-@Suite(.timeLimit(.minutes(1))) struct EnhanceTests {
+@Suite(.timeLimit(.minutes(2))) struct EnhanceTests {
     /// 3 s of espeak-ng over pink noise, its first second noise alone, as a 16-bit mono WAV.
     func noisySpeech(_ cli: CLI) throws -> String {
         let phrase = try Speech.phrase("recorded in a noisy hallway", in: cli.scratch.url, peak: -6)
