@@ -26,9 +26,11 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
+        systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
         .systemLibrary(name: "CFileSystem"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
         // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim. Its
@@ -44,7 +46,8 @@ let package = Package(
         .target(
             name: "AudioIO",
             dependencies: [
-                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CWebRTCAudio",
+                "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CCurl", "CEBUR128",
+                "CWebRTCAudio",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
@@ -82,7 +85,7 @@ if Context.environment["VOICEMEMO_BENCHMARKS"] == "1" {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
     // One executable per suite: the in-process benchmarks, each with its thresholds in Benchmarks/Thresholds.
-    for suite in ["RenderCycle", "CaptureCycle", "StartLatency"] {
+    for suite in ["RenderCycle", "CaptureCycle", "StartLatency", "Loudness"] {
         package.targets.append(
             .executableTarget(
                 name: suite,

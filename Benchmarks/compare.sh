@@ -217,7 +217,7 @@ for count in 100 50000; do
     cp "$dir/memos.json" "$work/index-$count.json"
     export VOICEMEMO_HOME=$dir
     target=$("$voicememo" list --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[-1]["id"])')
-    # The first change writes the index as this version keeps it (schema 2); the store then settles, and its
+    # The first change writes the index as this version keeps it (schema 3); the store then settles, and its
     # directory is vouched for and not read again.
     "$voicememo" rename "$target" "Settled" > /dev/null
     sleep 2.1

@@ -1,4 +1,5 @@
-"""A memo store as voicememo writes it (schema 1, as a store made before the journal is), for compare.sh:
+"""A memo store as voicememo writes it (schema 1, as a store made before the journal is, with each memo's loudness, as
+voicememo keeps it once measured: the listings compare.sh times list, not measure), for compare.sh:
 make-store.py STORE AUDIO COUNT. STORE is created; every memo's file is a hard link to AUDIO (a .wav or .opus),
 so that every entry is kept when the index is reconciled with the directory."""
 import datetime, json, os, random, sys
@@ -16,6 +17,7 @@ for n in range(count):
     created = start + datetime.timedelta(minutes=37 * n)
     memos.append({
         "averageDBFS": [-9.03], "channels": 1, "createdAt": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "loudness": {"integrated": -9.7, "range": 0.0, "truePeak": -6.0},
         "duration": 1.0, "file": memo_id + "." + extension, "format": extension, "id": memo_id, "peakDBFS": [-6.02],
         "sampleRate": 48000.0, "sizeBytes": size, "state": "complete",
         "title": "Memo %d: %s" % (n, random.choice(["standup", "dentist", "idea for the garden", "lecture notes"])),

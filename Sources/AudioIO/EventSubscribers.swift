@@ -1,23 +1,24 @@
 /// The streams an object's `events()` has handed out, kept inside its locked state, so that every stream
 /// gets the events in the order they happened.
+///
+/// A stream its listener dropped (or whose task was cancelled) is forgotten at the next ``yield(_:)``, not from the
+/// stream's `onTermination`: that runs while Swift's concurrency runtime holds the cancelled task's lock, and taking
+/// the owner's lock there deadlocks against a ``yield(_:)`` under the owner's lock that resumes the same task.
 struct EventSubscribers<Event: Sendable> {
-    private var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
-    private var nextID = 0
+    private var continuations: [AsyncStream<Event>.Continuation] = []
 
-    /// Keeps `continuation`; returns the id that ``remove(_:)`` takes.
-    mutating func add(_ continuation: AsyncStream<Event>.Continuation) -> Int {
-        nextID += 1
-        continuations[nextID] = continuation
-        return nextID
+    /// Keeps `continuation`.
+    mutating func add(_ continuation: AsyncStream<Event>.Continuation) {
+        continuations.append(continuation)
     }
 
-    /// Forgets a stream that was dropped.
-    mutating func remove(_ id: Int) {
-        continuations.removeValue(forKey: id)
-    }
-
-    /// Hands `events` to every stream, in order; call it under the owner's lock.
-    func yield(_ events: [Event]) {
-        for event in events { for continuation in continuations.values { continuation.yield(event) } }
+    /// Hands `events` to every stream, in order, and forgets the streams that ended; call it under the owner's lock.
+    mutating func yield(_ events: [Event]) {
+        for event in events {
+            continuations.removeAll { continuation in
+                if case .terminated = continuation.yield(event) { return true }
+                return false
+            }
+        }
     }
 }

@@ -6,6 +6,8 @@
 // FFmpeg's error codes and "no timestamp" are macros Swift cannot import.
 static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
+static inline int cffmpeg_error_io(void) { return AVERROR(EIO); }
+static inline int cffmpeg_seek_size(void) { return AVSEEK_SIZE; }
 static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
 static inline int cffmpeg_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int cffmpeg_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }

@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
 
-/// What the index records of an audio file, read from the file itself (one pass for the levels).
+/// What the index records of an audio file, read from the file itself (one pass for the levels and the loudness).
 struct AudioFileFacts {
     let format: AudioFileFormat
     let sampleRate: Double
@@ -10,6 +10,7 @@ struct AudioFileFacts {
     let byteCount: Int64
     let metadata: AudioMetadata
     let levels: AudioLevels
+    let loudness: AudioLoudness?
 
     /// Reads the facts of the file at `url`.
     ///
@@ -23,7 +24,8 @@ struct AudioFileFacts {
         channelCount = file.channelCount
         duration = file.duration
         metadata = file.metadata
-        levels = try file.measureLevels()
+        let measured = try file.measure(loudness: true)
+        (levels, loudness) = (measured.levels, measured.loudness)
         byteCount = FileManager.default.sizeOfItem(atPath: url.path) ?? 0
     }
 
@@ -32,6 +34,6 @@ struct AudioFileFacts {
         Memo(
             id: id, title: title, createdAt: createdAt, duration: duration, fileName: fileName, format: format,
             sampleRate: sampleRate, channels: channelCount, sizeBytes: byteCount, peakDBFS: levels.peak,
-            averageDBFS: levels.average, state: state)
+            averageDBFS: levels.average, state: state, loudness: loudness)
     }
 }

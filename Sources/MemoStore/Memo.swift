@@ -38,11 +38,16 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     public var averageDBFS: [Double]
     /// Whether the audio file is finished.
     public var state: State
+    /// Loudness of the whole recording (EBU R 128: integrated LUFS, range LU, true peak dBTP), once measured: at the
+    /// end of a recording, at import, and for a memo of an older store when first asked for
+    /// (``MemoStore/measuringLoudness(of:)``); `nil` until then, and while it is being recorded.
+    public var loudness: AudioLoudness?
 
     /// Creates a memo record.
     public init(
         id: String, title: String, createdAt: Date, duration: Double, fileName: String, format: AudioFileFormat,
-        sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State
+        sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State,
+        loudness: AudioLoudness? = nil
     ) {
         self.id = id
         self.title = title
@@ -56,6 +61,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.peakDBFS = peakDBFS
         self.averageDBFS = averageDBFS
         self.state = state
+        self.loudness = loudness
     }
 
     /// A complete memo of a file `<id>.<format>` that holds what `summary` describes.
@@ -63,12 +69,12 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.init(
             id: id, title: title, createdAt: createdAt, duration: summary.duration, fileName: "\(id).\(format.rawValue)",
             format: format, sampleRate: summary.sampleRate, channels: summary.channelCount, sizeBytes: summary.byteCount,
-            peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average, state: .complete)
+            peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average, state: .complete, loudness: summary.loudness)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
-        case peakDBFS, averageDBFS, state
+        case peakDBFS, averageDBFS, state, loudness
     }
 
     /// Whether every number is one a real memo can have. The index may have been edited by hand or damaged,
@@ -83,6 +89,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             && sizeBytes >= 0
             && peakDBFS.count == channels && averageDBFS.count == channels
             && peakDBFS.allSatisfy(\.isFinite) && averageDBFS.allSatisfy(\.isFinite)
+            && loudness.map { [$0.integrated, $0.range, $0.truePeak].allSatisfy { (-1000.0...1000.0).contains($0) } } ?? true
     }
 
     /// Whether the entry names its file by its own id (else it is forged, and must not lead outside the store) and

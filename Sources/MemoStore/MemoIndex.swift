@@ -12,9 +12,11 @@ import SystemPackage
 /// The audio files are the truth; the index is a cache of their facts and titles that can always be
 /// rebuilt from them (``MemoStore`` does so when it is missing or unreadable).
 struct MemoIndex: Codable {
-    /// The schema this code writes. Schema 1 (no generation, no journal) is read, and written as 2 at the first
-    /// change; a voicememo that knows only 1 leaves a store of 2 alone rather than miss its journal.
-    static let currentSchemaVersion = 2
+    /// The schema this code writes. Schema 1 (no generation, no journal) and 2 (memos without loudness) are read, and
+    /// `memos.json` is written whole as 3 at the first change; a voicememo that knows only 1 leaves a store of 2 or 3
+    /// alone rather than miss its journal, and one that knows 2 leaves a store of 3 alone rather than stop at a journal
+    /// record it cannot read.
+    static let currentSchemaVersion = 3
 
     var schemaVersion = MemoIndex.currentSchemaVersion
     /// Which writing of `memos.json` this is: 16 hexadecimal digits, random; `nil` in schema 1.
@@ -250,7 +252,8 @@ struct MemoIndex: Codable {
     @discardableResult
     func save(to url: URL, journal: JournalPosition?, wholly: Bool) throws(MemoStoreError) -> JournalPosition? {
         do {
-            if !wholly, let journal, journal.generation == generationNumber, memos.count >= Self.journalingMemoCount,
+            if !wholly, schemaVersion == Self.currentSchemaVersion, let journal, journal.generation == generationNumber,
+               memos.count >= Self.journalingMemoCount,
                journal.records + changes.count <= Self.journalLimit(memoCount: memos.count) {
                 let path = Self.journalPath(beside: url)
                 if journal.length == 0 { try MemoJournal.start(at: path, generation: journal.generation) }

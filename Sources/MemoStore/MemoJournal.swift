@@ -12,7 +12,8 @@ import SystemPackage
 /// new generation, and starts a new journal (see ``MemoIndex``).
 ///
 /// The layout, in the machine's byte order: the magic, the generation; then records of a 32-bit length of the
-/// payload, a 32-bit kind (1: a memo put in, replacing the one with its id or appended; 2: the memo with an id
+/// payload, a 32-bit kind (3: a memo put in, replacing the one with its id or appended; 1: the same, of schema 2, a memo
+/// without its loudness; 2: the memo with an id
 /// taken out), a 64-bit FNV-1a checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it,
 /// or an id).
 enum MemoJournal {
@@ -69,8 +70,9 @@ enum MemoJournal {
                 guard MemoRecordWriter.checksum(of: payload) == checksum else { break }
                 var record = MemoRecordReader(bytes: payload)
                 switch kind {
-                case 1:
-                    guard let memo = record.memo(), record.offset == length else { return .contents(contents) }
+                case 1, 3:
+                    guard let memo = record.memo(layout: kind == 1 ? .withoutLoudness : .current), record.offset == length
+                    else { return .contents(contents) }
                     contents.changes.append(.put(memo))
                 case 2:
                     guard let id = record.text(), record.offset == length else { return .contents(contents) }
@@ -104,7 +106,7 @@ enum MemoJournal {
             switch change {
             case .put(let memo):
                 payload.append(memo)
-                kind = 1
+                kind = 3
             case .remove(let id):
                 payload.append(id)
                 kind = 2

@@ -9,6 +9,8 @@ public enum MemoOrder: String, CaseIterable, Sendable {
     case title
     /// Longest first.
     case duration
+    /// Loudest first, by integrated loudness; memos not yet measured (``Memo/loudness`` `nil`) last.
+    case loudness
 }
 
 extension Sequence<Memo> {
@@ -26,6 +28,9 @@ extension Sequence<Memo> {
                 if titles[first] != titles[second] { return titles[first] < titles[second] }
             case .duration:
                 if memos[first].duration != memos[second].duration { return memos[first].duration > memos[second].duration }
+            case .loudness:
+                let (one, other) = (memos[first].loudness?.integrated ?? -.infinity, memos[second].loudness?.integrated ?? -.infinity)
+                if one != other { return one > other }
             case .date:
                 break
             }

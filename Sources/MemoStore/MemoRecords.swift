@@ -2,7 +2,8 @@ import AudioIO
 import FoundationEssentials
 
 /// The binary layout of memos in the index's cache and journal, in the machine's byte order: per memo its strings
-/// (a 32-bit length and UTF-8), numbers and level lists.
+/// (a 32-bit length and UTF-8), numbers, level lists and loudness (a word 0 for none, or 1 and its three numbers;
+/// journals of schema 2 have memos without it: ``MemoRecordLayout``).
 struct MemoRecordWriter {
     var bytes: [UInt8] = []
 
@@ -34,6 +35,12 @@ struct MemoRecordWriter {
         append(UInt64(bitPattern: memo.sizeBytes))
         append(memo.peakDBFS)
         append(memo.averageDBFS)
+        if let loudness = memo.loudness {
+            append(UInt64(1))
+            for number in [loudness.integrated, loudness.range, loudness.truePeak] { append(number) }
+        } else {
+            append(UInt64(0))
+        }
     }
 
     /// 64-bit FNV-1a over 64-bit words (and the last bytes one by one): a byte at a time, 1.5 MB took milliseconds.
@@ -48,6 +55,14 @@ struct MemoRecordWriter {
         }
         return hash
     }
+}
+
+/// Which fields a memo record has.
+enum MemoRecordLayout {
+    /// Schema 2's, in the journal of a store written before memos had a loudness.
+    case withoutLoudness
+    /// What ``MemoRecordWriter`` writes.
+    case current
 }
 
 /// Reads what ``MemoRecordWriter`` wrote, checking every length against what is left.
@@ -99,7 +114,7 @@ struct MemoRecordReader {
         return values.first { $0.1.elementsEqual(text) }?.0
     }
 
-    /// Moves past the next memo without reading it; false when what is left is no whole memo.
+    /// Moves past the next memo (of the current layout) without reading it; false when what is left is no whole memo.
     mutating func skipMemo() -> Bool {
         for _ in 0..<5 { guard textBytes() != nil else { return false } }
         guard bytes.count - offset >= 5 * 8 else { return false }
@@ -108,19 +123,37 @@ struct MemoRecordReader {
             guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 8 else { return false }
             offset += 8 * count
         }
-        return true
+        switch word() {
+        case 0: return true
+        case 1:
+            guard bytes.count - offset >= 3 * 8 else { return false }
+            offset += 3 * 8
+            return true
+        default: return false
+        }
     }
 
-    mutating func memo() -> Memo? {
+    mutating func memo(layout: MemoRecordLayout = .current) -> Memo? {
         guard let id = text(), let title = text(), let fileName = text(),
               let format = oneOf(Self.formats), let state = oneOf(Self.states),
               let createdAt = number(), let duration = number(), let sampleRate = number(),
               let channels = word(), let sizeBytes = word(),
               let peakDBFS = levels(), let averageDBFS = levels()
         else { return nil }
+        var loudness: AudioLoudness?
+        if layout == .current {
+            switch word() {
+            case 0: break
+            case 1:
+                guard let integrated = number(), let range = number(), let truePeak = number() else { return nil }
+                loudness = AudioLoudness(integrated: integrated, range: range, truePeak: truePeak)
+            default: return nil
+            }
+        }
         return Memo(
             id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
             fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
-            sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
+            sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state,
+            loudness: loudness)
     }
 }

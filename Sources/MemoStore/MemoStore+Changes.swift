@@ -5,22 +5,24 @@ import Synchronization
 import SystemPackage
 
 extension MemoStore {
-    /// Gives `memo` a new title, in the index and, for WAV and CAF, inside the audio file's own metadata.
+    /// Gives `memo` a new title, in the index and inside the audio file's own metadata; the audio stays as it is.
     ///
-    /// A WAV or CAF file is rewritten with the new title through `AudioFileConverter`, keeping its
-    /// settings (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. The new file
-    /// is written beside the old one and replaces it in one step, so a failure leaves the memo as it was.
+    /// A WAV or CAF file is rewritten with the new title through `AudioFileConverter`, keeping its settings
+    /// (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. An Opus file is copied packet by
+    /// packet with a new comment header (`OpusTags`, on its own pages, libogg framing them): every audio packet and
+    /// granule position stays as it was, nothing is encoded again. The new file is written beside the old one, synced,
+    /// and replaces it in one step, so a failure leaves the memo as it was.
     ///
-    /// An Opus file is kept as it is: changing its title would mean encoding it again, which loses
-    /// quality. The new title is kept in the index and beside the file (as every title a file cannot hold
-    /// whole is), so an index rebuilt from the files has it too.
+    /// A file keeps at most `AudioMetadata.maximumStoredTitleBytes` of a title; a longer one is kept whole in the
+    /// index and beside the file, so an index rebuilt from the files has it too. So is the title of an Opus file whose
+    /// stream cannot be copied (damaged before its end), which is left as it is.
     ///
     /// All of it happens under the store's lock.
     ///
     /// - Parameters:
     ///   - memo: A memo of this store.
     ///   - title: The new title: any text; it never becomes part of a path.
-    /// - Returns: The renamed memo (a WAV or CAF file's size changes with the length of its title).
+    /// - Returns: The renamed memo (its file's size changes with the length of its title).
     /// - Throws: ``MemoStoreError/noMatch(_:)`` when the memo is no longer in the store,
     ///   ``MemoStoreError/recordingInProgress(_:)`` while it is being recorded, `AudioFileError` when its
     ///   file cannot be rewritten (the memo keeps its old title), other ``MemoStoreError``s for the index.
@@ -36,7 +38,8 @@ extension MemoStore {
 
     /// Gives the memo `reference` names (an id, a unique prefix of one, or a title, as ``memo(matching:)`` takes it)
     /// a new title, as ``rename(_:to:)`` does; for an Opus memo, in one hold of the lock, without reading the store
-    /// first: in a store of 50,000 memos, that read is most of what a rename costs.
+    /// first: in a store of 50,000 memos, that read is most of what a rename costs, and copying a memo's packets with a
+    /// new comment header takes a few milliseconds a minute of audio.
     ///
     /// - Returns: The memo before and after.
     /// - Throws: What ``memo(matching:)`` and ``rename(_:to:)`` throw.
@@ -62,8 +65,8 @@ extension MemoStore {
             metadata: AudioMetadata(title: title, creationDate: current.createdAt), permissions: [.ownerReadWrite])
     }
 
-    /// Renames memo `id` in `index`, putting `staged` (its file with the new title inside) in place of its file, if
-    /// there is one; under the store's lock.
+    /// Renames memo `id` in `index`, putting `staged` (its WAV or CAF file with the new title inside) in place of its
+    /// file, or for an Opus memo a copy with the new title made here; under the store's lock.
     private func renamed(
         _ id: String, to title: String, placing staged: StagedAudioFile?, in index: inout MemoIndex
     ) throws(MemoStoreError) -> Result<Memo, AudioFileError> {
@@ -72,22 +75,37 @@ extension MemoStore {
         guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
         renamed.title = title
         let file = fileURL(of: renamed)
-        if let staged {
-            do throws(AudioFileError) {
-                renamed.sizeBytes = try staged.place(at: file, replacingExisting: true).byteCount
-            } catch {
-                return .failure(error)
+        var retitled = staged
+        do throws(AudioFileError) {
+            if renamed.format == .opus {
+                retitled = try Self.stageRetaggedOpus(file, metadata: AudioMetadata(title: title, creationDate: renamed.createdAt))
             }
+            if let retitled { renamed.sizeBytes = try retitled.place(at: file, replacingExisting: true).byteCount }
+        } catch {
+            return .failure(error)
         }
-        // An Opus file keeps the title it was made with: the new one is kept beside it.
-        let fileTitle = staged == nil ? nil : Self.storedTitle(title)
+        // An Opus file whose stream could not be copied keeps the title it had: the new one is kept beside it.
+        let fileTitle = retitled == nil ? nil : Self.storedTitle(title)
         try keepTitle(title, of: renamed.id, fileTitle: fileTitle)
         index.replace(at: position, with: renamed)
         return .success(renamed)
     }
 
-    /// Deletes `memos`, their audio files, what is kept beside them and their index entries, under one hold of the
-    /// store's lock.
+    /// A copy of the Opus file at `file` with `metadata` in its comment header and its packets as they are, staged
+    /// beside it; `nil` when its stream cannot be copied (damaged before its end).
+    private static func stageRetaggedOpus(_ file: URL, metadata: AudioMetadata) throws(AudioFileError) -> StagedAudioFile? {
+        do {
+            return try AudioFileConverter.stageOpusCopy(
+                of: file, beside: file, metadata: metadata, readingBack: false, permissions: [.ownerReadWrite])
+        } catch let error as AudioFileError {
+            throw error
+        } catch {
+            throw AudioFileError(path: file.path, reason: .writeFailed("\(error)"))
+        }
+    }
+
+    /// Deletes `memos`, their audio files, what is kept beside them, their earlier versions in the trash and their
+    /// index entries, under one hold of the store's lock.
     ///
     /// Every memo is checked before anything is deleted, so one that is no longer in the store or is being
     /// recorded deletes nothing.
@@ -131,6 +149,8 @@ extension MemoStore {
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
                 DurableFile.removeQuietly(waveformPath(of: memo.id))
+                // Its earlier versions go with it: a deleted memo is personal data gone, not in a trash.
+                MemoTrash(store: directory).empty(ids: [memo.id])
                 removed.titles.withLock { $0.append(memo.title) }
                 index.remove(ids: [memo.id])
             }

@@ -23,10 +23,11 @@ extension MemoStore {
         let id = Memo.newID(unlike: try memos())
         let newTitle = title ?? memo.title + " (enhanced)"
         let destination = directory.appendingPathComponent("\(id).\(settings.format.rawValue)")
+        let source = fileURL(of: memo)
         let staged = try AudioFileConverter.stage(
-            contentsOf: fileURL(of: memo), beside: destination, settings: settings,
+            reading: AudioFileConverter.openLinks(of: source), of: source, beside: destination, settings: settings,
             metadata: AudioMetadata(title: newTitle, creationDate: memo.createdAt), speechEnhancement: enhancement,
-            permissions: [.ownerReadWrite])
+            permissions: [.ownerReadWrite], measuringLoudness: true)
         return try add(staged, as: Memo(id: id, title: newTitle, createdAt: memo.createdAt, format: settings.format, summary: staged.summary))
     }
 }

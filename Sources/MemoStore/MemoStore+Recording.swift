@@ -53,7 +53,8 @@ extension MemoStore {
     ///
     /// - Parameters:
     ///   - ticket: What ``beginRecording(title:settings:)`` returned.
-    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), waveform and file size.
+    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), waveform, file size and
+    ///     loudness.
     /// - Returns: The finished memo.
     /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
     @discardableResult
@@ -68,6 +69,7 @@ extension MemoStore {
             memo.sizeBytes = summary.byteCount
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
+            memo.loudness = summary.loudness
             keepWaveform(summary.waveform, of: memo.id)
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.

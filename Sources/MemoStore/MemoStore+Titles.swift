@@ -4,9 +4,9 @@ import SystemPackage
 
 /// Titles the audio file cannot hold, kept beside it: `.<id>.title`, the whole title in UTF-8 and a newline.
 ///
-/// A file keeps at most ``AudioMetadata/maximumStoredTitleBytes`` of a title, and an Opus file keeps the title it was
-/// recorded or imported with (a rename does not encode it again). The index has every title; the file beside the
-/// audio is what a rebuilt index takes it from when the audio file's own is not the memo's.
+/// A file keeps at most ``AudioMetadata/maximumStoredTitleBytes`` of a title (and an Opus file whose stream cannot be
+/// copied with a new comment header, one damaged before its end, keeps the title it had). The index has every title;
+/// the file beside the audio is what a rebuilt index takes it from when the audio file's own is not the memo's.
 extension MemoStore {
     /// Keeps `title` beside the audio of memo `id` when its file of `format` does not hold it whole (the file's title
     /// being `fileTitle`); removes what was kept otherwise. Called under the store's lock.

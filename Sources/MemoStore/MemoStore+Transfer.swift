@@ -41,10 +41,12 @@ extension MemoStore {
         let metadata = AudioMetadata(title: memoTitle, creationDate: createdAt)
         // Opus kept as it is: its packets copied, not decoded and encoded again.
         let copy = input.format == .opus && inputs.count == 1 && settings == preserving
-            ? try AudioFileConverter.stageOpusCopy(of: input.url, beside: destination, metadata: metadata, permissions: [.ownerReadWrite])
+            ? try AudioFileConverter.stageOpusCopy(
+                of: input.url, beside: destination, metadata: metadata, measuringLoudness: true, permissions: [.ownerReadWrite])
             : nil
         let staged = try copy ?? AudioFileConverter.stage(
-            reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite])
+            reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite],
+            measuringLoudness: true)
         withExtendedLifetime(repaired) {}
         return try add(staged, as: Memo(id: id, title: memoTitle, createdAt: createdAt, format: settings.format, summary: staged.summary))
     }
@@ -94,6 +96,10 @@ extension MemoStore {
     ///   - pan: Balance, −1…1, as `AudioPlayer.pan`; a mono memo becomes stereo when it is not 0.
     ///   - rate: Speed, 0.5…2, pitch kept, as `AudioPlayer.rate`. When any of these three is not its default, the
     ///     memo is played into an `OfflineRenderer` rather than converted.
+    ///   - loudness: A loudness in LUFS to bring the memo to (`nil`: as it is), with its true peak kept under −1 dBTP
+    ///     (`AudioLoudness.normalizationGain(toLoudness:truePeakLimit:)`): an Opus memo exported to Opus takes the
+    ///     gain in its header's output gain, which every decoder applies, its audio packets unchanged; other formats
+    ///     have their samples scaled.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false (the default) it is
     ///     kept and the export fails with `AudioFileError.Reason.exists`.
     /// - Returns: What was written.
@@ -102,7 +108,7 @@ extension MemoStore {
     ///   is neither given nor told by a writable extension, `AudioFileError`, `AudioSettingsError`.
     public func export(
         _ memo: Memo, to destination: URL, format: AudioFileFormat? = nil, sampleRate: Double? = nil, bitRate: Int? = nil,
-        volume: Float = 1, pan: Float = 0, rate: Float = 1, replacingExisting: Bool = false
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, normalizingTo loudness: Double? = nil, replacingExisting: Bool = false
     ) throws -> AudioFileSummary {
         if isInside(destination) { throw MemoStoreError.exportIntoStore(path: destination.path) }
         guard let format = format ?? AudioFileFormat(fileExtension: destination.pathExtension).flatMap({ $0.isWritable ? $0 : nil }) else {
@@ -111,19 +117,23 @@ extension MemoStore {
         try AudioFileConverter.refuseExisting(destination, unless: replacingExisting)
         let staged = try stageExport(
             memo, beside: destination, format: format, sampleRate: sampleRate, bitRate: bitRate, volume: volume, pan: pan,
-            rate: rate)
+            rate: rate, normalizingTo: loudness)
         return try staged.place(at: destination, replacingExisting: replacingExisting)
     }
 
-    /// Writes `memo`'s audio, as ``export(_:to:format:sampleRate:bitRate:volume:pan:rate:replacingExisting:)`` does,
-    /// into a hidden file beside `destination` that is removed when released unplaced: for a file to place, or to
+    /// Writes `memo`'s audio, as ``export(_:to:format:sampleRate:bitRate:volume:pan:rate:normalizingTo:replacingExisting:)``
+    /// does, into a hidden file beside `destination` that is removed when released unplaced: for a file to place, or to
     /// copy elsewhere (standard output) and drop.
     package func stageExport(
         _ memo: Memo, beside destination: URL, format: AudioFileFormat, sampleRate: Double? = nil, bitRate: Int? = nil,
-        volume: Float = 1, pan: Float = 0, rate: Float = 1, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        volume: Float = 1, pan: Float = 0, rate: Float = 1, normalizingTo loudness: Double? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         let source = fileURL(of: memo)
         let input = try AudioFile(forReading: source)
+        let gain = try loudness.map { target in
+            try (memo.loudness ?? AudioFile(forReading: source).measureLoudness()).normalizationGain(toLoudness: target)
+        } ?? 0
         var settings = AudioSettings(preserving: input, as: format)
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
@@ -131,7 +141,8 @@ extension MemoStore {
         // Opus to Opus as it is: its packets copied, not decoded and encoded again.
         if input.format == .opus, format == .opus, settings.sampleRate == input.sampleRate, bitRate == nil,
            volume == 1, pan == 0, rate == 1,
-           let copy = try AudioFileConverter.stageOpusCopy(of: source, beside: destination, metadata: metadata, permissions: permissions) {
+           let copy = try AudioFileConverter.stageOpusCopy(
+               of: source, beside: destination, metadata: metadata, gain: gain, permissions: permissions) {
             return copy
         }
         guard volume == 1, pan == 0, rate == 1 else {
@@ -145,6 +156,7 @@ extension MemoStore {
             player.pan = pan
             player.enableRate = rate != 1
             player.rate = rate
+            player.gain = Float(gain)
             guard player.play() else {
                 if case .failed(let error) = player.status { throw error }
                 throw AudioFileError(path: source.path, reason: .noAudio)
@@ -152,7 +164,7 @@ extension MemoStore {
             return try renderer.stage(beside: destination, settings: settings, metadata: metadata, permissions: permissions)
         }
         return try AudioFileConverter.stage(
-            contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
+            contentsOf: source, beside: destination, settings: settings, metadata: metadata, gain: gain, permissions: permissions)
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.

@@ -95,7 +95,7 @@ public struct MemoStore: Sendable {
         case lookingOnly
     }
 
-    private var lockPath: String { directory.appendingPathComponent(".lock").path }
+    var lockPath: String { directory.appendingPathComponent(".lock").path }
 
     /// Fails at once, before any work, when this process cannot change the store (a read-only file system, its
     /// permissions), with the error a change would end in.
@@ -122,7 +122,7 @@ public struct MemoStore: Sendable {
     }
 
     /// ``update(entering:_:)`` once the lock is held.
-    private func reconcileAndSave<T>(
+    func reconcileAndSave<T>(
         entering fileName: String?, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
     ) throws(MemoStoreError) -> T {
         var reconciled = try reconciledIndex(entering: fileName, access: .changing)
@@ -173,6 +173,7 @@ public struct MemoStore: Sendable {
         }
         // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
         var isPending = access == .changing && removeLeftovers(in: listing, listed: reconciled.index.memos)
+        if access == .changing { isPending = finishInterruptedEdits(named: listing.otherNames, in: &reconciled.index) || isPending }
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         // Each listed memo takes its file off this set; what remains is adopted.
         var unlisted = listing.storeFiles

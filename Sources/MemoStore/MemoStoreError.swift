@@ -34,6 +34,17 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A memo was to be kept in a format the store does not keep memos in (FLAC, Vorbis, MP3, AIFF: formats export
     /// writes); the store keeps WAV, CAF and Opus.
     case unstoredFormat(AudioFileFormat)
+    /// An edit could not be made: a file of the store or its trash could not be written; the memo is as it was.
+    case editFailed(path: String, reason: String)
+    /// A trim of the memo titled `title` was asked for a part it does not have; `reason` says how.
+    case invalidCut(title: String, reason: String)
+    /// The memo titled `title` has no earlier version in the trash to restore.
+    case nothingToRestore(title: String)
+    /// The trash holds no edit to undo.
+    case nothingToUndo
+    /// The memo titled `title` changed (another process edited it) between the start of an edit and its end; nothing
+    /// was done.
+    case changedDuringEdit(title: String)
 
     /// The error for a failure to create or change a file in the store at `path`.
     init(changing path: String, _ error: Errno) {
@@ -78,6 +89,16 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
                 + "; end the name with one of those or give --format"
         case .unstoredFormat(let format):
             "memos are kept as WAV, CAF or Opus, not \(format.rawValue); choose one of those (export writes \(format.rawValue) files)"
+        case .editFailed(let path, let reason):
+            "cannot edit the memo: '\(path)': \(reason); the memo is as it was, free some space or check the store's permissions and try again"
+        case .invalidCut(let title, let reason):
+            "cannot trim “\(title)”: \(reason)"
+        case .nothingToRestore(let title):
+            "“\(title)” has no earlier version to restore; a trim keeps one in the trash, until the trash is emptied or the memo deleted"
+        case .nothingToUndo:
+            "there is no edit to undo: the trash is empty ('voicememo trash' lists what it keeps)"
+        case .changedDuringEdit(let title):
+            "“\(title)” changed while it was being edited (another voicememo changed it); nothing was done, try again"
         }
     }
 }

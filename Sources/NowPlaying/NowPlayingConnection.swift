@@ -2,72 +2,58 @@ import AudioIO
 import FoundationEssentials
 import Synchronization
 
-/// An ``AudioPlayer`` published as what is playing (``NowPlayingInfoCenter/connect(_:info:)``): its state, position,
-/// rate and volume go out as they change, and remote controls' commands act on it, until ``cancel()`` or release.
+/// A player published as what is playing (``NowPlayingInfoCenter/connect(_:info:)-(AudioPlayer,_)``): its state,
+/// position, rate and item go out as they change, and remote controls' commands act on it, until ``cancel()`` or
+/// release.
+///
+/// Nothing is polled: the connection hears the player's events as they happen (a seek, a pause, a rate or an item
+/// changed, the end), on the thread where they happen, and publishes what they changed; the position is read from the
+/// player's clock whenever a client asks for it.
 public final class NowPlayingConnection: Sendable {
-    /// How often the player's state is looked at for changes made without a remote command (a key, a seek in code).
-    static let watchInterval = Duration.milliseconds(100)
-
     private let targets: [(RemoteCommand, RemoteCommand.Target)]
-    private let watcher: Task<Void, Never>?
+    private let observation: PlayerObservation?
     private let isCancelled = Mutex(false)
     private let publisher: NowPlayingPublisher
+    private let follower: Follower
+    /// Whether the connection steers the next and previous commands' ``RemoteCommand/isEnabled`` (a queue's).
+    private let movesThroughItems: Bool
 
-    /// Where the position was last seen, and when: a position far from where it should have got to since is a jump.
-    private struct Baseline {
-        var position: TimeInterval
-        var at = ContinuousClock.now
-        var rate: Double
-        var isPlaying: Bool
-    }
-
-    init(player: AudioPlayer, info: NowPlayingInfo, publisher: NowPlayingPublisher) {
+    /// Publishes `player`, with `info(item)` for the item it plays (nil: nothing to show).
+    init(player: any ConnectedPlayer, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
         self.publisher = publisher
-        var info = info
-        info.playbackDuration = player.duration
-        info.elapsedPlaybackTime = player.currentTime
-        info.playbackRate = Double(player.rate)
+        self.movesThroughItems = movesThroughItems
+        let follower = Follower(player: player, info: info, movesThroughItems: movesThroughItems, publisher: publisher)
+        self.follower = follower
         publisher.follow(position: { [weak player] in player?.currentTime ?? 0 })
-        publisher.set(info: info)
+        follower.update(.itemChanged)
         publisher.set(volume: Double(player.volume))
-        publisher.set(playbackState: player.isPlaying ? .playing : .paused)
-        // Nothing is published (no session bus): no commands can come, and no one is told of changes, so the player
-        // is not looked at 10 times a second for nothing.
+        // Nothing is published (no session bus): no commands can come, and no one is told of changes, so the player is
+        // not listened to for nothing.
         guard publisher.error == nil else {
             targets = []
-            watcher = nil
+            observation = nil
             return
         }
+        observation = player.observeChanges { [weak follower] change in follower?.update(change) }
 
-        let seen = Seen(Baseline(position: player.currentTime, rate: Double(player.rate), isPlaying: player.isPlaying))
-        /// Moves the player to `time` and tells clients at once.
         let seek: @Sendable (TimeInterval) -> RemoteCommandHandlerStatus = { time in
-            let target = min(max(time, 0), player.duration)
-            player.currentTime = target
-            seen.baseline.withLock { $0 = Baseline(position: target, rate: $0.rate, isPlaying: $0.isPlaying) }
-            publisher.noteSeek(to: target)
+            player.currentTime = min(max(time, 0), player.itemDuration)
             return .success
-        }
-        let play: @Sendable () -> RemoteCommandHandlerStatus = {
-            seen.finished.withLock { $0 = false }
-            return player.play() ? .success : .commandFailed
         }
         let commands = RemoteCommandCenter.shared
         func add(_ command: RemoteCommand, _ handler: @escaping @Sendable (RemoteCommandEvent) -> RemoteCommandHandlerStatus) -> (RemoteCommand, RemoteCommand.Target) {
             (command, command.addTarget(handler: handler))
         }
-        targets = [
-            add(commands.playCommand) { _ in play() },
+        var targets = [
+            add(commands.playCommand) { _ in player.play() ? .success : .commandFailed },
             add(commands.pauseCommand) { _ in player.pause(); return .success },
             add(commands.togglePlayPauseCommand) { _ in
                 if player.isPlaying { player.pause(); return .success }
-                return play()
+                return player.play() ? .success : .commandFailed
             },
-            add(commands.stopCommand) { _ in
-                player.stop()
-                player.currentTime = 0
-                seen.finished.withLock { $0 = true }
-                publisher.set(playbackState: .stopped)
+            add(commands.stopCommand) { [weak follower] _ in
+                player.stopForRemote()
+                follower?.update(.finished)
                 return .success
             },
             add(commands.skipForwardCommand) { event in
@@ -84,62 +70,32 @@ public final class NowPlayingConnection: Sendable {
             },
             add(commands.changePlaybackRateCommand) { event in
                 guard case .changePlaybackRate(let rate) = event else { return .commandFailed }
-                player.enableRate = true
-                player.rate = Float(rate)
+                player.changeRate(to: Float(rate))
                 return .success
             },
             add(commands.changeVolumeCommand) { event in
                 guard case .changeVolume(let volume) = event else { return .commandFailed }
                 player.volume = Float(volume)
+                publisher.set(volume: Double(player.volume))
                 return .success
             },
         ]
-
-        let events = player.events()
-        let finishes = Task {
-            for await event in events {
-                if case .finishedPlaying = event {
-                    seen.finished.withLock { $0 = true }
-                    publisher.set(playbackState: .stopped)
-                }
-            }
+        if movesThroughItems {
+            targets += [
+                add(commands.nextTrackCommand) { _ in
+                    guard player.hasNextItem else { return .noSuchContent }
+                    player.advanceToNextItem()
+                    return .success
+                },
+                add(commands.previousTrackCommand) { _ in
+                    guard player.hasPreviousItem else { return .noSuchContent }
+                    player.advanceToPreviousItem()
+                    return .success
+                },
+            ]
+            follower.update(.other)
         }
-        // Weakly: a cancelled connection must not keep a player its owner let go playing until the next look.
-        watcher = Task.detached { [weak player] in
-            defer { finishes.cancel() }
-            var published = (rate: Double(player?.rate ?? 1), volume: Double(player?.volume ?? 1))
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.watchInterval)
-                guard !Task.isCancelled, let player else { return }
-                let (position, isPlaying, rate, volume) = (player.currentTime, player.isPlaying, Double(player.rate), Double(player.volume))
-                let jumped = seen.baseline.withLock { last in
-                    let since = (ContinuousClock.now - last.at) / .seconds(1)
-                    let expected = last.position + (last.isPlaying ? since * last.rate : 0)
-                    // A period or two of slack: the position moves by device periods.
-                    let jumped = abs(position - expected) > 0.25 + (last.isPlaying ? 0.2 : 0)
-                    last = Baseline(position: position, rate: rate, isPlaying: isPlaying)
-                    return jumped
-                }
-                if jumped { publisher.noteSeek(to: position) }
-                if rate != published.rate, var info = publisher.info {
-                    info.playbackRate = rate
-                    info.elapsedPlaybackTime = position
-                    publisher.set(info: info)
-                }
-                if volume != published.volume { publisher.set(volume: volume) }
-                published = (rate, volume)
-                let hasFinished = seen.finished.withLock { $0 }
-                let state: NowPlayingPlaybackState = isPlaying ? .playing : hasFinished ? .stopped : .paused
-                if state != publisher.playbackState { publisher.set(playbackState: state) }
-            }
-        }
-    }
-
-    /// What the commands and the watcher share.
-    private final class Seen: Sendable {
-        let baseline: Mutex<Baseline>
-        let finished = Mutex(false)
-        init(_ baseline: Baseline) { self.baseline = Mutex(baseline) }
+        self.targets = targets
     }
 
     deinit { cancel() }
@@ -151,10 +107,69 @@ public final class NowPlayingConnection: Sendable {
             return cancelled
         }
         guard !wasCancelled else { return }
-        watcher?.cancel()
+        observation?.cancel()
         for (command, target) in targets { command.removeTarget(target) }
+        if movesThroughItems {
+            RemoteCommandCenter.shared.nextTrackCommand.isEnabled = true
+            RemoteCommandCenter.shared.previousTrackCommand.isEnabled = true
+        }
         publisher.follow(position: nil)
         publisher.set(info: nil)
         publisher.set(playbackState: .stopped)
+    }
+}
+
+/// Publishes what a connected player's changes change, one change at a time (they come from several threads: the
+/// player's callers, the engine's event thread, the bus's), reading the player's state afresh each time rather than
+/// trusting the order in which they arrive.
+private final class Follower: Sendable {
+    private struct Published {
+        /// The info last published, its elapsed time aside.
+        var info: NowPlayingInfo?
+        /// Playback ran to its end (or a remote stopped it) and has not started again: shown as stopped.
+        var hasFinished = false
+    }
+
+    private weak let player: (any ConnectedPlayer)?
+    private let info: @Sendable (URL?) -> NowPlayingInfo?
+    private let movesThroughItems: Bool
+    private let publisher: NowPlayingPublisher
+    private let published = Mutex(Published())
+
+    init(player: any ConnectedPlayer, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
+        self.player = player
+        self.info = info
+        self.movesThroughItems = movesThroughItems
+        self.publisher = publisher
+    }
+
+    func update(_ change: PlayerChange) {
+        guard let player else { return }
+        published.withLock { published in
+            let isPlaying = player.isPlaying
+            if change == .finished { published.hasFinished = true }
+            if isPlaying { published.hasFinished = false }
+            var info = self.info(player.item)
+            info?.playbackDuration = player.itemDuration
+            info?.playbackRate = Double(player.rate)
+            let position = player.currentTime
+            if info != published.info || change == .itemChanged {
+                published.info = info
+                info?.elapsedPlaybackTime = position
+                publisher.set(info: info)
+            }
+            let state: NowPlayingPlaybackState = isPlaying ? .playing : published.hasFinished ? .stopped : .paused
+            if state != publisher.playbackState { publisher.set(playbackState: state) }
+            // A new item starts at a position of its own: clients that count from the last Seeked hear it, also when the
+            // track id stays (a file queued twice).
+            if change == .jumped || change == .itemChanged && published.info != nil { publisher.noteSeek(to: position) }
+            if movesThroughItems {
+                let commands = RemoteCommandCenter.shared
+                if commands.nextTrackCommand.isEnabled != player.hasNextItem { commands.nextTrackCommand.isEnabled = player.hasNextItem }
+                if commands.previousTrackCommand.isEnabled != player.hasPreviousItem {
+                    commands.previousTrackCommand.isEnabled = player.hasPreviousItem
+                }
+            }
+        }
     }
 }

@@ -60,7 +60,23 @@ public final class NowPlayingInfoCenter: Sendable {
     /// Publishes `player` as what is playing, with `info`'s facts (its duration, position, rate and state taken from
     /// the player), and lets remote controls play, pause, stop, seek, skip and change its speed and volume, until the
     /// connection is cancelled or released.
+    ///
+    /// What the player does from then on, whoever asks for it (the app, a key, a remote), is published as it happens:
+    /// its state, its rate, and each seek or loop starting over as MPRIS's `Seeked`, at once. A volume set by the app is
+    /// not (the volume published is the one remotes set): a fade, such as a sleep timer's, is not the listener's
+    /// volume.
     public func connect(_ player: AudioPlayer, info: NowPlayingInfo) -> NowPlayingConnection {
-        NowPlayingConnection(player: player, info: info, publisher: publisher)
+        NowPlayingConnection(player: player, info: { _ in info }, movesThroughItems: false, publisher: publisher)
+    }
+
+    /// Publishes `queue` as what is playing, as ``connect(_:info:)-(AudioPlayer,_)`` publishes a player, with
+    /// `info(item)`'s facts for the item playing (its duration, position and rate taken from the queue): a new item is
+    /// new metadata (MPRIS's `mpris:trackid` is `info(item).identifier`). Remote controls' next and previous move
+    /// through the queue (``AudioQueuePlayer/advanceToNextItem()``, ``AudioQueuePlayer/advanceToPreviousItem()``);
+    /// the connection enables ``RemoteCommandCenter/nextTrackCommand`` while an item follows the current one and
+    /// ``RemoteCommandCenter/previousTrackCommand`` while one came before it, so that the ends of the queue show as
+    /// MPRIS's `CanGoNext` and `CanGoPrevious` false. An empty queue shows no item.
+    public func connect(_ queue: AudioQueuePlayer, info: @escaping @Sendable (_ item: URL) -> NowPlayingInfo) -> NowPlayingConnection {
+        NowPlayingConnection(player: queue, info: { $0.map(info) }, movesThroughItems: true, publisher: publisher)
     }
 }

@@ -32,7 +32,13 @@ import Testing
         queue.currentDevice = rig.device
         #expect(queue.currentItem == urls[0] && queue.items == urls)
         let events = await playToEnd(queue)
-        #expect(events == [.statusChanged(.readyToPlay)] + urls.map { .itemDidPlayToEnd($0) } + [.finishedPlaying(successfully: true)])
+        #expect(happenings(events) == [.statusChanged(.readyToPlay)] + urls.map { .itemDidPlayToEnd($0) } + [.finishedPlaying(successfully: true)])
+        // The current item follows the items one by one (an unclocked device may mix one item's start before the
+        // last one's is told), ending with none.
+        let currentItems = events.compactMap { if case .currentItemChanged(let item) = $0 { Optional(item) } else { nil } }
+        #expect(currentItems.last == .some(nil) && currentItems.dropLast().allSatisfy { $0 == urls[1] || $0 == urls[2] }, "\(currentItems)")
+        #expect(events.filter { if case .timeControlStatusChanged = $0 { true } else { false } }
+            == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.paused)])
         #expect(queue.items.isEmpty && queue.currentItem == nil)
         let expected = try urls.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
@@ -94,9 +100,10 @@ import Testing
         var expected: [AudioQueuePlayer.Event] = urls.map { url in
             url == changed ? .itemDidFailToPlayToEnd(url, failure) : .itemDidPlayToEnd(url)
         } + [.finishedPlaying(successfully: false)]
-        // Ready once a voice is made: after the first item, when that one cannot be opened.
-        expected.insert(.statusChanged(.readyToPlay), at: position == 0 ? 1 : 0)
-        #expect(events == expected)
+        // Ready once a voice is made; a change of status comes first among what one call reports, before the first
+        // item that could not be opened.
+        expected.insert(.statusChanged(.readyToPlay), at: 0)
+        #expect(happenings(events) == expected)
         #expect(queue.status == .readyToPlay, "an item failing while others play leaves the queue ready")
         let played = try urls.filter { $0 != changed }.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: played.count).left, played) == nil)
@@ -115,9 +122,9 @@ import Testing
         var events: [AudioQueuePlayer.Event] = []
         for await event in stream {
             events.append(event)
-            break
+            if case .itemDidFailToPlayToEnd = event { break }
         }
-        guard case .itemDidFailToPlayToEnd(let url, _) = events.first else { Issue.record("\(events)"); return }
+        guard case .itemDidFailToPlayToEnd(let url, _) = events.last else { Issue.record("\(events)"); return }
         #expect(url == changed && queue.items.isEmpty)
         let reason = try #require(throws: AudioFileError.self) { try AudioFile(forReading: changed) }
         #expect(queue.status == .failed(.file(reason)), "nothing in the queue could be played")
@@ -300,5 +307,16 @@ import Testing
         let reason = try #require(throws: AudioFileError.self) { try AudioFile(forReading: unreadable) }
         #expect(!failing.play())
         #expect(failing.status == .failed(.file(reason)))
+    }
+}
+
+/// What `events` say happened (the status, items ending, the end), without the changes of the state the queue is in
+/// (playing or not, its rate, its current item), whose number an unclocked device that races through items varies.
+func happenings(_ events: [AudioQueuePlayer.Event]) -> [AudioQueuePlayer.Event] {
+    events.filter { event in
+        switch event {
+        case .currentItemChanged, .timeControlStatusChanged, .rateChanged: false
+        default: true
+        }
     }
 }

@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test(arguments: ["tone", "speech", "silence"])
-    func theRecordingsLevelsAgreeWithSoxStats(signal: String) async throws {
+    func theRecordingsLevelsAgreeWithSoxStatsAndItsLoudnessWithFFmpeg(signal: String) async throws {
         let rig = try RecordingRig()
         let source = rig.scratch.path("\(signal).wav")
         switch signal {
@@ -106,6 +106,11 @@ import Testing
         #expect(abs(levels.peak[0] - sox.peak[0]) < 0.1, "peak \(levels.peak[0]) vs sox \(sox.peak[0])")
         #expect(abs(levels.average[0] - sox.rms[0]) < 0.1, "average \(levels.average[0]) vs sox \(sox.rms[0])")
         if signal == "silence" { #expect(levels.peak == [-160] && levels.average == [-160]) }
+        // The loudness too, measured on the way: what measuring the file gives, and what ffmpeg's meter reads.
+        let loudness = try #require(recorder.summary?.loudness)
+        #expect(loudness == (try AudioFile(forReading: recorder.url).measureLoudness()))
+        let ffmpeg = try LoudnessTests.ffmpeg(recorder.url.path)
+        #expect(abs(loudness.integrated - ffmpeg.integrated) <= 0.1, "\(loudness) vs ffmpeg's \(ffmpeg)")
     }
 
     @Test func pausedTimeIsNotRecordedAndNothingElseIsLost() async throws {

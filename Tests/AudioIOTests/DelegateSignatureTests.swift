@@ -7,9 +7,20 @@ import Testing
     @Test func delegatesWithEveryMethodRightCompile() throws {
         let result = try BuiltModules.typeCheck("""
             import AudioIO
-            final class Listener: AudioPlayerDelegate, AudioRecorderDelegate {
+            import FoundationEssentials
+            final class Listener: AudioPlayerDelegate, AudioQueuePlayerDelegate, AudioRecorderDelegate {
                 func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
                 func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
+                func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus) {}
+                func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Float) {}
+                func audioPlayerTimeDidJump(_ player: AudioPlayer) {}
+                func audioQueuePlayer(_ player: AudioQueuePlayer, currentItemDidChangeTo item: URL?) {}
+                func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidPlayToEnd item: URL) {}
+                func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidFailToPlayToEnd item: URL, error: AudioFileError) {}
+                func audioQueuePlayerDidFinishPlaying(_ player: AudioQueuePlayer, successfully: Bool) {}
+                func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
+                func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
+                func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
                 func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
                 func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError) {}
             }
@@ -21,15 +32,33 @@ import Testing
         ("AudioPlayerDelegate", """
             func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
             func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: (any Error)?) {}
+            func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus) {}
+            func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Float) {}
+            func audioPlayerTimeDidJump(_ player: AudioPlayer) {}
             """),
-        ("AudioPlayerDelegate", "func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully flag: Bool?) {}"),
+        ("AudioPlayerDelegate", """
+            func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
+            func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
+            func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus) {}
+            func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Double) {}
+            func audioPlayerTimeDidJump(_ player: AudioPlayer) {}
+            """),
+        ("AudioQueuePlayerDelegate", """
+            func audioQueuePlayer(_ player: AudioQueuePlayer, currentItemDidChangeTo item: URL?) {}
+            func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidPlayToEnd item: URL) {}
+            func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidFailToPlayToEnd item: URL, error: (any Error)?) {}
+            func audioQueuePlayerDidFinishPlaying(_ player: AudioQueuePlayer, successfully: Bool) {}
+            func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
+            func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
+            func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
+            """),
         ("AudioRecorderDelegate", """
             func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
             func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: Error?) {}
             """),
     ])
     func aMethodWithANearMissSignatureIsACompileError(protocolName: String, methods: String) throws {
-        let result = try BuiltModules.typeCheck("import AudioIO\nfinal class Listener: \(protocolName) {\n\(methods)\n}\n")
+        let result = try BuiltModules.typeCheck("import AudioIO\nimport FoundationEssentials\nfinal class Listener: \(protocolName) {\n\(methods)\n}\n")
         #expect(result.status != 0)
         #expect(result.standardError.contains("does not conform to protocol '\(protocolName)'"), "\(result.standardError)")
     }

@@ -29,6 +29,23 @@ import Testing
         return player
     }
 
+    @Test func aPlayersGainScalesItsSamplesBeforeItsVolumeAndMayRaiseThem() throws {
+        let renderer = try OfflineRenderer()
+        let file = try noise("noise.wav", seconds: 0.5)
+        let expected = try samples(of: file)
+        let player = try player(file, on: renderer)
+        player.gain = 12
+        player.volume = 0.5
+        #expect(player.gain == 12)
+        #expect(player.play())
+        let rendered = renderer.render(frameCount: expected.count / 2)
+        let factor = Float(pow(10, 12.0 / 20) * 0.5)
+        #expect(zip(rendered, expected).allSatisfy { abs($0 - $1 * factor) <= 1e-5 }, "each sample times 10^(12/20), halved")
+        #expect(rendered.map(\.magnitude).max()! > expected.map(\.magnitude).max()!, "louder than the file")
+        player.gain = 1000
+        #expect(player.gain == 48, "clamped")
+    }
+
     @Test func aPlayerRendersEveryFrameOfItsFileAndThenSilence() throws {
         let renderer = try OfflineRenderer()
         let file = try noise("noise.wav", seconds: 0.5)
@@ -172,6 +189,31 @@ import Testing
         let summary = try renderer.render(to: scratch.file("ten.wav"), settings: AudioSettings(format: .wav, sampleRate: 16000, channelCount: 1), maximumDuration: 10)
         #expect(summary.frameCount == 160_000)
         #expect(try Sox.info(scratch.path("ten.wav")).frames == 160_000)
+    }
+
+    /// A listener cancelled while the player hands out an event: the stream's end (under the runtime's lock on the
+    /// cancelled task) once took the player's lock, which the handing out holds while it resumes that task.
+    @Test func listenersCancelledWhileEventsComeNeverDeadlockThePlayer() async throws {
+        let renderer = try OfflineRenderer(channelCount: 1)
+        let player = try player(try noise("short.wav", seconds: 0.01, channels: 1), on: renderer)
+        // On a thread of its own, not one of the test pool's few, which it would hold for the whole loop.
+        let done = await withCheckedContinuation { (finished: CheckedContinuation<Bool, Never>) in
+            Thread {
+                for _ in 0..<100 {
+                    let listeners = (0..<4).map { _ in
+                        let events = player.events()
+                        return Task { for await _ in events {} }
+                    }
+                    player.play()
+                    // The engine's event thread hands out started and finished while the listeners are cancelled here.
+                    _ = renderer.render(frameCount: 1024)
+                    listeners.forEach { $0.cancel() }
+                    player.stop()
+                }
+                finished.resume(returning: true)
+            }.start()
+        }
+        #expect(done && player.status == .readyToPlay)
     }
 
     @Test func settingsThatAreNotTheRenderersAreRefusedInOneLine() throws {

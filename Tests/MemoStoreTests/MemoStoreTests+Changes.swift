@@ -26,12 +26,19 @@ extension MemoStoreTests {
         #expect(try store.memos().map(\.title) == [renamed.title])
     }
 
-    @Test func renamingAnOpusMemoKeepsItsFileAndChangesOnlyTheIndex() throws {
+    @Test func renamingAnOpusMemoRewritesOnlyItsCommentHeader() throws {
         let memo = try store.importAudio(from: tone("a.wav"), title: "Old", settings: AudioSettings(format: .opus))
-        let before = try Data(contentsOf: store.fileURL(of: memo))
+        let before = try FFprobe.packetHashes(of: store.filePath(of: memo))
         let renamed = try store.rename(memo, to: "New")
         #expect(try store.memo(matching: "New") == renamed)
-        #expect(try Data(contentsOf: store.fileURL(of: memo)) == before)
+        let after = try FFprobe.packetHashes(of: store.filePath(of: memo))
+        #expect(before.count > 10 && after == before, "every audio packet as it was")
+        #expect(try AudioFile(forReading: store.fileURL(of: renamed)).metadata.title == "New")
+        #expect(renamed.sizeBytes == Int64(try Data(contentsOf: store.fileURL(of: renamed)).count))
+        // The title is in the file: nothing is kept beside it.
+        #expect(!FileManager.default.fileExists(atPath: store.directory.appendingPathComponent(".\(memo.id).title").path))
+        let info = try Tool.run("opusinfo", [store.filePath(of: renamed)])
+        #expect(info.status == 0 && info.standardOutput.contains("TITLE=New") && !info.standardOutput.contains("WARNING"), "\(info.standardOutput)")
     }
 
     @Test func deletingRemovesTheFilesAndTheEntriesAndNothingElse() throws {

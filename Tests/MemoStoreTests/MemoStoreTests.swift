@@ -142,8 +142,8 @@ import Testing
         let wideMemo = try store.importAudio(from: tone("wide.wav"), title: wide)
         expected[wideMemo.id] = wide
         let renamed = try store.importAudio(from: tone("r.wav"), title: "Before", settings: AudioSettings(format: .opus))
-        try store.rename(renamed, to: "After, kept beside the Opus file")
-        expected[renamed.id] = "After, kept beside the Opus file"
+        try store.rename(renamed, to: long + " renamed")
+        expected[renamed.id] = long + " renamed"
         let short = try store.importAudio(from: tone("s.wav"), title: "Short")
         expected[short.id] = "Short"
         try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))

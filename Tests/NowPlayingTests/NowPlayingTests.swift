@@ -33,11 +33,36 @@ import Testing
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// playerctl's position, and the player's own just before and just after it was asked.
-    func positions(of player: AudioPlayer) throws -> (before: Double, published: Double, after: Double) {
-        let before = player.currentTime
+    /// Expects playerctl's position to be the player's own clock (`currentTime`, read just before and just after it was
+    /// asked) within 20 ms, and prints the figures for `what`.
+    func expectPositionIsTheClock(of what: String, _ currentTime: () -> TimeInterval) throws {
+        let before = currentTime()
         let published = Double(try playerctl("position")) ?? -1
-        return (before, published, player.currentTime)
+        let after = currentTime()
+        #expect(published >= before - 0.02 && published <= after + 0.02, "\(what): \(published) s published, \(before)…\(after) s")
+        print("position of \(what): \(published) s published, the clock read \(before) s before and \(after) s after")
+    }
+
+    /// Expects a Seeked to `position` microseconds on `monitor` within 50 ms of `seek` having returned (a seek itself
+    /// takes the time to read and decode the audio at its new position), and prints both times for `what`.
+    func expectSeekedPromptly(after what: String, to position: Int64, on monitor: RunningTool, _ seek: () -> Void) throws {
+        let start = ContinuousClock.now
+        seek()
+        let sought = ContinuousClock.now
+        #expect(try signalValue(from: monitor) == position)
+        let delay = ContinuousClock.now - sought
+        #expect(delay < .milliseconds(50), "Seeked \(delay) after \(what)")
+        print("Seeked \(delay) after \(what), which took \(sought - start)")
+    }
+
+    /// dbus-monitor printing this player's Seeked signals (not those of `voicememo play`s the other suites run), once it
+    /// listens.
+    func seekedMonitor() async throws -> RunningTool {
+        let monitor = try Tool.start("dbus-monitor", [
+            "--session", "type='signal',sender='org.mpris.MediaPlayer2.\(Self.playerName)',interface='org.mpris.MediaPlayer2.Player',member='Seeked'",
+        ], environment: bus.environment)
+        try await Task.sleep(for: .milliseconds(300))
+        return monitor
     }
 
     @Test func playerctlSeesWhatPlaysAndItsPositionAtAnyRate() async throws {
@@ -60,14 +85,12 @@ import Testing
 
             // The published position is the player's clock, at rate 1 and at 1.5.
             try await Task.sleep(for: .milliseconds(500))
-            let atOne = try positions(of: player)
-            #expect(atOne.published >= atOne.before - 0.02 && atOne.published <= atOne.after + 0.02, "\(atOne)")
+            try expectPositionIsTheClock(of: "a player at rate 1") { player.currentTime }
             _ = try busctl("set-property", "Rate", "d", "1.5")
             #expect(player.rate == 1.5)
             #expect(try await eventually { try busctl("get-property", "Rate") == "d 1.5" })
             try await Task.sleep(for: .milliseconds(500))
-            let atOneAndAHalf = try positions(of: player)
-            #expect(atOneAndAHalf.published >= atOneAndAHalf.before - 0.02 && atOneAndAHalf.published <= atOneAndAHalf.after + 0.02, "\(atOneAndAHalf)")
+            try expectPositionIsTheClock(of: "a player at rate 1.5") { player.currentTime }
         }
     }
 
@@ -89,9 +112,8 @@ import Testing
             #expect(try await eventually { try playerctl("status") == "Playing" })
 
             // A jump to 30 s and one 5 s further: each a Seeked signal as it happens.
-            let monitor = try Tool.start("dbus-monitor", ["--session", "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"], environment: bus.environment)
+            let monitor = try await seekedMonitor()
             defer { monitor.kill() }
-            try await Task.sleep(for: .milliseconds(300))
             _ = try playerctl("position", "30")
             let seekedAt = ContinuousClock.now
             #expect(abs(player.currentTime - 30) < 0.2, "\(player.currentTime)")
@@ -102,6 +124,9 @@ import Testing
             let forward = try #require(try signalValue(from: monitor))
             #expect(abs(Double(forward) / 1e6 - 35) < 0.3)
 
+            // A seek the app makes itself (a key, a chapter list) reaches clients as fast: nothing is polled.
+            try expectSeekedPromptly(after: "a player's seek in the app", to: 12_000_000, on: monitor) { player.currentTime = 12 }
+
             _ = try playerctl("volume", "0.5")
             #expect(player.volume == 0.5)
             #expect(try await eventually { try playerctl("volume") == "0.500000" })
@@ -109,6 +134,60 @@ import Testing
             _ = try playerctl("stop")
             #expect(!player.isPlaying && player.currentTime == 0)
             #expect(try await eventually { try playerctl("status") == "Stopped" })
+        }
+    }
+
+    @Test func aQueueIsPublishedItemByItemWithItsClockNextAndPrevious() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let names = ["one", "two", "three"]
+            let urls = try names.map { name in
+                let file = scratch.file("\(name).wav")
+                try Sox.synth(to: file.path, rate: 48000, channels: 1, seconds: 30, "sine 440")
+                return file
+            }
+            let queue = try AudioQueuePlayer(items: urls)
+            queue.currentDevice = server.device
+            let connection = NowPlayingInfoCenter.default.connect(queue) { item in
+                let name = item.deletingPathExtension().lastPathComponent
+                return NowPlayingInfo(identifier: name, title: name.capitalized)
+            }
+            defer { connection.cancel(); queue.removeAllItems() }
+            #expect(queue.play())
+            #expect(try await eventually { try playerctl("status") == "Playing" })
+            let metadata = { try playerctl("metadata", "--format", "{{title}}|{{mpris:length}}|{{mpris:trackid}}") }
+            #expect(try metadata() == "One|30000000|'/org/voicememo/track/one'")
+            // MPRIS's ends of a list: nothing before the first item.
+            #expect(try busctl("get-property", "CanGoPrevious") == "b false" && busctl("get-property", "CanGoNext") == "b true")
+
+            // The position is the queue's clock, at rate 1 and at 1.5.
+            try await Task.sleep(for: .milliseconds(500))
+            try expectPositionIsTheClock(of: "a queue at rate 1") { queue.currentTime }
+            _ = try busctl("set-property", "Rate", "d", "1.5")
+            #expect(queue.rate == 1.5)
+            try await Task.sleep(for: .milliseconds(500))
+            try expectPositionIsTheClock(of: "a queue at rate 1.5") { queue.currentTime }
+
+            // A seek in the item, from the app and from a client: Seeked at once.
+            let monitor = try await seekedMonitor()
+            defer { monitor.kill() }
+            try expectSeekedPromptly(after: "a queue's seek in the app", to: 20_000_000, on: monitor) { queue.currentTime = 20 }
+            _ = try playerctl("position", "5+")
+            #expect(abs(queue.currentTime - 25) < 0.3, "\(queue.currentTime)")
+
+            // Next and previous move through the items; the last has no next.
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata() == "Two|30000000|'/org/voicememo/track/two'" })
+            #expect(try await eventually { try busctl("get-property", "CanGoPrevious") == "b true" })
+            _ = try playerctl("next")
+            #expect(try await eventually { try metadata().hasPrefix("Three|") })
+            #expect(try await eventually { try busctl("get-property", "CanGoNext") == "b false" })
+            // playerctl sends no Next to a player that says it cannot go next; one sent all the same does nothing.
+            _ = try busctl("call", "Next")
+            #expect(queue.currentItem == urls[2], "no next after the last item")
+            _ = try playerctl("previous")
+            #expect(try await eventually { try metadata().hasPrefix("Two|") })
+            #expect(queue.currentItem == urls[1] && queue.isPlaying)
+            #expect(try playerctl("status") == "Playing")
         }
     }
 

@@ -41,6 +41,21 @@ public enum FFprobe {
         }
         return (container, codec, tags)
     }
+
+    /// A SHA-256 of each audio packet of the first audio stream of `path`, in order, as FFmpeg's demuxer reads them (for
+    /// Ogg Opus, the audio packets without the two headers): equal hashes, equal packets, byte for byte.
+    ///
+    /// - Throws: ``ToolFailure`` when ffprobe fails.
+    public static func packetHashes(of path: String) throws -> [String] {
+        let arguments = ["-v", "error", "-select_streams", "a:0", "-show_data_hash", "SHA256", "-show_entries", "packet=data_hash",
+                         "-of", "csv=p=0", path]
+        let result = try Tool.run("ffprobe", arguments)
+        guard result.status == 0 else { throw ToolFailure(command: "ffprobe \(path)", result: result) }
+        // Side data (Opus' skip samples) may put a separator before a hash.
+        return result.standardOutput.split(separator: "\n").compactMap { line in
+            line.split(separator: ",").first { $0.hasPrefix("SHA256:") }.map(String.init)
+        }
+    }
 }
 
 #if canImport(Testing)

@@ -58,6 +58,15 @@ public final class PulseAudioServer: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a server of its own, started for it and stopped after it: for a test that plays long, or whose
+    /// sink must hear nothing else, without a turn on the shared server (whose queue counts against the time limits of
+    /// the tests waiting in it).
+    public static func own<T>(_ body: (PulseAudioServer) async throws -> T) async throws -> T {
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        return try await body(server)
+    }
+
     private static let sharedServer = Result<PulseAudioServer, any Error> { try PulseAudioServer() }
     private static let turns = Turns()
 

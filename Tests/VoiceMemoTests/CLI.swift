@@ -18,12 +18,17 @@ struct CLI {
         return tests.deletingLastPathComponent().appendingPathComponent("voicememo").path
     }()
 
-    /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store.
+    /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store, and `XDG_CACHE_HOME` to a cache of its own
+    /// (downloads of http addresses).
     var environment: [String: String] {
         var environment = Tool.environment
         environment["VOICEMEMO_HOME"] = home.path
+        environment["XDG_CACHE_HOME"] = cacheHome.path
         return environment
     }
+
+    /// This test's `XDG_CACHE_HOME`: the download cache is `voicememo/http` in it.
+    var cacheHome: URL { scratch.file("cache") }
 
     /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store.
     @discardableResult

@@ -33,10 +33,13 @@ import Testing
     }
 
     @Test func everyCommandAndTheSortOrdersAreOffered() throws {
-        #expect(try Set(complete("")).isSuperset(of: ["record", "list", "info", "rename", "delete", "import", "export", "meter", "devices", "presets", "play"]))
-        #expect(try complete("re") == ["record", "rename"])
+        #expect(try Set(complete("")).isSuperset(of: [
+            "record", "list", "info", "rename", "delete", "import", "export", "trim", "restore", "undo", "trash", "meter", "devices",
+            "presets", "play",
+        ]))
+        #expect(try complete("re") == ["record", "rename", "restore"])
         #expect(try complete("de") == ["delete", "devices"])
-        #expect(try complete("list", "--sort", "") == ["date", "title", "duration"])
+        #expect(try complete("list", "--sort", "") == ["date", "title", "duration", "loudness"])
     }
 
     @Test func zshAndFishGetScriptsThatOfferTheCommandsToo() throws {

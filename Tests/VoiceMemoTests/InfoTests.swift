@@ -14,11 +14,15 @@ import Testing
         let file = try #require(memo["file"] as? String)
         let sox = try Sox.levels(of: file, channels: 2)
         func levels(_ values: [Double]) -> String { values.map { String(format: "%.1f", $0) }.joined(separator: ", ") + " dBFS" }
+        // Checked against ffmpeg's meter in LoudnessCommandTests; here, how info shows it.
+        let loudness = try #require(memo["loudness"] as? [String: Double])
+        let measures = try ["integrated", "range", "truePeak"].map { String(format: "%.1f", try #require(loudness[$0])) }
         let fields = [
             ("Title", "Lecture"), ("ID", id), ("Created", local.string(from: created)), ("Duration", "0:01.5 (1.500 s)"),
             ("State", "complete"), ("Format", "wav"), ("Sample rate", "44100 Hz"), ("Channels", "2"),
             ("Size", "397 KB (\(try #require(memo["sizeBytes"] as? Int)) bytes)"), ("Peak level", levels(sox.peak)),
-            ("Average level", levels(sox.rms)), ("File", file),
+            ("Average level", levels(sox.rms)),
+            ("Loudness", "\(measures[0]) LUFS, range \(measures[1]) LU, true peak \(measures[2]) dBTP"), ("File", file),
         ]
         // One field a line, every value starting in the same column.
         let expected = fields.map { label, value in (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value }

@@ -7,7 +7,13 @@ import Testing
         #expect(Key.parse(bytes) == [.space, .right, .left, .plus, .minus, .quit, .enter, .enter])
     }
 
-    @Test func sTogglesSkippingSilence() {
-        #expect(Key.parse(Array("sS".utf8)) == [.skipSilence, .skipSilence])
+    @Test func shiftedArrowsAndTheirStandInsSkip15SecondsAndLettersMoveThroughMemos() {
+        // xterm's shift+→ and shift+←, then ctrl+→ (a plain seek), then , . < > n p s.
+        let bytes = Array("\u{1B}[1;2C\u{1B}[1;2D\u{1B}[1;5C,.<>nps".utf8)
+        #expect(Key.parse(bytes) == [.shiftRight, .shiftLeft, .right, .shiftLeft, .shiftRight, .shiftLeft, .shiftRight, .next, .previous, .sleep])
+    }
+
+    @Test func kTogglesSkippingSilenceAndSStaysTheSleepTimer() {
+        #expect(Key.parse(Array("kKsS".utf8)) == [.skipSilence, .skipSilence, .sleep, .sleep])
     }
 }

@@ -30,6 +30,17 @@ import Testing
     @Test func thePlaybackLineShowsStatePositionOfDurationAndAChangedSpeed() {
         #expect(MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1).text == "▶ Standup  0:03.2 / 1:05.0")
         #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25).text == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
+        #expect(MeterLine.playback("talk.wav", isPlaying: true, position: 12, duration: 30, rate: 1, isBuffering: true).text
+            == "… talk.wav  0:12.0 / 0:30.0  buffering")
+    }
+
+    @Test func theDownloadBarShowsWhatWasHeardWhatIsHereAndWhatIsNot() {
+        // 20 cells of a second: heard to 5 s, downloaded to 10 s and from 15 s (a seek's range, an Ogg file's end).
+        #expect(ProgressBar.line(position: 5, duration: 20, loaded: [0..<10, 15..<20], columns: 20) == "█████▒▒▒▒▒·····▒▒▒▒▒")
+        // A cell only partly downloaded is not shown as here.
+        #expect(ProgressBar.line(position: 0, duration: 4, loaded: [0..<2.5], columns: 4) == "▒▒··")
+        #expect(ProgressBar.line(position: 4, duration: 4, loaded: [0..<4], columns: 4) == "████")
+        #expect(ProgressBar.line(position: 0, duration: 0, loaded: [], columns: 10).isEmpty)
     }
 
     @Test func whileSilenceIsSkippedThePlaybackLineShowsTheTimeSaved() {

@@ -49,6 +49,28 @@ import Testing
         #expect(abs(heard - 1.9) < 0.02, "heard \(heard) s")
     }
 
+    @Test func skipSilenceCutsThePausesOfMemosPlayedInTurnButNotOfMemosPlayedTogether() throws {
+        let cli = try CLI()
+        // Each: half a second of tone, 1.5 s of silence, tone, 1 s of silence, tone.
+        let tone = cli.scratch.path("tone.wav"), long = cli.scratch.path("long.wav"), short = cli.scratch.path("short.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", long, "trim", "0", "1.5"])
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", short, "trim", "0", "1"])
+        let source = cli.scratch.path("pauses.wav")
+        try Tool.output("sox", [tone, long, tone, short, tone, source])
+        for title in ["First", "Second"] { #expect(try cli.run("import", source, "--title", title).status == 0) }
+        let result = try cli.run("play", "First", "Second", "--skip-silence", "--device", device(cli).name, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        // In turn the level is measured as they play: the first memo's first pause, within its first second, may be
+        // kept in part; its second pause and both of the second memo's lose 2.9 s.
+        let saved = try #require(try cli.json(result)["silenceSkipped"] as? Double)
+        #expect(saved >= 2.9 * 0.95 && saved <= 4.2 * 1.05, "\(saved)")
+
+        let together = try cli.run("play", "First", "Second", "--together", "--skip-silence", "--device", device(cli).name)
+        #expect(together.status == 2)
+        #expect(together.standardError.contains("--skip-silence cannot be used with --together"), "\(together.standardError)")
+    }
+
     @Test func twoMemosStartOnTheSameFrame() throws {
         let cli = try CLI()
         let signal = cli.scratch.path("signal.wav")
@@ -57,10 +79,29 @@ import Testing
         #expect(try cli.run("import", signal, "--title", "Signal").status == 0)
         #expect(try cli.run("import", cli.scratch.path("inverse.wav"), "--title", "Inverse").status == 0)
         let output = device(cli)
-        #expect(try cli.run("play", "Signal", "Inverse", "--device", output.name).status == 0)
+        #expect(try cli.run("play", "Signal", "Inverse", "--together", "--device", output.name).status == 0)
         let played = try samples(output.file)
         #expect(played.count >= 2 * 24000)
         #expect(played.allSatisfy { $0 == 0 }, "a signal and its inverse cancel when they start together")
+    }
+
+    @Test func memosPlayOneAfterAnotherWithoutAGapAndLoopsRepeatTheList() throws {
+        let cli = try CLI()
+        for (title, effect) in [("Noise", "whitenoise whitenoise"), ("Tone", "sine 440 sine 660")] {
+            let source = cli.scratch.path("\(title).wav")
+            try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 0.5, effect)
+            #expect(try cli.run("import", source, "--title", title).status == 0)
+        }
+        let reference = try Sox.samples(of: cli.scratch.path("Noise.wav")) + Sox.samples(of: cli.scratch.path("Tone.wav"))
+        let output = device(cli)
+        let result = try cli.run("play", "Noise", "Tone", "--loops", "1", "--device", output.name)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.split(separator: "\n").first == "Playing “Noise” (0:00.5) on \(output.name)")
+        let played = try samples(output.file)
+        let firstSound = try #require(played.firstIndex { $0 != 0 }) / 2 * 2
+        let heard = Array(played[firstSound...].prefix(2 * reference.count))
+        #expect(heard.count == 2 * reference.count && heard == reference + reference,
+                "twice, sample for sample, gapless; first difference at \((reference + reference).indices.first { $0 >= heard.count || heard[$0] != (reference + reference)[$0] } ?? -1) of \(2 * reference.count)")
     }
 
     @Test func volumePanAndStartShapeWhatIsPlayed() throws {
@@ -117,7 +158,7 @@ import Testing
         #expect(result.standardError.contains("cannot open audio device 'hw:77'") && result.standardError.contains("--device"))
     }
 
-    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "4"], ["--start", "-1"]])
+    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "4"], ["--start", "-1"], ["--sleep", "20"], ["--sleep", "0m"], ["--sleep", "1m1h"]])
     func outOfRangeValuesAreUsageErrors(arguments: [String]) throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Tone")

@@ -18,6 +18,10 @@ import Testing
                 #expect(play.status == 1 && play.standardOutput.isEmpty)
                 #expect(play.standardError == "voicememo: “Live” is still being recorded; play it once the recording ends (q or Ctrl-C in the terminal that records it)\n")
             }
+            // Nor is it trimmed: its file has no end yet.
+            let trim = try cli.run(["trim", id, "--end", "0.1"], with: try server.environment)
+            #expect(recording.isRunning, "still recording while trim is asked for it")
+            #expect(trim.status == 1 && trim.standardError == "voicememo: “Live” is being recorded right now; stop that recording, then try again\n")
 
             // Some audio in the file (16-bit mono at 48 kHz: 0.2 s is 19,200 bytes), then the recording ends.
             let file = cli.home.appendingPathComponent("\(id).wav").path

@@ -175,7 +175,7 @@ import Testing
         }
     }
 
-    @Test func sSkipsSilenceAndTheStatusLineShowsTheTimeSaved() async throws {
+    @Test func kSkipsSilenceAndTheStatusLineShowsTheTimeSaved() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()
             // Half a second of tone, then 1.5 s of silence, four times over.
@@ -196,7 +196,7 @@ import Testing
             }
             #expect(play.read(until: { screen in Self.frames(screen, height: 3).count > 2 }, timeout: 10))
             #expect(saved() == nil, "not skipping: nothing saved shown")
-            play.type("s")
+            play.type("k")
             // Each pause past the first key press loses 1.3 s: three of them in under 4 s of listening.
             #expect(play.read(until: { _ in (saved() ?? 0) >= 2.5 }, timeout: 10), "\(play.screen.suffix(500))")
             play.type("q")

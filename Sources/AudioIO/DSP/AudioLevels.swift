@@ -24,6 +24,11 @@ public struct AudioLevels: Equatable, Sendable, Codable {
         amplitude > 0 ? max(floor, 20 * log10(amplitude)) : floor
     }
 
+    /// The linear gain of `decibels` (0 dB is 1).
+    static func amplitude(_ decibels: Double) -> Double {
+        pow(10, decibels / 20)
+    }
+
     /// The peak of `channel` (0-based) as a meter reports it: ``floor`` for a channel it does not have.
     func peakPower(forChannel channel: Int) -> Float {
         Float(peak.indices.contains(channel) ? peak[channel] : Self.floor)

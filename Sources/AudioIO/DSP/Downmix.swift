@@ -13,8 +13,8 @@
 /// the inputs do not: what libswresample does by default for an integer output (ffmpeg `-ac 2` to WAV or
 /// FLAC). The result matches ffmpeg's within its rounding.
 package struct Downmix: Equatable, Sendable {
-    /// What a channel of a layout is, as far as a downmix cares.
-    private enum Speaker {
+    /// What a channel of a layout is, as far as a downmix (or a loudness meter's weighting) cares.
+    enum Speaker {
         case left, right, center, lowFrequency, leftSurround, rightSurround, centerSurround
 
         /// Gains into stereo's left and right.
@@ -64,7 +64,7 @@ package struct Downmix: Equatable, Sendable {
     }
 
     /// The speakers of the standard layout for `channelCount` channels, in file order.
-    private static func layout(channelCount: Int) -> [Speaker] {
+    static func layout(channelCount: Int) -> [Speaker] {
         switch channelCount {
         case 3: [.left, .right, .lowFrequency]
         case 4: [.left, .right, .leftSurround, .rightSurround]

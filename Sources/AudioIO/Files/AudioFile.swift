@@ -52,6 +52,10 @@ public final class AudioFile {
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
     let isIntegerPCM: Bool
     private let decoder: Decoder
+    /// What errors call the file: its path, or its address without a password.
+    private let name: String
+    /// The reader of an `http` or `https` address's bytes.
+    let remote: RemoteReader?
 
     /// The library that decodes the file.
     private enum Decoder {
@@ -65,11 +69,55 @@ public final class AudioFile {
     /// Length in seconds: ``frameCount`` / ``sampleRate``.
     public var duration: TimeInterval { Double(frameCount) / sampleRate }
 
-    /// Opens the file at `url` for reading.
+    /// Opens the file at `url` for reading. An `http` or `https` address is read as it downloads (see
+    /// ``RemoteCache``): opening waits for the bytes of the header, and a read for the bytes it needs, which are asked
+    /// for (a range request) as soon as a read or seek reaches them.
     ///
+    /// - Parameters:
+    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - cache: Where an address's bytes are kept; unused for a file.
     /// - Throws: ``AudioFileError`` saying what is wrong: missing, not a regular file, empty, not audio,
-    ///   damaged or unsupported.
-    public convenience init(forReading url: URL) throws(AudioFileError) {
+    ///   damaged or unsupported; for an address, ``AudioFileError/Reason/downloadFailed(_:)`` when its bytes cannot
+    ///   be had.
+    public convenience init(forReading url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
+        if RemoteAsset.isRemote(url) {
+            try self.init(remote: RemoteAsset.open(url, cache: cache))
+        } else {
+            try self.init(local: url)
+        }
+    }
+
+    /// Opens the bytes of `asset` as they download.
+    convenience init(remote asset: RemoteAsset) throws(AudioFileError) {
+        let name = asset.name
+        let reader: RemoteReader
+        do {
+            reader = try RemoteReader(asset)
+        } catch {
+            throw AudioFileError(path: name, reason: .downloadFailed(error))
+        }
+        if reader.byteCount == 0 { throw AudioFileError(path: name, reason: .empty) }
+        let file: SndFile
+        do {
+            file = try SndFile(reading: reader)
+        } catch {
+            if let failure = reader.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+            let refusal = AudioFileError(path: name, opening: error)
+            guard case .unrecognized = refusal.reason else { throw refusal }
+            do {
+                try self.init(ffmpeg: FFmpegDecoder(.bytes(reader, name: name)), url: asset.url, name: name, byteCount: reader.byteCount, remote: reader)
+            } catch {
+                if let failure = reader.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+                if case .unrecognized = error.reason { throw refusal }
+                throw error
+            }
+            return
+        }
+        try self.init(libsndfile: file, url: asset.url, name: name, byteCount: reader.byteCount, remote: reader)
+    }
+
+    /// Opens a local file.
+    private convenience init(local url: URL) throws(AudioFileError) {
         let path = url.path
         let descriptor: FileDescriptor
         let byteCount: Int64
@@ -106,25 +154,33 @@ public final class AudioFile {
             }
             let refusal = AudioFileError(path: path, opening: error)
             guard case .unrecognized = refusal.reason else { throw refusal }
-            let decoder: FFmpegDecoder
             do {
-                decoder = try FFmpegDecoder(path: path)
+                try self.init(ffmpeg: FFmpegDecoder(.file(path: path)), url: url, name: path, byteCount: byteCount, remote: nil)
             } catch {
                 // Neither knows it: libsndfile's reason, as before FFmpeg was asked.
                 if case .unrecognized = error.reason { throw refusal }
                 throw error
             }
-            try self.init(
-                url: url, byteCount: byteCount, decoder: .ffmpeg(decoder), format: decoder.format, formatName: decoder.formatName,
-                sampleRate: decoder.sampleRate, channelCount: decoder.channelCount, frameCount: decoder.frameCount,
-                bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
             return
         }
+        try self.init(libsndfile: file, url: url, name: path, byteCount: byteCount, remote: nil)
+    }
+
+    /// A file FFmpeg reads.
+    private convenience init(ffmpeg decoder: FFmpegDecoder, url: URL, name: String, byteCount: Int64, remote: RemoteReader?) throws(AudioFileError) {
+        try self.init(
+            url: url, name: name, byteCount: byteCount, remote: remote, decoder: .ffmpeg(decoder), format: decoder.format,
+            formatName: decoder.formatName, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount,
+            frameCount: decoder.frameCount, bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
+    }
+
+    /// A file libsndfile reads.
+    private convenience init(libsndfile file: SndFile, url: URL, name: String, byteCount: Int64, remote: RemoteReader?) throws(AudioFileError) {
         let info = file.info
         let format = Self.format(of: info.format)
         let (bitDepth, isIntegerPCM) = Self.sampleSize(of: info.format)
         try self.init(
-            url: url, byteCount: byteCount,
+            url: url, name: name, byteCount: byteCount, remote: remote,
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: Int64(info.frames), bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
@@ -135,10 +191,10 @@ public final class AudioFile {
 
     /// Checks what the decoder says of the file against what any real file has, and keeps it.
     private init(
-        url: URL, byteCount: Int64, decoder: Decoder, format: AudioFileFormat, formatName: String, sampleRate: Int,
-        channelCount: Int, frameCount: Int64, bitDepth: Int?, isIntegerPCM: Bool, metadata: AudioMetadata
+        url: URL, name: String, byteCount: Int64, remote: RemoteReader?, decoder: Decoder, format: AudioFileFormat, formatName: String,
+        sampleRate: Int, channelCount: Int, frameCount: Int64, bitDepth: Int?, isIntegerPCM: Bool, metadata: AudioMetadata
     ) throws(AudioFileError) {
-        let path = url.path
+        let path = name
         guard (1...Self.maximumChannelCount).contains(channelCount) else {
             throw AudioFileError(path: path, reason: .malformed("its header claims \(channelCount) channels"))
         }
@@ -149,6 +205,8 @@ public final class AudioFile {
             throw AudioFileError(path: path, reason: .malformed("its header claims \(frameCount) frames"))
         }
         self.url = url
+        self.name = name
+        self.remote = remote
         self.byteCount = byteCount
         self.decoder = decoder
         self.format = format
@@ -174,11 +232,22 @@ public final class AudioFile {
             opusOrder?.vorbisToWAV(UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
             return frames
         case .ffmpeg(let ffmpeg):
-            let frames = try ffmpeg.read(into: buffer)
+            let frames = try downloading { () throws(AudioFileError) in try ffmpeg.read(into: buffer) }
             framePosition += Int64(frames)
             return frames
         }
     }
+
+    /// Runs `body`, a read or seek; for an address, reports a failed download as what it is: the decoder took it
+    /// for the end of the file, or damage.
+    private func downloading<T>(_ body: () throws(AudioFileError) -> T) throws(AudioFileError) -> T {
+        let result: Result<T, AudioFileError> = Result { () throws(AudioFileError) in try body() }
+        if let failure = remote?.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+        return try result.get()
+    }
+
+    /// Whether a read is waiting for bytes of an `http` address to download now.
+    var isWaitingForDownload: Bool { remote?.isWaiting.load(ordering: .relaxed) ?? false }
 
     /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).
     public func read(frameCount: Int) throws(AudioFileError) -> [Float] {
@@ -195,20 +264,36 @@ public final class AudioFile {
         try measure().levels
     }
 
-    /// Reads from ``framePosition`` to the end and returns the levels and the waveform of those frames: at
-    /// `samplesPerPixel`, or wider to keep within `maximumLength` pixels, as a recording's is.
+    /// Reads from ``framePosition`` to the end and returns the loudness of those frames (EBU R 128, by libebur128):
+    /// integrated loudness, loudness range and true peak.
+    ///
+    /// It decodes every frame and oversamples them 4× for the true peak: a few seconds of CPU for an hour of audio.
+    ///
+    /// - Throws: ``AudioFileError`` when the file cannot be read, or libebur128 runs out of memory.
+    public func measureLoudness() throws(AudioFileError) -> AudioLoudness {
+        guard let loudness = try measure(loudness: true).loudness else {
+            throw AudioFileError(path: url.path, reason: .readFailed("its loudness could not be measured: out of memory"))
+        }
+        return loudness
+    }
+
+    /// Reads from ``framePosition`` to the end and returns, in one pass, the levels of those frames, their waveform (at
+    /// `samplesPerPixel`, or wider to keep within `maximumLength` pixels, as a recording's is) and, when asked, their
+    /// loudness; the loudness is `nil` when not asked for or libebur128 failed.
     package func measure(
-        samplesPerPixel: Int = Waveform.standardSamplesPerPixel, keepingAtMost maximumLength: Int? = Waveform.keptLength
-    ) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform) {
-        var measurement = AudioMeasurement(
-            channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel, keepingAtMost: maximumLength)
+        loudness: Bool = false, samplesPerPixel: Int = Waveform.standardSamplesPerPixel,
+        keepingAtMost maximumLength: Int? = Waveform.keptLength
+    ) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform, loudness: AudioLoudness?) {
+        var meter = AudioMeasurement(
+            channelCount: channelCount, sampleRate: sampleRate, measuringLoudness: loudness,
+            samplesPerPixel: samplesPerPixel, keepingAtMost: maximumLength)
         var samples = [Float](repeating: 0, count: 16384 * channelCount)
         try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
             while case let frames = try read(into: buffer), frames > 0 {
-                measurement.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
+                meter.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
             }
         }
-        return (measurement.levels.levels, measurement.waveform.waveform)
+        return (meter.measuredLevels, meter.waveform, meter.loudness)
     }
 
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a
@@ -219,13 +304,15 @@ public final class AudioFile {
 
     private func readSamples<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(AudioFileError) -> Int {
         guard case .libsndfile(let file, _) = decoder else { preconditionFailure("integer samples are read from libsndfile's PCM only") }
-        do {
-            let frames = try file.read(into: buffer)
-            framePosition += Int64(frames)
-            return frames
-        } catch {
-            throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        let frames = try downloading { () throws(AudioFileError) in
+            do {
+                return try file.read(into: buffer)
+            } catch {
+                throw AudioFileError(path: name, reason: .readFailed("\(error)"))
+            }
         }
+        framePosition += Int64(frames)
+        return frames
     }
 
     /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In an MP4 or MOV
@@ -236,17 +323,19 @@ public final class AudioFile {
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
         guard (0...frameCount).contains(frame) else {
-            throw AudioFileError(path: url.path, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
+            throw AudioFileError(path: name, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
         }
-        switch decoder {
-        case .libsndfile(let file, _):
-            do {
-                try file.seek(toFrame: frame)
-            } catch {
-                throw AudioFileError(path: url.path, reason: .readFailed(error.message))
+        try downloading { () throws(AudioFileError) in
+            switch decoder {
+            case .libsndfile(let file, _):
+                do {
+                    try file.seek(toFrame: frame)
+                } catch {
+                    throw AudioFileError(path: name, reason: .readFailed("\(error)"))
+                }
+            case .ffmpeg(let ffmpeg):
+                try ffmpeg.seek(toFrame: frame)
             }
-        case .ffmpeg(let ffmpeg):
-            try ffmpeg.seek(toFrame: frame)
         }
         framePosition = frame
     }

@@ -16,6 +16,9 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var waveform: Waveform
     /// Size of the written file in bytes.
     public var byteCount: Int64
+    /// Loudness of everything written (before Opus encoding), when it was measured: always for a recording
+    /// (``AudioRecorder/summary``), else `nil`.
+    public var loudness: AudioLoudness? = nil
 
     /// Length in seconds.
     public var duration: TimeInterval { Double(frameCount) / sampleRate }
@@ -69,23 +72,26 @@ public enum AudioFileConverter {
 
     /// Converts the audio file at `source` into a new hidden file beside `destination`, synced to the disk, and
     /// returns it to be placed (or dropped, when it is released unplaced). Until then it is held locked, so that a
-    /// memo store cleaning up after killed processes leaves it alone.
+    /// memo store cleaning up after killed processes leaves it alone. A `gain` other than 0 dB scales the samples.
     package static func stage(
         contentsOf source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        speechEnhancement: SpeechEnhancement? = nil, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        gain: Double = 0, speechEnhancement: SpeechEnhancement? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         try settings.validate()
         return try stage(
             reading: try openLinks(of: source), of: source, beside: destination, settings: settings, metadata: metadata,
-            speechEnhancement: speechEnhancement, permissions: permissions)
+            gain: gain, speechEnhancement: speechEnhancement, permissions: permissions)
     }
 
     /// Converts `inputs`, the audio of `source` as ``openLinks(of:)`` opened it, one after another, from where each is
-    /// positioned, as ``stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)`` does; `metadata` nil
-    /// takes the first's.
+    /// positioned, as ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)`` does;
+    /// `metadata` nil takes the first's. With `measuringLoudness`, the summary has the loudness of what was written,
+    /// measured on the way.
     package static func stage(
         reading inputs: [AudioFile], of source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        speechEnhancement: SpeechEnhancement? = nil, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        gain: Double = 0, speechEnhancement: SpeechEnhancement? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], measuringLoudness: Bool = false
     ) throws -> StagedAudioFile {
         try settings.validate()
         guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
@@ -109,18 +115,63 @@ public enum AudioFileConverter {
         }
         return try stage(
             beside: destination, settings: settings, metadata: metadata ?? inputs[0].metadata, permissions: permissions,
-            expectedFrameCount: frames
+            expectedFrameCount: frames, measuringLoudness: measuringLoudness
         ) { output, meter in
             for (input, channelMap) in zip(inputs, channelMaps) {
-                if enhancer == nil, canCopyIntegers(from: input, to: settings, channelMap) {
+                if gain == 0, enhancer == nil, canCopyIntegers(from: input, to: settings, channelMap) {
                     try copyIntegers(from: input, to: output, meter: &meter)
                 } else {
-                    try convertFloats(from: input, to: output, channelMap: channelMap, enhancer: enhancer, meter: &meter)
+                    try convertFloats(
+                        from: input, to: output, channelMap: channelMap, gain: Float(AudioLevels.amplitude(gain)), enhancer: enhancer,
+                        meter: &meter)
                 }
             }
             try enhancer?.finish { frames in
                 meter.add(frames)
                 try output.write(frames)
+            }
+        }
+    }
+
+    /// Copies `frames` of the WAV, CAF or Opus file at `source` into a new hidden file beside `destination`, in its own
+    /// format and settings, without encoding anything again, to be placed as
+    /// ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``'s are: PCM samples as they are (integers as
+    /// integers, floats as floats), Opus packets as they are (see ``stageOpusExcerpt(of:frames:sampleRate:beside:metadata:permissions:)``).
+    /// The excerpt starts and ends on exactly those frames; the summary has its levels and loudness.
+    ///
+    /// - Parameters:
+    ///   - frames: The frames to keep, within the file's ``AudioFile/frameCount`` and not empty.
+    ///   - metadata: Title and date for the new file; `nil` keeps the source's.
+    /// - Throws: ``AudioFileError`` when `source` cannot be read or is no WAV, CAF or Opus file
+    ///   (``AudioFileError/Reason/unsupported(_:)``), or the new file cannot be written.
+    package static func stageExcerpt(
+        of source: URL, frames: Range<Int64>, beside destination: URL, metadata: AudioMetadata? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+    ) throws -> StagedAudioFile {
+        let input = try AudioFile(forReading: source)
+        guard !frames.isEmpty, frames.lowerBound >= 0, frames.upperBound <= input.frameCount else {
+            throw AudioFileError(path: source.path, reason: .unsupported(
+                "frames \(frames.lowerBound) to \(frames.upperBound) are not within its \(input.frameCount)"))
+        }
+        if input.format == .opus {
+            return try stageOpusExcerpt(
+                of: source, frames: frames, sampleRate: input.sampleRate, beside: destination,
+                metadata: metadata ?? input.metadata, permissions: permissions)
+        }
+        let settings = AudioSettings(preserving: input)
+        guard settings.format == input.format, [.wav, .caf].contains(input.format) else {
+            throw AudioFileError(path: source.path, reason: .unsupported(
+                "only WAV, CAF and Opus files are cut without encoding them again, not \(input.format.rawValue)"))
+        }
+        try input.seek(toFrame: frames.lowerBound)
+        return try stage(
+            beside: destination, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
+            expectedFrameCount: Int64(frames.count), measuringLoudness: true
+        ) { output, meter in
+            if canCopyIntegers(from: input, to: settings, .identity) {
+                try copyIntegers(from: input, to: output, frameLimit: Int64(frames.count), meter: &meter)
+            } else {
+                try convertFloats(from: input, to: output, channelMap: .identity, frameLimit: Int64(frames.count), meter: &meter)
             }
         }
     }
@@ -149,10 +200,11 @@ public enum AudioFileConverter {
     }
 
     /// Writes a new hidden file beside `destination` through `write`, which meters what it writes, syncs it to the
-    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)`` does.
+    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``
+    /// does.
     static func stage(
         beside destination: URL, settings: AudioSettings, metadata: AudioMetadata, permissions: FilePermissions,
-        expectedFrameCount: Int64?, write: (AudioFileWriter, inout AudioMeasurement) throws -> Void
+        expectedFrameCount: Int64?, measuringLoudness: Bool = false, write: (AudioFileWriter, inout AudioMeasurement) throws -> Void
     ) throws -> StagedAudioFile {
         // The new file is renamed over the old: never over a device, a FIFO or a socket (as root, over /dev/null).
         if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
@@ -163,13 +215,14 @@ public enum AudioFileConverter {
             let output = try AudioFileWriter(
                 url: temporary, settings: settings, metadata: metadata, permissions: permissions,
                 expectedFrameCount: expectedFrameCount)
-            var measurement = AudioMeasurement(channelCount: settings.channelCount, sampleRate: settings.sampleRate)
-            try write(output, &measurement)
+            var meter = AudioMeasurement(
+                channelCount: settings.channelCount, sampleRate: settings.sampleRate, measuringLoudness: measuringLoudness)
+            try write(output, &meter)
             try output.close()
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.
             let staged = try StagedAudioFile(url: temporary)
-            staged.summary = measurement.summary(
+            staged.summary = meter.summary(
                 frameCount: output.frameCount, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
             return staged
         } catch let error as Errno {
@@ -203,13 +256,20 @@ public enum AudioFileConverter {
         return settings.effectiveBitDepth != .float32 && bits <= settings.effectiveBitDepth.rawValue
     }
 
-    private static func copyIntegers(from input: AudioFile, to output: AudioFileWriter, meter: inout AudioMeasurement) throws {
+    /// Copies up to `frameLimit` frames of `input`, from where it is, as integers.
+    private static func copyIntegers(
+        from input: AudioFile, to output: AudioFileWriter, frameLimit: Int64 = .max, meter: inout AudioMeasurement
+    ) throws {
         let channels = input.channelCount
         var integers = [Int32](repeating: 0, count: blockFrames * channels)
         var floats = [Float](repeating: 0, count: blockFrames * channels)
+        var left = frameLimit
         try integers.withUnsafeMutableBufferPointer { integers in
             try floats.withUnsafeMutableBufferPointer { floats in
-                while case let frames = try input.read(into: integers), frames > 0 {
+                while left > 0,
+                      case let frames = try input.read(into: UnsafeMutableBufferPointer(rebasing: integers[..<(Int(min(left, Int64(blockFrames))) * channels)])),
+                      frames > 0 {
+                    left -= Int64(frames)
                     let count = frames * channels
                     // Scaling by a power of two after the one rounding to Float: the same values as dividing
                     // in Double first, and a loop the compiler vectorizes.
@@ -221,9 +281,11 @@ public enum AudioFileConverter {
         }
     }
 
+    /// Converts up to `frameLimit` frames of `input`, from where it is, as floats: mapped to the output's channels,
+    /// scaled by `gain` (linear), resampled to its rate, cleaned up by `enhancer` when there is one.
     private static func convertFloats(
-        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, enhancer: SpeechEnhancer?,
-        meter: inout AudioMeasurement
+        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, gain: Float = 1,
+        enhancer: SpeechEnhancer? = nil, frameLimit: Int64 = .max, meter: inout AudioMeasurement
     ) throws {
         let channels = output.settings.channelCount
         let resampler = input.sampleRate == output.settings.sampleRate ? nil : try Resampler(
@@ -243,7 +305,15 @@ public enum AudioFileConverter {
         try source.withUnsafeMutableBufferPointer { source in
             try mapped.withUnsafeMutableBufferPointer { mapped in
                 try resampled.withUnsafeMutableBufferPointer { resampled in
-                    while case let frames = try input.read(into: source), frames > 0 {
+                    var left = frameLimit
+                    while left > 0,
+                          case let frames = try input.read(
+                            into: UnsafeMutableBufferPointer(rebasing: source[..<(Int(min(left, Int64(blockFrames))) * input.channelCount)])),
+                          frames > 0 {
+                        left -= Int64(frames)
+                        if gain != 1 {
+                            for index in 0..<(frames * input.channelCount) { source[index] *= gain }
+                        }
                         let read = UnsafeBufferPointer(rebasing: source[..<(frames * input.channelCount)])
                         let block: UnsafeBufferPointer<Float>
                         if channelMap == .identity {

@@ -36,9 +36,11 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case directoryNotFound
         /// The file system the file was to be written on is mounted read-only.
         case readOnlyFileSystem
+        /// The bytes of an `http` or `https` address could not be downloaded; the payload says why.
+        case downloadFailed(DownloadError)
     }
 
-    /// The path of the file concerned, as given.
+    /// The path of the file concerned, as given; for an `http` or `https` address, the address (without a password).
     public let path: String
     /// What went wrong.
     public let reason: Reason
@@ -79,6 +81,8 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
             "cannot write '\(path)': there is no such directory; create it or pick another place"
         case .readOnlyFileSystem:
             "cannot write '\(path)': the file system is read-only; pick another place"
+        case .downloadFailed(let why):
+            "cannot download '\(path)': \(why)"
         }
     }
 

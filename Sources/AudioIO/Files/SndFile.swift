@@ -36,6 +36,8 @@ final class SndFile {
     /// What libsndfile knows of the stream: rate, channels, frames, format.
     let info: SF_INFO
     private var isClosed = false
+    /// The position the virtual I/O reads at, kept alive for libsndfile's callbacks.
+    private var virtualPosition: BytePosition?
 
     /// Opens libsndfile on `descriptor`. With `closesDescriptor`, libsndfile owns the descriptor from here
     /// on (also when this throws); without, the caller closes it after ``close()``, e.g. once it has synced it.
@@ -56,6 +58,36 @@ final class SndFile {
         }
         self.handle = try opened.get()
         self.info = info
+    }
+
+    /// Opens libsndfile for reading `bytes` (an `http` address's), through its virtual I/O.
+    ///
+    /// The corresponding C function is `sf_open_virtual`.
+    init(reading bytes: any RandomAccessBytes) throws(SndFileError) {
+        let position = BytePosition(bytes)
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { context in SndFile.position(context).bytes.byteCount },
+            seek: { offset, whence, context in SndFile.position(context).seek(offset, from: whence) },
+            read: { pointer, count, context in
+                sf_count_t(SndFile.position(context).read(into: UnsafeMutableRawBufferPointer(start: pointer, count: Int(count))))
+            },
+            write: { _, _, _ in 0 },
+            tell: { context in SndFile.position(context).offset })
+        var info = SF_INFO()
+        var opened: OpaquePointer?
+        var failure = SndFileError(code: 0, message: "")
+        Self.openLock.withLock { _ in
+            opened = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(position).toOpaque())
+            if opened == nil { failure = SndFileError.last(nil) }
+        }
+        guard let opened else { throw failure }
+        handle = opened
+        self.info = info
+        virtualPosition = position
+    }
+
+    private static func position(_ context: UnsafeMutableRawPointer?) -> BytePosition {
+        Unmanaged<BytePosition>.fromOpaque(context!).takeUnretainedValue()
     }
 
     deinit {

@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// A converted file waiting, hidden beside where it is to go, for its place: see
-/// ``AudioFileConverter/stage(contentsOf:beside:settings:metadata:speechEnhancement:permissions:)``. It is held locked (`flock`) while
+/// ``AudioFileConverter/stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``. It is held locked (`flock`) while
 /// it waits, and removed when it is released unplaced.
 ///
 /// **Not thread-safe**: one thread at a time.

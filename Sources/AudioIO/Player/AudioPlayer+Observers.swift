@@ -5,8 +5,7 @@ extension AudioPlayer {
     /// stream; several may be listened to at once.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { $0.subscribers.add(continuation) }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+            state.withLock { $0.subscribers.add(continuation) }
         }
     }
 
@@ -35,7 +34,24 @@ extension AudioPlayer {
         state.withLock { $0.observers.remove(observer, voice: $0.voice) }
     }
 
+    /// Calls `handler` with each event from now on, until the observation is cancelled or released: on the thread where
+    /// the event happened (the caller's of the method that caused it, else the engine's event thread), after the
+    /// player's lock is let go. Events of two threads at once may reach it in either order: read the player's state in
+    /// it rather than trust the order.
+    package func observe(_ handler: @escaping @Sendable (Event) -> Void) -> PlayerObservation {
+        let id = state.withLock { $0.listeners.add(handler) }
+        return PlayerObservation { [weak self] in self?.state.withLock { $0.listeners.remove(id) } }
+    }
+
+    /// The engine's tick: time observers due, and a loop that started over since the last tick, a time jump.
     func voiceDidTick(_ voice: Voice) {
-        TimeObservers.run(state.withLock { $0.observers.tick(voice, current: $0.voice, isPlaying: $0.isPlaying, from: $0.time) })
+        TimeObservers.run(withState { state, events in
+            let pass = voice.currentItem.load(ordering: .acquiring)
+            if state.voice === voice, pass > state.passSeen {
+                state.passSeen = pass
+                events.append(.timeJumped)
+            }
+            return state.observers.tick(voice, current: state.voice, isPlaying: state.isPlaying, from: state.time)
+        })
     }
 }

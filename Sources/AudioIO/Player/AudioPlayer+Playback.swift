@@ -1,12 +1,14 @@
 import FoundationEssentials
 
 extension AudioPlayer {
-    /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once.
+    /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once. For an address, first
+    /// waits for its header to download; its buffer fills while it plays.
     ///
     /// - Returns: Whether the player is ready; on false, ``status`` holds the reason.
     @discardableResult
     public func prepareToPlay() -> Bool {
-        withState { state, events in prepare(&state, &events) }
+        awaitLoad()
+        return withState { state, events in prepare(&state, &events) }
     }
 
     /// Starts or resumes playback with the next device period.
@@ -14,7 +16,8 @@ extension AudioPlayer {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason.
     @discardableResult
     public func play() -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: nil) })
+        awaitLoad()
+        return joinSession(withState { state, events in start(&state, &events, at: nil) })
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -26,7 +29,8 @@ extension AudioPlayer {
     /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
     @discardableResult
     public func play(atTime time: TimeInterval) -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: time) })
+        awaitLoad()
+        return joinSession(withState { state, events in start(&state, &events, at: time) })
     }
 
     /// Pauses, keeping the position and the prepared state; ``play()`` resumes.
@@ -47,6 +51,8 @@ extension AudioPlayer {
         // What is queued on the device plays out: the pause is heard where the mix stopped.
         state.isPlaying = false
         state.time = state.currentTime
+        // A seek waiting to be heard is where it was asked for, and ready: complete.
+        state.seeks.end(finished: true)
         return true
     }
 
@@ -65,6 +71,7 @@ extension AudioPlayer {
             state.release()
             state.passesHeard = 0
             state.startWasReported = false
+            state.seeks.end(finished: false)
         }
     }
 
@@ -75,17 +82,52 @@ extension AudioPlayer {
         set { seek(to: newValue) }
     }
 
-    /// Moves to `time` seconds, playing on if it was playing.
+    /// Moves to `time` seconds, playing on if it was playing; an ``Event/timeJumped`` tells it.
     ///
     /// Every seek lands on the exact frame — libsndfile positions WAV, CAF, FLAC and Opus sample-exactly —
     /// so it is always within any tolerance given; the tolerances are accepted for code written against
-    /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`.
+    /// `AVPlayer.seek(to:toleranceBefore:toleranceAfter:)`. A seek still waiting to be heard is superseded (see
+    /// ``seek(to:toleranceBefore:toleranceAfter:completionHandler:)``).
     public func seek(to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0) {
-        withState { state, events in move(&state, &events, to: time, playing: state.isPlaying) }
+        seek(to: time, completion: nil)
+    }
+
+    /// Moves to `time` seconds as ``seek(to:toleranceBefore:toleranceAfter:)`` does, and calls `completionHandler` once
+    /// the seek is complete, as `AVPlayer.seek(to:completionHandler:)`.
+    ///
+    /// - Parameters:
+    ///   - time: Seconds into the file, clamped to 0…``duration``.
+    ///   - toleranceBefore: Accepted and met: every seek lands on the exact frame.
+    ///   - toleranceAfter: Accepted and met, as `toleranceBefore`.
+    ///   - completionHandler: Called once, after the player's lock is let go: with true when the new position is heard
+    ///     (its first frame played, or at once while paused), with false when the seek was superseded by another,
+    ///     cancelled by ``cancelPendingSeeks()``, or cut short by ``stop()`` or a lost device. The position has moved
+    ///     either way: the file is positioned before `seek` returns, and what a seek waits for is its first frame being
+    ///     played. Called on the engine's event thread, or on the thread that ended the seek.
+    public func seek(
+        to time: TimeInterval, toleranceBefore: TimeInterval = 0, toleranceAfter: TimeInterval = 0,
+        completionHandler: @escaping @Sendable (_ finished: Bool) -> Void
+    ) {
+        seek(to: time, completion: completionHandler)
+    }
+
+    /// Ends the seek still waiting to be heard, if any: its completion handler is called with false, as
+    /// `AVPlayer.cancelPendingSeeks()` does. The position stays where the seek put it.
+    public func cancelPendingSeeks() {
+        withState { state, _ in state.seeks.end(finished: false) }
+    }
+
+    private func seek(to time: TimeInterval, completion: SeekCompletions.Handler?) {
+        withState { state, events in
+            state.seeks.end(finished: false)
+            move(&state, &events, to: time, playing: state.isPlaying)
+            events.append(.timeJumped)
+            state.seeks.begin(completion, heardFrom: state.isPlaying ? state.voice : nil)
+        }
     }
 
     /// Lets the voice go and makes a new one at `time` (clamped to the file): playing when `playing`, else prepared
-    /// if one was.
+    /// if one was. A seek waiting to be heard waits for the new voice.
     private func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
         let wasPrepared = state.voice != nil
         state.release()
@@ -95,17 +137,20 @@ extension AudioPlayer {
         } else if wasPrepared {
             _ = prepare(&state, &events)
         }
+        state.seeks.moved(to: state.isPlaying ? state.voice : nil)
     }
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.voice != nil { return true }
+        // An address that failed to download has its reason in the status already.
+        if state.load == .failed { return false }
         // Playing from the start, or from where stop() left it: what was skipped before counts no more.
         if !state.startWasReported { state.skippedBefore = 0 }
         do {
             let session = AudioSession.shared
             let engine = try StreamEngine.engine(
                 for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
-            let file = try AudioFile(forReading: source)
+            let file = try remote.map { asset throws(AudioFileError) in try AudioFile(remote: asset) } ?? AudioFile(forReading: source)
             let loops = self.loops
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
@@ -119,7 +164,9 @@ extension AudioPlayer {
             state.engine = engine
             state.voice = voice
             state.decoder = decoder
+            state.reader = file.remote
             state.decodeFailed = false
+            state.passSeen = passesHeard
             state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
             return true
         } catch {
@@ -135,8 +182,10 @@ extension AudioPlayer {
         if !voice.hasStarted.load(ordering: .acquiring) {
             // The start frame before the pause flag, so that no period sees the old start unpaused.
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
+            state.waitsForScheduledStart = time.map { $0 > engine.deviceCurrentTime } ?? false
         }
         voice.isPaused.store(false, ordering: .releasing)
+        holdForDownload(&state, voice: voice, engine: engine)
         if state.isInMix {
             engine.wake()
         } else {
@@ -144,6 +193,7 @@ extension AudioPlayer {
                 try engine.add(voice)
             } catch {
                 state.release()
+                state.seeks.end(finished: false)
                 state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
                 return false
             }
@@ -175,7 +225,10 @@ extension AudioPlayer: VoiceOwner {
 
     func voiceDidStart(_ voice: Voice) {
         withState { state, events in
-            guard state.voice === voice, !state.startWasReported else { return }
+            guard state.voice === voice else { return }
+            state.waitsForScheduledStart = false
+            state.seeks.voiceStarted(voice)
+            guard !state.startWasReported else { return }
             state.startWasReported = true
             events.append(.started)
         }
@@ -189,6 +242,7 @@ extension AudioPlayer: VoiceOwner {
             state.time = 0
             state.passesHeard = 0
             state.startWasReported = false
+            state.seeks.end(finished: true)
             events.append(.finishedPlaying(successfully: successfully))
         }
     }
@@ -200,6 +254,7 @@ extension AudioPlayer: VoiceOwner {
             state.isInMix = false
             state.release()
             state.engine = nil
+            state.seeks.end(finished: false)
             // The session's policy: a vanished output pauses playback where it was, and nothing moves to
             // another device; `play()` opens the device again when it is back.
             if error.reason == .disconnected { return }

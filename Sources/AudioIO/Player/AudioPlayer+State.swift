@@ -24,16 +24,28 @@ extension AudioPlayer {
         var startWasReported = false
         /// Seconds of silence skipped by voices let go since playback last started afresh.
         var skippedBefore: TimeInterval = 0
+        /// Playing was asked for a device time still ahead (``AudioPlayer/play(atTime:)``), and the voice has not started.
+        var waitsForScheduledStart = false
+        /// The pass of a loop the voice was in at the last tick: one further on is a loop starting over, a time jump.
+        var passSeen = 0
+        var seeks = SeekCompletions()
         var subscribers = EventSubscribers<Event>()
+        /// For an address: whether its header has downloaded (or failed to).
+        var load = RemoteLoad.loading
+        /// The reader of the voice's file, for an address: whether the decoder waits for bytes.
+        var reader: RemoteReader?
+        /// For an address: why the output waits for the download, if it does.
+        var wait: RemoteWait?
+        var listeners = EventListeners<Event>()
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
         /// device still holds queued in front of it (a sound server may hold a second or more).
         var currentTime: TimeInterval {
-            guard let voice, let engine, voice.hasStarted.load(ordering: .acquiring) else { return time }
-            let mixed = voice.position
-            guard isPlaying else { return mixed }
-            let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(controls.effectiveRate)
-            return max(mixed - queued, min(time, mixed))
+            voice?.heardPosition(on: engine, isPlaying: isPlaying, rate: controls.effectiveRate, startedAt: time) ?? time
+        }
+
+        var timeControlStatus: TimeControlStatus {
+            !isPlaying ? .paused : waitsForScheduledStart ? .waitingToPlayAtSpecifiedRate(.scheduledStart) : .playing
         }
 
         /// Seconds of the file skipped as silence so far, as heard.
@@ -50,31 +62,48 @@ extension AudioPlayer {
                 engine?.wake()
             }
             decoder?.stop()
+            // A decoder waiting for bytes no one will hear ends now.
+            reader?.cancel()
+            reader = nil
+            wait = nil
             voice = nil
             decoder = nil
             isInMix = false
             isPlaying = false
+            waitsForScheduledStart = false
             observers.voiceReleased()
         }
     }
 
     /// Runs `body` under the lock and hands the events it produced to the subscribers there, so that every
-    /// stream sees events in the order they happened; the delegate is called after the lock is released, so
-    /// that it may call back into the player.
+    /// stream sees events in the order they happened: the status, then the changes of ``timeControlStatus`` and
+    /// ``rate`` that `body` made, then what it reports happened. The delegate, the listeners and seeks' completion handlers are called after
+    /// the lock is released, so that they may call back into the player.
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
         var events: [Event] = []
-        let (result, delegate) = state.withLock { state in
+        let (result, delegate, listeners, completions) = state.withLock { state in
+            let (timeControlStatus, rate) = (state.timeControlStatus, state.controls.rate)
             let result = body(&state, &events)
+            var changes: [Event] = []
+            if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
+            if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
+            let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
+            events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
             state.subscribers.yield(events)
-            return (result, state.delegate.value)
+            return (result, state.delegate.value, events.isEmpty ? [] : state.listeners.all, state.seeks.takeDue())
         }
         for event in events {
             switch event {
             case .finishedPlaying(let successfully): delegate?.audioPlayerDidFinishPlaying(self, successfully: successfully)
             case .decodeError(let error): delegate?.audioPlayerDecodeErrorDidOccur(self, error: error)
-            case .statusChanged, .started: break
+            case .timeControlStatusChanged(let status): delegate?.audioPlayerTimeControlStatusDidChange(self, to: status)
+            case .rateChanged(let rate): delegate?.audioPlayerRateDidChange(self, to: rate)
+            case .timeJumped: delegate?.audioPlayerTimeDidJump(self)
+            case .statusChanged, .started, .playbackStalled, .playbackResumed: break
             }
+            for listener in listeners { listener(event) }
         }
+        for completion in completions { completion.handler(completion.finished) }
         return result
     }
 }

@@ -1,4 +1,5 @@
 import Atomics
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -19,6 +20,14 @@ import Synchronization
 /// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
 /// preparing, ``rate`` changes speed without changing pitch (SoundTouch).
 ///
+/// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
+/// once, with ``status`` unknown, and ``status`` turns ready once the file's header has downloaded (``duration`` and
+/// ``numberOfChannels`` are known from then on), or failed with the reason (a 404, a host not found, not audio).
+/// ``loadedTimeRanges``, ``isPlaybackBufferEmpty`` and ``isPlaybackLikelyToKeepUp`` tell what is downloaded; when the
+/// download falls behind, playback stalls (``Event/playbackStalled``) and goes on by itself once enough is buffered
+/// (``Event/playbackResumed``). Seeking to a time not yet downloaded asks for that part at once. What was downloaded
+/// is kept in a ``RemoteCache``: playing it again downloads nothing.
+///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioPlayer: @unchecked Sendable {
     /// Whether the player can play: unknown until prepared, then ready, or failed with the reason.
@@ -31,10 +40,19 @@ public final class AudioPlayer: @unchecked Sendable {
         case failed(AudioPlayerError)
     }
 
-    /// What ``events()`` delivers, in the order it happens.
+    /// What ``events()`` delivers, in the order it happens. What one call changes comes in this order: the status,
+    /// ``timeControlStatus`` and ``rate`` as they now are, what happened (a time jump, a start), then the end of
+    /// playback.
     public enum Event: Equatable, Sendable {
         /// ``status`` changed.
         case statusChanged(Status)
+        /// ``timeControlStatus`` changed: playing, paused, or waiting for a scheduled start.
+        case timeControlStatusChanged(TimeControlStatus)
+        /// ``rate`` changed (to the value given, clamped).
+        case rateChanged(Float)
+        /// The position moved other than by playing on, as `AVPlayerItem.timeJumpedNotification` tells: a seek (every
+        /// one, also while paused) or a loop starting over. ``currentTime`` is where it went.
+        case timeJumped
         /// The first frame was mixed into the device stream, once per playing from the start or from where ``stop()``
         /// left it: a pause and resume, a seek or a change of device goes on playing and sends no second one.
         case started
@@ -42,34 +60,55 @@ public final class AudioPlayer: @unchecked Sendable {
         case finishedPlaying(successfully: Bool)
         /// Reading the file failed part-way.
         case decodeError(AudioFileError)
+        /// An address's download fell behind: the buffer ran empty, and the output is paused until enough is buffered.
+        /// ``isPlaying`` stays true: playback goes on by itself. Only on a device with a clock: one without (ALSA's
+        /// `null`, an ``OfflineRenderer``) waits for the audio instead, and never runs dry.
+        case playbackStalled
+        /// Enough is buffered again after ``playbackStalled``: playback goes on where it stalled.
+        case playbackResumed
     }
 
     /// The file played, or `nil` for a player made from data.
     public let url: URL?
     /// The audio played, for a player made from data.
     public let data: Data?
-    /// Length in seconds.
-    public let duration: TimeInterval
-    /// Channels in the file.
-    public let numberOfChannels: Int
+    /// Length in seconds; 0 for an address until its header has downloaded (``status`` ready).
+    public var duration: TimeInterval { facts.withLock { $0.duration } }
+    /// Channels in the file; 0 for an address until its header has downloaded.
+    public var numberOfChannels: Int { facts.withLock { $0.channels } }
 
     let source: URL
     let memory: AnonymousFile?
+    /// The download of an `http` or `https` address.
+    let remote: RemoteAsset?
+    /// ``duration`` and ``numberOfChannels``, known at once for a file, once its header is here for an address.
+    let facts = Mutex((duration: TimeInterval(0), channels: 0))
+    /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
+    let loadEnded = DispatchSemaphore(value: 0)
     let state = Mutex(State())
     /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
     let loops = ManagedAtomic<Int>(0)
 
-    /// Receives finish and decode-error events (weakly held).
+    /// Receives the events (weakly held): finish, decode errors, time control status, rate and time jumps.
     public var delegate: (any AudioPlayerDelegate)? {
         get { state.withLock { $0.delegate.value } }
         set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
     }
 
-    /// Creates a player for the file at `url`, reading its header now.
+    /// Creates a player for the file at `url`, reading its header now; or for an `http` or `https` address, starting
+    /// its download (``status`` turns ready or failed once the header is here).
     ///
-    /// - Throws: ``AudioFileError`` when the file cannot be read as audio.
-    public convenience init(contentsOf url: URL) throws(AudioFileError) {
-        try self.init(source: url, url: url, data: nil, memory: nil)
+    /// - Parameters:
+    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
+    /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
+    ///   this library downloads (a failed download is reported by ``status``).
+    public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
+        if RemoteAsset.isRemote(url) {
+            try self.init(remote: RemoteAsset.open(url, cache: cache))
+        } else {
+            try self.init(source: url, url: url, data: nil, memory: nil)
+        }
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
@@ -87,8 +126,19 @@ public final class AudioPlayer: @unchecked Sendable {
         self.url = url
         self.data = data
         self.memory = memory
-        duration = file.duration
-        numberOfChannels = file.channelCount
+        remote = nil
+        facts.withLock { $0 = (file.duration, file.channelCount) }
+        state.withLock { $0.load = .loaded }
+    }
+
+    /// A player of `asset`, whose header is read on a thread of its own.
+    private init(remote asset: RemoteAsset) {
+        source = asset.url
+        url = asset.url
+        data = nil
+        memory = nil
+        remote = asset
+        startLoading()
     }
 
     deinit {
@@ -108,6 +158,10 @@ public final class AudioPlayer: @unchecked Sendable {
 
     /// Ready to play, failed, or not yet prepared.
     public var status: Status { state.withLock { $0.status } }
+
+    /// Playing, paused, or waiting for the time given to ``play(atTime:)``, as `AVPlayer.timeControlStatus`; each change
+    /// is an ``Event/timeControlStatusChanged(_:)``.
+    public var timeControlStatus: TimeControlStatus { state.withLock { $0.timeControlStatus } }
 
     /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
     /// stopped. Loops are gapless. May be changed while playing. A seek, or a device lost and back, does not
@@ -133,6 +187,20 @@ public final class AudioPlayer: @unchecked Sendable {
         }
     }
 
+    /// A fixed gain in decibels applied before ``volume``, −96…+48 (values outside are clamped), 0 by default: what
+    /// ReplayGain or an Opus file's output gain apply, and what brings a recording to a loudness
+    /// (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``). Unlike ``volume`` it may raise the level: a
+    /// gain that takes samples past full scale clips them.
+    public var gain: Float {
+        get { state.withLock { $0.controls.gain } }
+        set {
+            withState { state, events in
+                state.controls.setGain(newValue, voice: state.voice)
+                restartIfQueuedLong(&state, &events)
+            }
+        }
+    }
+
     /// Balance, −1 (left only) … 0 (both at unity) … +1 (right only): the left channel's gain is
     /// min(1, 1 − pan), the right's min(1, 1 + pan). A mono file plays on both channels.
     public var pan: Float {
@@ -146,13 +214,15 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
-    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``.
+    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``. A change is an
+    /// ``Event/rateChanged(_:)``.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate { restartIfQueuedLong(&state, &events) }
+                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events) }
             }
         }
     }

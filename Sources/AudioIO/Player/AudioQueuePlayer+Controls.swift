@@ -13,7 +13,10 @@ extension AudioQueuePlayer {
     /// Moves ``volume`` to `volume` (0…1) linearly over `fadeDuration` seconds (0 = at once); a fade goes on
     /// across items.
     public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
-        state.withLock { $0.controls.setVolume(volume, fadeDuration: fadeDuration, voice: $0.voice, engine: $0.engine) }
+        withState { state, events in
+            state.controls.setVolume(volume, fadeDuration: fadeDuration, voice: state.voice, engine: state.engine)
+            if fadeDuration <= 0 { restartIfQueuedLong(&state, &events) }
+        }
     }
 
     /// Balance, −1 (left only) … +1 (right only), as ``AudioPlayer/pan``; a mono item plays on both channels.
@@ -23,13 +26,20 @@ extension AudioQueuePlayer {
     }
 
     /// Playback speed, 0.5…2 (clamped), pitch kept (SoundTouch), heard within a ring (0.25 s) when set while
-    /// playing. There is no `enableRate`: the queue can always change speed, and at 1 its samples pass unchanged.
+    /// playing, at once on a device that queues long (as ``AudioPlayer/rate``). There is no `enableRate`: the queue
+    /// can always change speed, and at 1 its samples pass unchanged. A change is an ``Event/rateChanged(_:)``.
     ///
     /// Unlike `AVPlayer`'s, setting it neither starts nor pauses the queue: ``play()`` and ``pause()`` do, and a
     /// paused queue resumes at the rate last set.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
-        set { state.withLock { $0.controls.setRate(newValue, decoder: $0.decoder) } }
+        set {
+            withState { state, events in
+                let old = state.controls.rate
+                state.controls.setRate(newValue, decoder: state.decoder)
+                if state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+            }
+        }
     }
 
     /// Whether pauses are shortened, as ``AudioPlayer/skipsSilence``: in every item, the queue's time staying each

@@ -7,22 +7,37 @@ import Synchronization
 /// let queue = try AudioQueuePlayer(items: [intro, talk, outro])
 /// queue.play()
 /// queue.advanceToNextItem()       // skip the intro
+/// queue.advanceToPreviousItem()   // back to it
 /// ```
 ///
 /// One decoder walks the list and feeds one voice, so the last frame of an item is followed by the first
 /// frame of the next on the very next device frame. ``items`` starts with the item playing now; an item
-/// leaves the list when it has played to its end (``Event/itemDidPlayToEnd(_:)``).
+/// leaves the list when it has played to its end (``Event/itemDidPlayToEnd(_:)``) or is skipped, and joins
+/// ``previousItems``, which ``advanceToPreviousItem()`` goes back through.
 ///
 /// As `AVQueuePlayer` inherits them from `AVPlayer`, it has what ``AudioPlayer`` has, with the same meaning:
-/// ``status``, ``volume`` (and fades), ``pan``, ``rate`` (pitch kept; always available), meters and time observers,
-/// whose time is that of the item playing. Each applies to the item playing and to every item after it.
+/// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (pitch kept; always available), seeking
+/// with completion handlers, meters and time observers, whose time is that of the item playing. Each applies to the
+/// item playing and to every item after it.
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioQueuePlayer: @unchecked Sendable {
-    /// What ``events()`` delivers, in order.
+    /// What ``events()`` delivers, in order. What one call changes comes in this order: the status, then
+    /// ``timeControlStatus``, ``rate`` and ``currentItem`` as they now are, then what happened (a time jump, items
+    /// ended), then the end of the queue.
     public enum Event: Equatable, Sendable {
         /// ``status`` changed.
         case statusChanged(Status)
+        /// ``timeControlStatus`` changed: playing or paused.
+        case timeControlStatusChanged(TimeControlStatus)
+        /// ``rate`` changed (to the value given, clamped).
+        case rateChanged(Float)
+        /// ``currentItem`` changed, as `AVQueuePlayer.currentItem` does: the next item's first frame was played, an
+        /// advance or a removal, or the queue ran out (`nil`). An item queued twice in a row is a change too.
+        case currentItemChanged(URL?)
+        /// The position moved other than by playing on, as `AVPlayerItem.timeJumpedNotification` tells: a seek within
+        /// the current item. ``currentTime`` is where it went.
+        case timeJumped
         /// The item played to its end (the next one, if any, is playing already).
         case itemDidPlayToEnd(URL)
         /// The item could not be played (to its end): it changed on the disk since it was queued, has
@@ -38,8 +53,21 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// (``AudioPlayer/Status``, as `AVQueuePlayer` has `AVPlayer`'s).
     public typealias Status = AudioPlayer.Status
 
+    /// Whether the queue plays: playing or paused (``AudioPlayer/TimeControlStatus``).
+    public typealias TimeControlStatus = AudioPlayer.TimeControlStatus
+
+    /// A file in the queue; `token` tells two entries of one file apart.
+    struct Item {
+        let url: URL
+        let token: Int
+        /// Seconds.
+        let duration: TimeInterval
+    }
+
     struct State {
-        var items: [(url: URL, token: Int)] = []
+        var items: [Item] = []
+        /// The items played, or skipped by ``AudioQueuePlayer/advanceToNextItem()``, before the current one, oldest first.
+        var played: [Item] = []
         var nextToken = 0
         /// Counts the decoders started; a decoder asks for the next item with its own count, so that one
         /// stopped by an edit cannot take an item from its successor.
@@ -56,6 +84,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// The queue's voices stretch time from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
         var controls = PlaybackControls(enableRate: true)
         var observers = TimeObservers()
+        /// Seconds into the current item where the voice started, or where the next one starts.
         var time: TimeInterval = 0
         /// What the decoder reported failing, for the item it was reading.
         var decodeFailure: AudioFileError?
@@ -66,12 +95,23 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var anItemFailed = false
         /// Seconds of silence skipped by the voices let go.
         var skippedBefore: TimeInterval = 0
+        var seeks = SeekCompletions()
+        var delegate = WeakQueueDelegate()
         var subscribers = EventSubscribers<Event>()
+        var listeners = EventListeners<Event>()
 
-        mutating func append(_ url: URL) {
-            items.append((url, nextToken))
+        /// Adds `url`, of `duration` seconds, at `index` (the end when nil).
+        mutating func insert(_ url: URL, duration: TimeInterval, at index: Int? = nil) {
+            items.insert(Item(url: url, token: nextToken, duration: duration), at: index ?? items.count)
             nextToken += 1
         }
+
+        /// Seconds into the current item of what is heard now (see ``AudioPlayer/currentTime``).
+        var currentTime: TimeInterval {
+            voice?.heardPosition(on: engine, isPlaying: isPlaying, rate: controls.rate, startedAt: time) ?? time
+        }
+
+        var timeControlStatus: TimeControlStatus { isPlaying ? .playing : .paused }
 
         /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
         mutating func release() {
@@ -92,13 +132,21 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     let state = Mutex(State())
+    /// Where items that are `http` or `https` addresses keep their bytes.
+    let cache: RemoteCache
 
     /// Creates a queue of `items`, checking that each can be read.
     ///
+    /// - Parameters:
+    ///   - items: Files' URLs, or `http` or `https` addresses: those play as they download (checking one waits for its
+    ///     header), without the stall and resume of an ``AudioPlayer``.
+    ///   - cache: Where the addresses' bytes are kept.
     /// - Throws: ``AudioFileError`` for the first item that is not readable audio.
-    public init(items: [URL]) throws(AudioFileError) {
-        for url in items { try Self.check(url) }
-        state.withLock { state in items.forEach { state.append($0) } }
+    public init(items: [URL], cache: RemoteCache = .shared) throws(AudioFileError) {
+        self.cache = cache
+        var checked: [(URL, TimeInterval)] = []
+        for url in items { checked.append((url, try Self.check(url, cache: cache))) }
+        state.withLock { state in checked.forEach { state.insert($0.0, duration: $0.1) } }
     }
 
     /// The ALSA PCM to play on; `nil` means "default". Takes effect when playback next starts from scratch.
@@ -107,11 +155,21 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         set { state.withLock { $0.deviceName = newValue } }
     }
 
+    /// Receives the events (weakly held): items ending, the current item, the end of the queue, time control status,
+    /// rate and time jumps.
+    public var delegate: (any AudioQueuePlayerDelegate)? {
+        get { state.withLock { $0.delegate.value } }
+        set { state.withLock { $0.delegate = WeakQueueDelegate(value: newValue) } }
+    }
+
     /// The queue: the item playing (or next to play) first.
     public var items: [URL] { state.withLock { $0.items.map(\.url) } }
 
-    /// The item playing, or next to play.
+    /// The item playing, or next to play; a change is an ``Event/currentItemChanged(_:)``.
     public var currentItem: URL? { state.withLock { $0.items.first?.url } }
+
+    /// The length of ``currentItem`` in seconds, as `AVPlayerItem.duration`; 0 when the queue is empty.
+    public var currentItemDuration: TimeInterval { state.withLock { $0.items.first?.duration ?? 0 } }
 
     /// Ready to play (since a ``play()`` made a voice), failed (the device could not be opened or failed, or no
     /// item left could be played: the last one's reason), or unknown before the first ``play()``. An item that
@@ -121,12 +179,15 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// Whether it is playing now.
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
 
-    /// Seconds into ``currentItem`` of what is heard now.
+    /// Playing or paused, as `AVPlayer.timeControlStatus`; each change is an ``Event/timeControlStatusChanged(_:)``.
+    public var timeControlStatus: TimeControlStatus { state.withLock { $0.timeControlStatus } }
+
+    /// Seconds into ``currentItem`` of what is heard now: the last frame mixed less what the device still holds
+    /// queued, as ``AudioPlayer/currentTime``. Setting it seeks to that exact frame of the item (clamped to it),
+    /// playing on if it was playing.
     public var currentTime: TimeInterval {
-        state.withLock { state in
-            guard let voice = state.voice, voice.hasStarted.load(ordering: .acquiring) else { return state.time }
-            return voice.position
-        }
+        get { state.withLock { $0.currentTime } }
+        set { seek(to: newValue) }
     }
 
     /// Starts or resumes playback with the next device period; false when the device cannot be opened or the
@@ -148,102 +209,89 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// Pauses if playing; returns whether it was.
     private static func pause(_ state: inout State) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
-        voice.isPaused.store(true, ordering: .releasing)
+        if state.engine?.queuesLong == true {
+            // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
+            // queued of it) and the next play() starts a new one at the position heard.
+            state.time = state.currentTime
+            state.release()
+        } else {
+            voice.isPaused.store(true, ordering: .releasing)
+        }
         state.isPlaying = false
+        // A seek waiting to be heard is where it was asked for: complete.
+        state.seeks.end(finished: true)
         return true
-    }
-
-    /// Ends the current item now and goes on with the next, playing if it was playing.
-    public func advanceToNextItem() {
-        withState { state, events in
-            guard !state.items.isEmpty else { return }
-            let wasPlaying = state.isPlaying
-            state.release()
-            state.items.removeFirst()
-            state.time = 0
-            if wasPlaying { _ = start(&state, &events) } else { state.isPlaying = false }
-        }
-    }
-
-    /// Inserts `url` after `item` (at the end when `item` is nil or not in the queue).
-    ///
-    /// - Throws: ``AudioFileError`` when `url` is not readable audio; the queue is then unchanged.
-    public func insert(_ url: URL, after item: URL?) throws(AudioFileError) {
-        try Self.check(url)
-        withState { state, events in
-            let position = item.flatMap { item in state.items.firstIndex { $0.url == item } }.map { $0 + 1 }
-                ?? state.items.count
-            state.items.insert((url, state.nextToken), at: position)
-            state.nextToken += 1
-            // The decoder has read past the insertion point: restart it where the listener is.
-            if position < state.decoded { restart(&state, &events) }
-        }
-    }
-
-    /// Removes every occurrence of `url`; removing the current item advances to the next.
-    public func remove(_ url: URL) {
-        withState { state, events in
-            let wasCurrent = state.items.first?.url == url
-            let decodedRemoved = state.items.prefix(state.decoded).dropFirst().contains { $0.url == url }
-            if wasCurrent {
-                let wasPlaying = state.isPlaying
-                state.release()
-                state.time = 0
-                state.items.removeAll { $0.url == url }
-                if wasPlaying { _ = start(&state, &events) } else { state.isPlaying = false }
-                return
-            }
-            state.items.removeAll { $0.url == url }
-            if decodedRemoved { restart(&state, &events) }
-        }
-    }
-
-    /// Empties the queue and stops.
-    public func removeAllItems() {
-        withState { state, _ in
-            state.release()
-            state.items.removeAll()
-            state.isPlaying = false
-            state.time = 0
-        }
     }
 
     /// The queue's events, in order, from now on. Each call makes a new stream.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { $0.subscribers.add(continuation) }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+            state.withLock { $0.subscribers.add(continuation) }
         }
+    }
+
+    /// Calls `handler` with each event from now on, as ``AudioPlayer``'s `observe(_:)` does: on the thread where the
+    /// event happened, until the observation is cancelled or released.
+    package func observe(_ handler: @escaping @Sendable (Event) -> Void) -> PlayerObservation {
+        let id = state.withLock { $0.listeners.add(handler) }
+        return PlayerObservation { [weak self] in self?.state.withLock { $0.listeners.remove(id) } }
     }
 
     // MARK: Internals
 
-    private static func check(_ url: URL) throws(AudioFileError) {
-        let file = try AudioFile(forReading: url)
+    /// `url`'s length in seconds, once it is known to be readable audio.
+    static func check(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> TimeInterval {
+        let file = try AudioFile(forReading: url, cache: cache)
         guard file.frameCount > 0 else { throw AudioFileError(path: url.path, reason: .noAudio) }
+        return file.duration
     }
 
-    /// Runs `body` under the lock and hands its events to the subscribers there, in order.
-    private func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
-        state.withLock { state in
-            var events: [Event] = []
+    /// Runs `body` under the lock and hands its events to the subscribers there, in order: the status, then the
+    /// changes of ``timeControlStatus``, ``rate`` and ``currentItem`` that `body` made, then what it reports happened.
+    /// The delegate, the listeners and seeks' completion handlers are called after the lock is released.
+    func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
+        var events: [Event] = []
+        let (result, delegate, listeners, completions) = state.withLock { state in
+            let (timeControlStatus, rate, item) = (state.timeControlStatus, state.controls.rate, state.items.first?.token)
             let result = body(&state, &events)
+            var changes: [Event] = []
+            if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
+            if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
+            if state.items.first?.token != item { changes.append(.currentItemChanged(state.items.first?.url)) }
+            let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
+            events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
             state.subscribers.yield(events)
-            return result
+            return (result, state.delegate.value, events.isEmpty ? [] : state.listeners.all, state.seeks.takeDue())
         }
+        for event in events {
+            delegate?.tell(event, of: self)
+            for listener in listeners { listener(event) }
+        }
+        for completion in completions { completion.handler(completion.finished) }
+        return result
     }
 
-    /// Makes a new voice from the current item at the listener's position, playing on if it was playing.
-    private func restart(_ state: inout State, _ events: inout [Event]) {
+    /// Makes a new voice from the current item at the position heard, playing on if it was playing: after an edit
+    /// the decoder has read past, or a change to be heard at once on a device that queues long.
+    func restart(_ state: inout State, _ events: inout [Event]) {
         let wasPlaying = state.isPlaying
-        state.time = state.voice.map { $0.hasStarted.load(ordering: .acquiring) ? $0.position : state.time } ?? state.time
+        state.time = state.currentTime
         state.release()
-        if wasPlaying { state.isPlaying = false; _ = start(&state, &events) }
+        state.isPlaying = false
+        if wasPlaying { _ = start(&state, &events) }
+        state.seeks.moved(to: state.isPlaying ? state.voice : nil)
+    }
+
+    /// After a change to what the voice sounds like (rate, volume) on a device that holds much queued: goes on from
+    /// the position heard with a new voice, so that the change is heard now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
+        guard state.isPlaying, state.engine?.queuesLong == true else { return }
+        restart(&state, &events)
     }
 
     /// Resumes the voice, or makes one from the first item that can be played (reporting and dropping
     /// those that cannot); false when the device cannot be opened or no item is left.
-    private func start(_ state: inout State, _ events: inout [Event]) -> Bool {
+    func start(_ state: inout State, _ events: inout [Event]) -> Bool {
         guard !state.isPlaying else { return true }
         if let voice = state.voice, let engine = state.engine {
             voice.isPaused.store(false, ordering: .releasing)
@@ -264,7 +312,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         while let first = state.items.first {
             let file: AudioFile
             do {
-                file = try Self.open(first.url, channels: engine.configuration.channelCount)
+                file = try Self.open(first.url, channels: engine.configuration.channelCount, cache: cache)
             } catch {
                 state.items.removeFirst()
                 state.time = 0
@@ -294,6 +342,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 return true
             } catch {
                 state.release()
+                state.seeks.end(finished: false)
                 state.status.change(to: .failure(error, path: first.url.path), reporting: Event.statusChanged, in: &events)
                 return false
             }
@@ -303,8 +352,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// `url` opened for playing on a device of `channels` channels.
-    private static func open(_ url: URL, channels: Int) throws(AudioFileError) -> AudioFile {
-        let file = try AudioFile(forReading: url)
+    private static func open(_ url: URL, channels: Int, cache: RemoteCache) throws(AudioFileError) -> AudioFile {
+        let file = try AudioFile(forReading: url, cache: cache)
         guard ChannelMap(from: file.channelCount, to: channels) != nil else {
             throw AudioFileError(path: url.path, reason: .unsupported(
                 "its \(file.channelCount) channels cannot be played on a \(channels)-channel device"))
@@ -321,7 +370,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 return (state.items[state.decoded].url, state.items[state.decoded].token)
             }
             guard let (url, token) = next else { return .end }
-            let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels) }
+            let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels, cache: cache) }
             let isCurrent = state.withLock { state in
                 guard state.generation == generation else { return false }
                 state.decoded += 1
@@ -342,7 +391,12 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 }
 
 extension AudioQueuePlayer: VoiceOwner {
-    func voiceDidStart(_ voice: Voice) {}
+    func voiceDidStart(_ voice: Voice) {
+        withState { state, _ in
+            guard state.voice === voice else { return }
+            state.seeks.voiceStarted(voice)
+        }
+    }
 
     func voiceDidStartItem(_ voice: Voice) {
         withState { state, events in
@@ -351,6 +405,7 @@ extension AudioQueuePlayer: VoiceOwner {
             while let first = state.items.first, first.token != token {
                 state.items.removeFirst()
                 state.decoded -= 1
+                state.time = 0
                 events.append(itemEnded(first, &state))
             }
         }
@@ -366,6 +421,7 @@ extension AudioQueuePlayer: VoiceOwner {
             state.release()
             state.isPlaying = false
             state.time = 0
+            state.seeks.end(finished: true)
             // Items inserted after the decoder had already ended still play.
             if state.items.isEmpty || !start(&state, &events) {
                 events.append(.finishedPlaying(successfully: !state.anItemFailed))
@@ -374,13 +430,15 @@ extension AudioQueuePlayer: VoiceOwner {
         }
     }
 
-    /// The event for `item`, which playback has gone past: played to its end, skipped, or failed in the middle.
-    private func itemEnded(_ item: (url: URL, token: Int), _ state: inout State) -> Event {
+    /// The event for `item`, which playback has gone past: played to its end (it joins the items played), skipped, or
+    /// failed in the middle.
+    private func itemEnded(_ item: Item, _ state: inout State) -> Event {
         if let error = state.skipped.removeValue(forKey: item.token)
             ?? state.decodeFailure.flatMap({ $0.path == item.url.path ? $0 : nil }) {
             state.anItemFailed = true
             return .itemDidFailToPlayToEnd(item.url, error)
         }
+        state.played.append(item)
         return .itemDidPlayToEnd(item.url)
     }
 
@@ -392,6 +450,7 @@ extension AudioQueuePlayer: VoiceOwner {
             state.release()
             state.engine = nil
             state.isPlaying = false
+            state.seeks.end(finished: false)
             // The session's policy: a vanished output pauses the queue where it was, and nothing moves to another
             // device; `play()` opens the device again when it is back.
             if error.reason == .disconnected { return }

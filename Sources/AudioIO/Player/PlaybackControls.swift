@@ -1,13 +1,16 @@
 import FoundationEssentials
 
-/// What a listener sets on a player — volume, pan, rate, silence skipping, metering — and the levels it last read, held
-/// in a player's state (``AudioPlayer`` and ``AudioQueuePlayer`` alike) and handed to each voice and decoder it makes.
+/// What a listener sets on a player — volume, gain, pan, rate, silence skipping, metering — and the levels it last read,
+/// held in a player's state (``AudioPlayer`` and ``AudioQueuePlayer`` alike) and handed to each voice and decoder it
+/// makes.
 ///
 /// **Threads**: a value under its player's lock; it reaches the render and decoder threads through the voice's
 /// and decoder's atomics only.
 struct PlaybackControls {
     /// Linear gain, 0…1.
     private(set) var volume: Float = 1
+    /// A fixed gain in dB before the volume, −96…+48 (a loudness normalization's).
+    private(set) var gain: Float = 0
     /// Seconds over which the last volume change moves, 0 at once.
     private(set) var fadeDuration: TimeInterval = 0
     /// Balance, −1…1.
@@ -33,13 +36,25 @@ struct PlaybackControls {
     /// The speed the decoder plays at: ``rate`` when enabled, else 1.
     var effectiveRate: Float { enableRate ? rate : 1 }
 
+    /// What a voice multiplies its samples by: ``volume`` after ``gain``.
+    private var voiceGain: Float { volume * Float(AudioLevels.amplitude(Double(gain))) }
+
     /// Clamps `volume` to 0…1 and moves `voice` to it over `fadeDuration` seconds (0 = at once).
     mutating func setVolume(_ volume: Float, fadeDuration: TimeInterval, voice: Voice?, engine: StreamEngine?) {
         self.volume = min(max(volume, 0), 1)
         self.fadeDuration = max(fadeDuration, 0)
         guard let voice, let engine else { return }
-        voice.volumeBits.store(self.volume.bitPattern, ordering: .relaxed)
+        voice.volumeBits.store(voiceGain.bitPattern, ordering: .relaxed)
         voice.fadeFrames.store(Int(Int64(frames: self.fadeDuration, rate: engine.sampleRate)), ordering: .relaxed)
+        voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
+    }
+
+    /// Clamps `gain` to −96…+48 dB and hands `voice` the gain it makes with the volume, at once.
+    mutating func setGain(_ gain: Float, voice: Voice?) {
+        self.gain = gain.isFinite ? min(max(gain, -96), 48) : 0
+        guard let voice else { return }
+        voice.volumeBits.store(voiceGain.bitPattern, ordering: .relaxed)
+        voice.fadeFrames.store(0, ordering: .relaxed)
         voice.volumeGeneration.wrappingIncrement(ordering: .releasing)
     }
 
@@ -69,8 +84,8 @@ struct PlaybackControls {
 
     /// Hands every setting to a new voice and its decoder, before they play.
     func apply(to voice: Voice) {
-        voice.gain = volume
-        voice.volumeBits.store(volume.bitPattern, ordering: .relaxed)
+        voice.gain = voiceGain
+        voice.volumeBits.store(voiceGain.bitPattern, ordering: .relaxed)
         voice.panBits.store(pan.bitPattern, ordering: .relaxed)
         voice.isMeteringEnabled.store(isMeteringEnabled, ordering: .relaxed)
     }

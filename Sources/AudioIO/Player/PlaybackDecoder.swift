@@ -83,8 +83,17 @@ package final class PlaybackDecoder: @unchecked Sendable {
         self.skipsSilence = ManagedAtomic(skipsSilence)
         self.silenceSkipping = silenceSkipping
         outputTime = startTime
-        try file.seek(toFrame: min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate)))
+        let frame = min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate))
+        // An address's seek may wait for a range to download: on the decoder thread, not the caller's.
+        if file.remote != nil {
+            pendingSeek = frame
+        } else {
+            try file.seek(toFrame: frame)
+        }
     }
+
+    /// Where an address's file is to be sought to before the first read (see ``init(file:item:voice:deviceRate:startTime:rate:enableRate:next:)``).
+    private var pendingSeek: Int64?
 
     /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.
     private static func source(
@@ -130,6 +139,13 @@ package final class PlaybackDecoder: @unchecked Sendable {
         defer { buffers.deallocate() }
         var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
         var isRefilling = true
+        if let frame = pendingSeek {
+            do {
+                try source.file.seek(toFrame: frame)
+            } catch {
+                return fail(error)
+            }
+        }
         while !stopRequested.load(ordering: .acquiring) {
             // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
             // waits half-way; the ring holds several.
@@ -181,15 +197,19 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     try finish(buffers)
                 }
             } catch {
-                // The end marker first (flagged): a player waiting for the ring to prime must not wait for the report.
-                voice.decodeFailed.store(true, ordering: .releasing)
-                pushEnd()
-                onError?(error as? AudioFileError ?? AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
-                return
+                return fail(error)
             }
             pushEnd()
             return
         }
+    }
+
+    /// Ends the voice where the audio stops, on a failure to read or seek.
+    private func fail(_ error: any Error) {
+        // The end marker first (flagged): a player waiting for the ring to prime must not wait for the report.
+        voice.decodeFailed.store(true, ordering: .releasing)
+        pushEnd()
+        onError?(error as? AudioFileError ?? AudioFileError(path: source.file.url.path, reason: .readFailed("\(error)")))
     }
 
     /// Preallocated working memory of one decoder thread.

@@ -34,7 +34,9 @@ package enum PlaybackPipeline {
             next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)
-        // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder.
+        // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder. Not for an
+        // address: its bytes may take any time, which the player waits for without holding its lock.
+        guard file.remote == nil else { return (voice, decoder) }
         let deadline = ContinuousClock.now + .seconds(5)
         while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
             usleep(200)

@@ -22,8 +22,7 @@ extension AudioRecorder {
     /// stream; several may be listened to at once.
     public func events() -> AsyncStream<Event> {
         AsyncStream { continuation in
-            let id = state.withLock { $0.subscribers.add(continuation) }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+            state.withLock { $0.subscribers.add(continuation) }
         }
     }
 

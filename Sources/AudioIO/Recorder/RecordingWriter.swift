@@ -4,8 +4,9 @@ import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
 /// with silence of their length, resamples to the file's rate with libsoxr when the device's differs, cleans up speech
-/// when asked (``SpeechEnhancer``: here, never on the capture thread), measures the levels and the waveform of what it
-/// writes (the whole recording's, in one pass), and writes through an
+/// when asked (``SpeechEnhancer``: here, never on the capture thread), measures the levels, the waveform and the
+/// loudness of what it writes (the whole recording's, in one pass: at the end only the loudness's last sums are left
+/// to do), and writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -29,7 +30,7 @@ final class RecordingWriter: @unchecked Sendable {
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Outcome?>(nil)
-    private var measurement: AudioMeasurement
+    private var meter: AudioMeasurement
 
     /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
     struct Outcome {
@@ -56,7 +57,7 @@ final class RecordingWriter: @unchecked Sendable {
         self.file = file
         self.deviceRate = deviceRate
         self.inputEnded = inputEnded
-        measurement = AudioMeasurement(channelCount: tap.channelCount, sampleRate: file.settings.sampleRate)
+        meter = AudioMeasurement(channelCount: tap.channelCount, sampleRate: file.settings.sampleRate, measuringLoudness: true)
         do {
             resampler = deviceRate == file.settings.sampleRate ? nil : try Resampler(
                 inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
@@ -110,7 +111,7 @@ final class RecordingWriter: @unchecked Sendable {
         let size = FileManager.default.sizeOfItem(atPath: file.url.path) ?? 0
         // After a failed write the file may hold part of the block that failed: its own header counts.
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
-        let summary = measurement.summary(frameCount: frames, byteCount: size)
+        let summary = meter.summary(frameCount: frames, byteCount: size)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }
@@ -175,7 +176,7 @@ final class RecordingWriter: @unchecked Sendable {
 
     /// Measures `frames`, as they are to be in the file, and writes them.
     private func store(_ frames: UnsafeBufferPointer<Float>) throws {
-        measurement.add(frames)
+        meter.add(frames)
         try file.write(frames)
     }
 }

@@ -28,6 +28,15 @@ extension AudioSession {
         return Double(engine.configuration.periodFrames) / engine.sampleRate
     }
 
+    /// Seconds between a frame played and its being heard, as `AVAudioSession.outputLatency`: what the playback stream
+    /// open in this process held queued at its last write (a sound server's own buffer included), 0 when none is open.
+    /// A change made to what plays is heard this much later, unless the players drop the queue (see
+    /// ``preferredIOBufferDuration``); a fade is.
+    public var outputLatency: TimeInterval {
+        guard let engine = StreamEngine.all(.playback).first else { return 0 }
+        return Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate
+    }
+
     /// ``preferredIOBufferDuration`` until it is set: 10 ms.
     static let defaultIOBufferDuration: TimeInterval = 0.01
 

@@ -195,8 +195,7 @@ public final class AudioSession: Sendable {
     /// event (a stream's reader may not have run by then).
     public func events() -> AsyncStream<Event> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1024)) { continuation in
-            let id = state.withLock { $0.subscribers.add(continuation) }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(id) } }
+            state.withLock { $0.subscribers.add(continuation) }
         }
     }
 

@@ -16,7 +16,9 @@ extension VoiceMemo {
                 given. The file appears whole or not at all; an existing one is kept unless --force, and nothing is \
                 written inside the memo store. The memo's title and date go into the file's tags. An Opus memo \
                 exported to Opus keeps its audio packets as they are (no second encoding). --volume, --pan and --rate \
-                write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept.
+                write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept. \
+                --normalize -16 writes it at -16 LUFS (its true peak under -1 dBTP): in an Opus file's output gain, \
+                which every player applies, with its audio packets still as they are; in the samples of other formats.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -61,7 +63,7 @@ extension VoiceMemo {
             do {
                 summary = try store.export(
                     memo, to: destination, format: chosenFormat, sampleRate: sampleRate, bitRate: bitrate,
-                    volume: sound.volume, pan: sound.pan, rate: sound.rate, replacingExisting: force)
+                    volume: sound.volume, pan: sound.pan, rate: sound.rate, normalizingTo: sound.normalize, replacingExisting: force)
             } catch let error as AudioFileError where error.reason == .exists {
                 throw ExportTargetExists(path: error.path)
             }
@@ -81,7 +83,7 @@ extension VoiceMemo {
             let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-export.\(format.fileExtension)")
             let staged = try store.stageExport(
                 memo, beside: beside, format: format, sampleRate: sampleRate, bitRate: bitrate, volume: sound.volume,
-                pan: sound.pan, rate: sound.rate, permissions: [.ownerReadWrite])
+                pan: sound.pan, rate: sound.rate, normalizingTo: sound.normalize, permissions: [.ownerReadWrite])
             let file: FileDescriptor
             do {
                 file = try FileDescriptor.open(staged.url.path, .readOnly, options: [.closeOnExec])

@@ -19,11 +19,13 @@ extension VoiceMemo {
 
                 A directory imports the audio files in it and in every directory below it (by their extensions; \
                 hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
-                else “Memo” and the date and time). Each file gets a line; a file that fails is reported on \
+                else “Memo” and the date and time). An http:// or https:// address is downloaded whole first, \
+                through the cache that play keeps ($XDG_CACHE_HOME/voicememo): what play downloaded is not \
+                downloaded again. Each file gets a line; a file that fails is reported on \
                 stderr and the others are still imported, and the exit status is then 1.
                 """)
 
-        @Argument(help: ArgumentHelp("Audio files, directories of them, or '-' for standard input.", valueName: "file"), completion: .file())
+        @Argument(help: ArgumentHelp("Audio files, directories of them, http(s) addresses, or '-' for standard input.", valueName: "file"), completion: .file())
         var files: [String]
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -53,8 +55,11 @@ extension VoiceMemo {
             let sources = try ImportSource.sources(files, store: store.directory, spool: &spool)
             var failed = 0
             for source in sources {
+                // An address's download, held while it is imported.
+                var spooled: Spool?
                 do {
-                    let memo = try importing(source, into: store)
+                    if !source.url.isFileURL { spooled = try Spool.download(source.url) }
+                    let memo = try importing(spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store)
                     if json {
                         print(try MemoJSON.line(MemoJSON(memo, in: store)))
                     } else {
@@ -63,8 +68,9 @@ extension VoiceMemo {
                             + Describe.size(memo.sizeBytes))
                     }
                 } catch let error as AudioFileError {
-                    // Said of the name given, not of the temporary file standard input was saved in.
-                    let said = error.path == source.url.path ? AudioFileError(path: source.name, reason: error.reason) : error
+                    // Said of the name given, not of the temporary file standard input or a download was saved in.
+                    let said = error.path == source.url.path || error.path == spooled?.url.path
+                        ? AudioFileError(path: source.name, reason: error.reason) : error
                     guard sources.count > 1 else { throw said }
                     failed += 1
                     fflush(nil)
@@ -79,11 +85,11 @@ extension VoiceMemo {
             if failed > 0 { throw ExitCode.failure }
         }
 
-        private func importing(_ source: ImportSource, into store: MemoStore) throws -> Memo {
-            let settings = encoding.isEmpty ? nil : try encoding.settings(for: AudioFile(forReading: source.url))
-            return try store.importAudio(from: source.url, title: title ?? source.defaultTitle.flatMap { fallback in
+        private func importing(_ file: URL, defaultTitle: String?, into store: MemoStore) throws -> Memo {
+            let settings = encoding.isEmpty ? nil : try encoding.settings(for: AudioFile(forReading: file))
+            return try store.importAudio(from: file, title: title ?? defaultTitle.flatMap { fallback in
                 // The file's own title wins over the default; only standard input has one.
-                ((try? AudioFile(forReading: source.url))?.metadata.title) ?? fallback
+                ((try? AudioFile(forReading: file))?.metadata.title) ?? fallback
             }, settings: settings)
         }
     }

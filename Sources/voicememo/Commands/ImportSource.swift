@@ -3,12 +3,13 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 
-/// One file `voicememo import` takes in: named on the command line, found in a directory named there, or standard
-/// input (`-`), saved to a private temporary file first.
+/// One file `voicememo import` takes in: named on the command line, found in a directory named there, standard
+/// input (`-`), saved to a private temporary file first, or an `http` or `https` address, downloaded (through the
+/// cache) to one when its turn comes.
 struct ImportSource {
-    /// What the file is called in messages: its path as given or found, or "standard input".
+    /// What the file is called in messages: its path as given or found, "standard input", or the address.
     let name: String
-    /// The file to read.
+    /// The file to read, or the address to download.
     let url: URL
     /// The title when neither `--title` nor the file's tags give one; `nil` takes the file's name.
     let defaultTitle: String?
@@ -21,6 +22,10 @@ struct ImportSource {
     static func sources(_ arguments: [String], store: URL, spool: inout StandardInputSpool?) throws -> [ImportSource] {
         var sources: [ImportSource] = []
         for argument in arguments {
+            if let address = RemoteAddress.url(from: argument) {
+                sources.append(ImportSource(name: argument, url: address, defaultTitle: nil))
+                continue
+            }
             if argument == "-" {
                 if spool == nil { spool = try StandardInputSpool() }
                 sources.append(ImportSource(name: "standard input", url: spool!.url, defaultTitle: "Memo \(Describe.date(Date()))"))
@@ -61,19 +66,45 @@ struct ImportSource {
     }
 }
 
-/// Standard input read to the end into a private temporary file (mode 0600 in a 0700 directory), removed when released.
-final class StandardInputSpool {
+/// A private temporary directory (0700) holding one file, `name` (0600, made by its owner), removed with it when
+/// released: where standard input and downloads wait to be imported.
+final class Spool {
+    /// The file's path.
     let url: URL
     private let directory: URL
 
-    init() throws {
-        guard isatty(STDIN_FILENO) != 1 else { throw StandardInputError.terminal }
+    init(name: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "voicememo-import-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        url = directory.appendingPathComponent("standard input")
+        url = directory.appendingPathComponent(name)
+    }
+
+    /// The whole file at `address`, downloaded through the cache into a spool named as the address names it (so that a
+    /// memo without a title of its own is titled after it).
+    ///
+    /// - Throws: `AudioFileError` when the download fails (nothing is left behind).
+    static func download(_ address: URL) throws -> Spool {
+        var name = String(RemoteAddress.name(of: address).map { $0 == "/" ? "_" : $0 })
+        if name.hasPrefix(".") { name = "download" + name }
+        let spool = try Spool(name: name)
+        try RemoteCache.shared.download(address, to: spool.url)
+        return spool
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// Standard input read to the end into a spool file, removed when released.
+final class StandardInputSpool {
+    private let spool: Spool
+    var url: URL { spool.url }
+
+    init() throws {
+        guard isatty(STDIN_FILENO) != 1 else { throw StandardInputError.terminal }
+        spool = try Spool(name: "standard input")
         do {
-            let file = try FileDescriptor.open(url.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
+            let file = try FileDescriptor.open(spool.url.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)
             try file.closeAfter {
                 var buffer = [UInt8](repeating: 0, count: 1 << 16)
                 while true {
@@ -83,12 +114,9 @@ final class StandardInputSpool {
                 }
             }
         } catch let error as Errno {
-            try? FileManager.default.removeItem(at: directory)
             throw StandardInputError.failed(error.description)
         }
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
 /// Why standard input could not be taken in.

@@ -8,7 +8,10 @@ extension VoiceMemo {
             abstract: "Show everything known about a memo.",
             discussion: """
                 Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
-                silence). The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
+                silence). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
+                loudness range in LU and true peak in dBTP, over all channels. It is measured at the end of a \
+                recording and at import; a memo from an older voicememo has it measured now, once, and kept. \
+                The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
                 as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
                 """)
 
@@ -23,7 +26,7 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memo = try store.memo(matching: memo)
+            let memo = store.measuringLoudness(of: [try store.memo(matching: memo)])[0]
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
                 return
@@ -40,6 +43,7 @@ extension VoiceMemo {
                 ("Size", "\(Describe.size(memo.sizeBytes)) (\(memo.sizeBytes) bytes)"),
                 ("Peak level", Describe.levels(memo.peakDBFS)),
                 ("Average level", Describe.levels(memo.averageDBFS)),
+                ("Loudness", Describe.loudness(of: memo)),
                 ("File", store.filePath(of: memo).terminalSafe),
             ]
             let width = fields.map(\.0.count).max() ?? 0

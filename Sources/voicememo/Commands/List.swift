@@ -17,7 +17,9 @@ extension VoiceMemo {
         /// The most columns a title takes in the table.
         static let titleColumns = 40
 
-        @Option(help: ArgumentHelp("The order: date (newest first), title (A to Z) or duration (longest first).", valueName: "order"))
+        @Option(help: ArgumentHelp(
+            "The order: date (newest first), title (A to Z), duration (longest first) or loudness (loudest first, with a LUFS column).",
+            valueName: "order"))
         var sort: MemoOrder = .date
 
         @Flag(help: "Print the memos as one JSON array.")
@@ -25,13 +27,16 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let memos = try store.memos().sorted(by: sort)
+            var memos = try store.memos()
+            // Memos of an older store have their loudness measured once, when it is first shown or sorted by.
+            if json || sort == .loudness { memos = store.measuringLoudness(of: memos) }
+            memos = memos.sorted(by: sort)
             if json {
                 try await Self.printJSON(memos, in: store)
             } else if memos.isEmpty {
                 print("No memos yet. Add one with: voicememo import FILE")
             } else {
-                try await Self.printTable(memos)
+                try await Self.printTable(memos, showingLoudness: sort == .loudness)
             }
         }
 
@@ -43,8 +48,8 @@ extension VoiceMemo {
         }
 
         /// Prints the table of `memos`, each run formatted and laid out on a core of its own.
-        private static func printTable(_ memos: [Memo]) async throws {
-            let parts = await runs(of: memos).concurrentMap(table(of:))
+        private static func printTable(_ memos: [Memo], showingLoudness: Bool) async throws {
+            let parts = await runs(of: memos).concurrentMap { table(of: $0, showingLoudness: showingLoudness) }
             let widths = parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
             let lines = await parts.indices.concurrentMap { parts[$0].lines(widths: widths, withHeadings: $0 == 0) }
             for part in lines { try write(part) }
@@ -81,7 +86,7 @@ extension VoiceMemo {
             var description: String { "cannot write the list to standard output: \(reason)" }
         }
 
-        private static func table(of memos: ArraySlice<Memo>) -> Table {
+        private static func table(of memos: ArraySlice<Memo>, showingLoudness: Bool) -> Table {
             var table = Table(columns: [
                 Table.Column(heading: "ID"),
                 Table.Column(heading: "TITLE", maximumWidth: titleColumns),
@@ -89,8 +94,7 @@ extension VoiceMemo {
                 Table.Column(heading: "DURATION", alignsRight: true),
                 Table.Column(heading: "FORMAT"),
                 Table.Column(heading: "SIZE", alignsRight: true),
-                Table.Column(heading: ""),
-            ])
+            ] + (showingLoudness ? [Table.Column(heading: "LUFS", alignsRight: true)] : []) + [Table.Column(heading: "")])
             table.reserveCapacity(rows: memos.count, bytesPerRow: 100)
             // Most memos of a store share their format with the one before: it is described once per run of them.
             var last: (format: (AudioFileFormat, Double, Int), text: String)?
@@ -103,8 +107,9 @@ extension VoiceMemo {
             for memo in memos {
                 table.append([
                     memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration), format(of: memo),
-                    Describe.size(memo.sizeBytes), memo.state == .complete ? "" : memo.state.rawValue,
-                ])
+                    Describe.size(memo.sizeBytes),
+                ] + (showingLoudness ? [memo.loudness.map { Describe.level($0.integrated) } ?? "–"] : [])
+                    + [memo.state == .complete ? "" : memo.state.rawValue])
             }
             return table
         }

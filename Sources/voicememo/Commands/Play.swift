@@ -7,42 +7,71 @@ import MemoStore
 extension VoiceMemo {
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Play memos and audio files; several start together, on the same device frame.",
+            abstract: "Play memos and audio files, one after another or together on the same device frame.",
             discussion: """
                 A file that is not in the store plays without being imported, as it is: anything import reads. An \
                 argument with a '/' in it (./talk.m4a, ~/x.wma) is such a file; one without is a memo, unless no \
-                memo has that id or title and a file of that name is in the current directory.
+                memo has that id or title and a file of that name is in the current directory. Several memos play \
+                one after another, without a gap between them; with --together they all start on the same device \
+                frame instead.
 
-                On a terminal it shows the output level, the waveform of the (first) memo with the play head, and the \
-                position, redrawn in place, and takes keys: \
-                space pauses and resumes, ←/→ seek 5 s, +/- change the speed by 0.25 (pitch kept), s skips silence \
-                or stops skipping it, q quits; \
-                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as playback starts. A memo or file \
-                played alone is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
-                widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it. Ctrl-C, \
-                SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal ended \
-                (130, 143, 129). A memo still being recorded is not played.
+                An http:// or https:// address plays while it downloads: seeking ahead asks for that part at once, \
+                and playback waits when the download falls behind and goes on by itself. What was downloaded is kept \
+                in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
+                it, downloads nothing. Remove that directory to empty it.
+
+                On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
+                an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
+                5 s, shift+←/→ (or , and .) seek 15 s, +/- change the speed by 0.25 (pitch kept), n and p go to the \
+                next and previous memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops \
+                skipping it, q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+
+                --skip-silence (or k) cuts pauses of 0.4 s or more, as heard, to 0.2 s, crossfaded: silence is 26 dB \
+                below the memo's average level (a file's, or memos' played in turn, measured as they play). The \
+                position stays the memo's time; the status line shows the time saved. Memos played --together keep \
+                their pauses, which would set them apart.
+
+                --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
+                measured of each memo (a file that is not a memo is measured first).
+
+                The sleep timer (--sleep, or s) counts the time spent playing, not paused; over its last 10 seconds the \
+                sound fades out, then play ends as q ends it.
+
+                What plays is published on the session bus as the MPRIS player 'voicememo': media keys, desktop \
+                widgets and playerctl show it and play, pause, seek, change its speed and volume, and stop it (as q \
+                does). Memos played one after another are a track each, with next and previous; memos played \
+                --together are one track, titled 'A + B' and as long as the first, and what the remote does acts on \
+                all of them. Ctrl-C, SIGTERM and SIGHUP stop it with the exit code a shell gives a command the signal \
+                ended (130, 143, 129). A memo still being recorded is not played.
                 """)
 
         @Argument(help: ArgumentHelp(
-            "The memos (ids, id prefixes of 4+ characters, exact titles) or audio files (paths).", valueName: "memo|path"),
+            "The memos (ids, id prefixes of 4+ characters, exact titles), audio files (paths) or http(s) addresses.",
+            valueName: "memo|path|url"),
             completion: MemoArgument.completion)
         var memos: [String]
+
+        @Flag(help: "Start several memos together, on the same device frame, rather than one after another.")
+        var together = false
 
         @Option(help: ArgumentHelp("The ALSA device to play on (default: 'default').", valueName: "pcm"))
         var device = "default"
 
         @OptionGroup var sound: SoundOptions
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Extra passes: 0 plays once, -1 loops until stopped.", valueName: "n"))
+        @Option(parsing: .unconditional, help: ArgumentHelp(
+            "Extra passes: 0 plays once, -1 loops until stopped; of the whole list for memos played in turn.", valueName: "n"))
         var loops = 0
 
-        @Option(help: ArgumentHelp("Where to start, in seconds.", valueName: "seconds"))
+        @Option(help: ArgumentHelp("Where to start, in seconds (in the first of memos played in turn).", valueName: "seconds"))
         var start: Double = 0
 
-        @Flag(help: ArgumentHelp(
-            "Skip silence: pauses of 0.4 s or more (as heard) are cut to 0.2 s, crossfaded.",
-            discussion: "Silence is 26 dB below the memo's average level. The position stays the memo's time; the status line shows the time saved."))
+        @Option(
+            help: ArgumentHelp("Stop after this much playing, fading out over its last 10 s: 90s, 20m, 1h, 1h30m.", valueName: "duration"),
+            transform: SleepDuration.parse)
+        var sleep: SleepDuration?
+
+        @Flag(help: "Skip silence: pauses of 0.4 s or more (as heard) are cut to 0.2 s, crossfaded.")
         var skipSilence = false
 
         @Flag(help: "Show no level meter.")
@@ -53,6 +82,9 @@ extension VoiceMemo {
 
         func validate() throws {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
+            if skipSilence, together, memos.count > 1 {
+                throw ValidationError("--skip-silence cannot be used with --together: each memo's pauses differ, and they would play apart.")
+            }
         }
 
         func run() async throws {
@@ -62,10 +94,59 @@ extension VoiceMemo {
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply()
-            let players = try items.map { item in
+            let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
+            let display = onTerminal ? TerminalDisplay() : nil
+            let announces = !json && display == nil
+            let playback: any Playback
+            let publish: (PlaybackRun) -> PublishedPlayback
+            if items.count > 1 && !together {
+                let queue = try queue(items, metering: onTerminal && !noMeter, announces: announces)
+                (playback, publish) = (queue, { PublishedPlayback(queue, ending: $0) })
+            } else {
+                let group = try group(items, gains: gains, onTerminal: onTerminal, announces: announces)
+                (playback, publish) = (group, { PublishedPlayback(group, ending: $0) })
+            }
+            let started = Date()
+            let keyPause = KeyPause()
+            let notices = SessionNotices(
+                recording: false, devices: [device], keys: display?.takesKeys ?? false, keyPause: keyPause, display: display,
+                printing: !json)
+            defer { withExtendedLifetime(notices) {} }
+            let run = PlaybackRun(playback, pausesOnDeviceLoss: display?.takesKeys ?? false)
+            let published = publish(run)
+            defer { published.end() }
+            let sleepTimer = SleepTimer(over: playback) { run.quit() }
+            defer { sleepTimer.stop() }
+            if let sleep { sleepTimer.set(sleep.seconds) }
+            let ending: PlaybackRun.Ending
+            if let display {
+                ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
+            } else {
+                let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
+                defer { notices?.end() }
+                ending = try await run.run()
+            }
+            if sleepTimer.hasEnded, !json { print("Stopped by the sleep timer.") }
+            if json {
+                let summary = PlaySummary(
+                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil && !$0.isRemote }.map(\.url.path),
+                    addresses: items.filter(\.isRemote).map(\.url.absoluteString),
+                    completed: ending == .completed, seconds: Date().timeIntervalSince(started),
+                    silenceSkipped: skipSilence ? playback.skippedSilenceDuration : nil)
+                print(try MemoJSON.line(summary))
+            }
+            // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
+            if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
+        }
+
+        /// Memos played together (or one alone), prepared and at `--start`; their lines printed when `announces`.
+        private func group(_ items: [PlayItem], gains: [Double]?, onTerminal: Bool, announces: Bool) throws -> PlayerGroup {
+            let players = try items.enumerated().map { number, item in
+                // An address's player is made at once; preparing it below waits for its header.
                 let player = try AudioPlayer(contentsOf: item.url)
                 player.currentDevice = device
                 player.volume = sound.volume
+                player.gain = Float(gains?[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
@@ -82,42 +163,39 @@ extension VoiceMemo {
                 guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
                 player.currentTime = min(start, player.duration)
             }
-            let display = onTerminal ? TerminalDisplay() : nil
-            if !json, display == nil {
-                for (item, player) in zip(items, players) {
-                    let duration = item.memo?.duration ?? player.duration
-                    print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(duration))) on \(device.terminalSafe)")
-                }
-                // A pipe is block-buffered: whoever reads it should learn now, not when playback ends.
-                fflush(nil)
+            if announces {
+                for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }
             }
-            let started = Date()
-            let keyPause = KeyPause()
-            let notices = SessionNotices(
-                recording: false, devices: [device], keys: display?.takesKeys ?? false, keyPause: keyPause, display: display,
-                printing: !json)
-            defer { withExtendedLifetime(notices) {} }
-            let group = PlayerGroup(players: players, pausesOnDeviceLoss: display?.takesKeys ?? false)
-            let published = PublishedPlayback(items[0], player: players[0], in: group, alone: items.count == 1)
-            defer { published.end() }
-            let ending: PlayerGroup.Ending
-            if let display {
-                let title = items.map(\.title.terminalSafe).joined(separator: " + ")
-                ending = try await InteractivePlayback(
-                    group: group, title: title, showsMeter: !noMeter, keyPause: keyPause, waveform: PlayheadWaveform(of: items[0])
-                ).run(on: display)
-            } else {
-                ending = try await group.playTogether()
+            return PlayerGroup(items: items, players: players)
+        }
+
+        /// Memos played in turn, from `--start` in the first; a line printed as each starts when `announces`.
+        private func queue(_ items: [PlayItem], metering: Bool, announces: Bool) throws -> PlayQueue {
+            let playQueue = try PlayQueue(items: items, device: device, loops: loops) { [device] item in
+                if announces { Self.announce(item, on: device) }
             }
-            if json {
-                let summary = PlaySummary(
-                    memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil }.map(\.url.path),
-                    completed: ending == .completed, seconds: Date().timeIntervalSince(started),
-                    silenceSkipped: skipSilence ? players.map(\.skippedSilenceDuration).reduce(0, +) : nil)
-                print(try MemoJSON.line(summary))
-            }
-            // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
-            if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
+            let queue = playQueue.queue
+            queue.volume = sound.volume
+            queue.pan = sound.pan
+            queue.rate = sound.rate
+            queue.isMeteringEnabled = metering
+            // One level for every memo in turn: measured as they play.
+            queue.skipsSilence = skipSilence
+            queue.currentTime = start
+            return playQueue
+        }
+
+        /// The line for `item` starting, off a terminal.
+        private func announce(_ item: PlayItem, duration: TimeInterval, gain: Float) {
+            let loudness = sound.normalize.map { " at \(Describe.level($0)) LUFS (\(Describe.gain(Double(gain))))" } ?? ""
+            Self.announce(item, duration: duration, on: device, suffix: loudness)
+        }
+
+        /// `Playing “Standup” (1:05.0) on default`, at once: whoever reads a pipe should learn now, not when playback ends.
+        private static func announce(_ item: PlayItem, duration: TimeInterval? = nil, on device: String, suffix: String = "") {
+            let length = item.memo?.duration ?? duration ?? (try? AudioFile(forReading: item.url).duration) ?? 0
+            print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(length))) on \(device.terminalSafe)\(suffix)")
+            fflush(nil)
         }
     }
 }
@@ -128,6 +206,8 @@ private struct PlaySummary: Encodable {
     let memos: [String]
     /// The absolute paths of the files played that are not memos.
     let files: [String]
+    /// The http(s) addresses played.
+    let addresses: [String]
     let completed: Bool
     let seconds: Double
     /// With --skip-silence: seconds of the memos left out as silence.

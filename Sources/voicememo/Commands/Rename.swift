@@ -7,10 +7,10 @@ extension VoiceMemo {
         static let configuration = CommandConfiguration(
             abstract: "Give a memo a new title.",
             discussion: """
-                The title is written into WAV and CAF files too, without touching their sound. Opus files \
-                are left as they are (changing their title would mean encoding them again): their new title \
-                is kept in the memo index and in a small file beside the memo. A title that starts with '-' \
-                goes after '--': voicememo rename ID -- -draft.
+                The title is written into the memo's file too, without touching its sound: WAV and CAF keep every \
+                sample, Opus every audio packet (only its comment header is new). A title longer than a file holds \
+                (1 KB) is kept whole in the memo index and in a small file beside the memo. A title that starts with \
+                '-' goes after '--': voicememo rename ID -- -draft.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)

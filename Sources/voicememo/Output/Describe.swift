@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Glibc
+import MemoStore
 
 /// Short human forms of durations, sizes and formats for the terminal.
 enum Describe {
@@ -10,6 +11,14 @@ enum Describe {
         let (hours, minutes, rest) = (tenths / 36000, tenths / 600 % 60, tenths % 600)
         if hours > 0 { return "\(hours):\(twoDigits(minutes)):\(twoDigits(rest / 10))" }
         return "\(minutes):\(twoDigits(rest / 10)).\(rest % 10)"
+    }
+
+    /// Seconds left as a timer shows them, in whole seconds rounded up: `m:ss` below an hour, `h:mm:ss` above, e.g.
+    /// `14:59`, `1:00:00`.
+    static func countdown(_ seconds: Double) -> String {
+        let total = Int(max(seconds, 0).rounded(.up))
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
     }
 
     /// Bytes in B, KB, MB or GB (powers of 1000, as `ls --si`).
@@ -69,6 +78,27 @@ enum Describe {
     /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -12.5 dBFS` (channel 1 first).
     static func levels(_ levels: [Double]) -> String {
         levels.map(level).joined(separator: ", ") + " dBFS"
+    }
+
+    /// A memo's loudness as three measures, e.g. `-18.3 LUFS, range 6.2 LU, true peak -3.1 dBTP`; for a memo without,
+    /// why.
+    static func loudness(of memo: Memo) -> String {
+        guard let loudness = memo.loudness else {
+            return memo.state == .recording ? "not measured yet (it is being recorded)" : "not measured (its file could not be read)"
+        }
+        return "\(level(loudness.integrated)) LUFS, range \(level(loudness.range)) LU, true peak \(level(loudness.truePeak)) dBTP"
+    }
+
+    /// An edit, e.g. `trim 0:12.0–0:45.5`.
+    static func edit(_ edit: MemoEdit) -> String {
+        switch edit {
+        case .trim(let start, let end): "trim \(duration(start))–\(duration(end))"
+        }
+    }
+
+    /// A gain to a tenth of a dB with its sign, e.g. `+4.2 dB`, `-1.0 dB`.
+    static func gain(_ decibels: Double) -> String {
+        (decibels >= 0 ? "+" : "") + level(decibels) + " dB"
     }
 
     /// A level to a tenth of a dB, e.g. `-6.0`, `-160.0`.

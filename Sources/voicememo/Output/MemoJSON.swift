@@ -2,7 +2,8 @@ import AudioIO
 import FoundationEssentials
 import MemoStore
 
-/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path.
+/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, and `loudness`
+/// (`integrated` LUFS, `range` LU, `truePeak` dBTP) once measured.
 struct MemoJSON: Encodable {
     let id: String
     let title: String
@@ -16,6 +17,8 @@ struct MemoJSON: Encodable {
     let peakDBFS: [Double]
     let averageDBFS: [Double]
     let state: Memo.State
+    /// Omitted until measured.
+    let loudness: AudioLoudness?
 
     init(_ memo: Memo, in store: MemoStore) {
         id = memo.id
@@ -30,9 +33,12 @@ struct MemoJSON: Encodable {
         peakDBFS = memo.peakDBFS.map(Self.rounded)
         averageDBFS = memo.averageDBFS.map(Self.rounded)
         state = memo.state
+        loudness = memo.loudness.map {
+            AudioLoudness(integrated: Self.rounded($0.integrated), range: Self.rounded($0.range), truePeak: Self.rounded($0.truePeak))
+        }
     }
 
-    /// Levels to 0.01 dB: finer than any meter shows, and free of float noise in the output.
+    /// Levels (and loudness) to 0.01 dB: finer than any meter shows, and free of float noise in the output.
     static func rounded(_ level: Double) -> Double { (level * 100).rounded() / 100 }
 
     /// One line of JSON with sorted keys.

@@ -2,83 +2,88 @@ import AudioIO
 import FoundationEssentials
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
-/// average dBFS and peak hold, unless the meter is off), the first memo's waveform with the play head, and a status
-/// line (playing or paused, titles, position, speed, the time saved while silence is skipped), redrawn about 20 times a
-/// second; and, when standard input is the terminal too, keys: space pauses and resumes, ←/→ seek 5 s, +/- change the
-/// speed by 0.25, s skips silence or stops skipping it, q quits.
+/// average dBFS and peak hold, unless the meter is off), the waveform of the memo heard with the play head, a status
+/// line (playing or paused, title, position, the memo's place in turn, the sleep timer, speed, the time saved while
+/// silence is skipped; buffering while an address waits for its download), and for an address a bar of what is
+/// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
+/// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, +/- change the speed by 0.25, n/p go to the
+/// next or previous memo, s sets the sleep timer, k skips silence or stops skipping it, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
+    /// Seconds a shifted seek key moves.
+    static let longSeekStep: TimeInterval = 15
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
 
-    let group: PlayerGroup
-    /// What the status line calls the memos.
-    let title: String
+    let run: PlaybackRun
     let showsMeter: Bool
     /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
     let keyPause: KeyPause
-    /// The lead item's waveform, drawn with the play head.
-    let waveform: PlayheadWaveform?
+    let sleepTimer: SleepTimer
 
-    /// Plays the group on `display`; returns as ``PlayerGroup/playTogether()`` does, with the terminal
-    /// restored whichever way playback ends.
-    func run(on display: TerminalDisplay) async throws -> PlayerGroup.Ending {
+    private var playback: any Playback { run.playback }
+
+    /// Plays on `display`; returns as ``PlaybackRun/run()`` does, with the terminal restored whichever way playback
+    /// ends.
+    func run(on display: TerminalDisplay) async throws -> PlaybackRun.Ending {
         let live = LiveMeter(on: display)
         defer { live.finish() }
         let keys = display.takesKeys ? Task { for await key in Key.typed() { handle(key) } } : nil
         defer { keys?.cancel() }
         let ended = Latch()
-        let playing = Task { [group] in
+        let playing = Task { [run] in
             defer { ended.set() }
-            return try await group.playTogether()
+            return try await run.run()
         }
+        var waveform: (url: URL?, line: PlayheadWaveform?) = (nil, nil)
         while !ended.isSet {
             // Not once playback has ended: the players are back at the start by then.
             guard try await live.nextTick(), !ended.isSet else { continue }
-            let lead = group.players[0]
-            let levels = showsMeter ? levels() : AudioLevels(peak: [], average: [])
-            let position = lead.currentTime
+            let levels = showsMeter ? playback.levels() : AudioLevels(peak: [], average: [])
+            let position = playback.currentTime
+            let duration = playback.duration
+            let footer = playback.loadedTimeRanges.map { loaded in
+                { (columns: Int) in ProgressBar.line(position: position, duration: duration, loaded: loaded, columns: columns) }
+            }
+            // The memo heard changes as memos play in turn: its waveform with it.
+            let item = playback.item
+            if item?.url != waveform.url { waveform = (item?.url, item.flatMap(PlayheadWaveform.init(of:))) }
             try live.show(
                 levels, elapsed: position, bytes: nil,
-                timeline: { waveform?.line(columns: $0, position: position, duration: lead.duration) },
+                timeline: { [waveform] in waveform.line?.line(columns: $0, position: position, duration: duration) },
                 status: MeterLine.playback(
-                    title, isPlaying: group.players.contains(where: \.isPlaying), position: position,
-                    duration: lead.duration, rate: lead.rate, silenceSkipped: lead.skipsSilence ? lead.skippedSilenceDuration : nil))
+                    playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
+                    rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering,
+                    silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil),
+                footer: footer)
         }
         return try await playing.value
     }
 
-    /// The levels since the last reading, per channel of the memos: the loudest player's.
-    private func levels() -> AudioLevels {
-        for player in group.players { player.updateMeters() }
-        func loudest(_ level: (AudioPlayer) -> Float) -> Double {
-            Double(group.players.map(level).max() ?? Float(AudioLevels.floor))
-        }
-        let channels = 0..<(group.players.map(\.numberOfChannels).max() ?? 1)
-        return AudioLevels(
-            peak: channels.map { channel in loudest { $0.peakPower(forChannel: channel) } },
-            average: channels.map { channel in loudest { $0.averagePower(forChannel: channel) } })
-    }
-
     private func handle(_ key: Key) {
-        let players = group.players
         switch key {
         case .space:
-            let isPlaying = players.contains(where: \.isPlaying)
+            let isPlaying = playback.isPlaying
             keyPause.set(isPlaying)
-            if isPlaying { players.forEach { $0.pause() } } else { players.forEach { $0.play() } }
+            if isPlaying { playback.pause() } else { playback.play() }
         case .left, .right:
-            let step = key == .left ? -Self.seekStep : Self.seekStep
-            for player in players { player.currentTime = min(max(player.currentTime + step, 0), player.duration) }
+            playback.skip(by: key == .left ? -Self.seekStep : Self.seekStep)
+        case .shiftLeft, .shiftRight:
+            playback.skip(by: key == .shiftLeft ? -Self.longSeekStep : Self.longSeekStep)
         case .plus, .minus:
             let step = key == .plus ? Self.rateStep : -Self.rateStep
-            for player in players { player.rate = min(max(player.rate + step, 0.5), 2) }
+            playback.setRate(min(max(playback.rate + step, 0.5), 2))
+        case .next:
+            playback.next()
+        case .previous:
+            playback.previous()
+        case .sleep:
+            sleepTimer.cycle()
         case .skipSilence:
-            let skips = !players.contains(where: \.skipsSilence)
-            for player in players { player.skipsSilence = skips }
+            playback.setSkipsSilence(!playback.skipsSilence)
         case .quit:
-            group.quit()
+            run.quit()
         case .enter:
             break
         }

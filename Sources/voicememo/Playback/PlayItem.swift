@@ -1,16 +1,20 @@
 import FoundationEssentials
 import MemoStore
 
-/// Something `voicememo play` plays: a memo of the store, or a file named by its path that is not in the store.
+/// Something `voicememo play` plays: a memo of the store, a file named by its path that is not in the store, or an
+/// `http` or `https` address, played as it downloads.
 struct PlayItem {
     /// What messages call it: the memo's title, or the file's name.
     let title: String
-    /// The audio file.
+    /// The audio file, or the address.
     let url: URL
     /// The memo, when it is one.
     let memo: Memo?
 
-    /// The items `arguments` name, in order. An argument with a `/` in it (`./Standup`, `~/x.m4a`) is a file, unless
+    /// Whether it is an address, played as it downloads.
+    var isRemote: Bool { !url.isFileURL }
+
+    /// The items `arguments` name, in order. An `http://` or `https://` argument is an address. An argument with a `/` in it (`./Standup`, `~/x.m4a`) is a file, unless
     /// no file is there and a memo has that title; one without is a memo reference, unless it names no memo and a
     /// file of that name is in the current directory. A memo named twice plays once. The store in `directory` is
     /// neither opened nor created when only files are named.
@@ -29,6 +33,10 @@ struct PlayItem {
         }
         var items: [PlayItem] = []
         for argument in arguments {
+            if let address = RemoteAddress.url(from: argument) {
+                items.append(PlayItem(title: RemoteAddress.name(of: address), url: address, memo: nil))
+                continue
+            }
             var isDirectory = false
             let isFile = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) && !isDirectory
             if argument.contains("/") ? isFile || !namesAMemo(argument) : isFile && !namesAMemo(argument) {

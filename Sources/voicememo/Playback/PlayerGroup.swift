@@ -1,130 +1,121 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import Synchronization
 
-/// Players started on one device time, so that they begin on the same frame, and waited for together.
-final class PlayerGroup: Sendable {
-    /// How far ahead of the device clock the common start is set: enough for every player to reach the
-    /// render thread before its first frame.
-    static let startDelay: TimeInterval = 0.1
+/// Memos played together (`play --together`), or one alone: players started on one device time, so that they begin
+/// on the same frame, steered as one and waited for together. The first is the lead: its position and length are
+/// what the status line and the remote controls show.
+final class PlayerGroup: Playback {
+    /// How far ahead of the device clock a common start is set: enough for every player to reach the render thread
+    /// before its first frame is mixed. The device holds four I/O buffers written ahead of what is heard (half a second
+    /// with `play`'s): a player that came after the start frame was written would be heard late, the others alone.
+    static var startDelay: TimeInterval { max(0.1, 4 * AudioSession.shared.ioBufferDuration + 0.05) }
 
+    let items: [PlayItem]
     let players: [AudioPlayer]
-    /// Whether players whose device went away stay paused for the user to resume (a terminal's space
-    /// key); otherwise playback ends with ``DeviceLost``.
-    let pausesOnDeviceLoss: Bool
-    private let outcomes: AsyncStream<Outcome>
-    private let continuation: AsyncStream<Outcome>.Continuation
+    private let finished = Mutex(0)
 
-    init(players: [AudioPlayer], pausesOnDeviceLoss: Bool) {
+    /// `players[i]` plays `items[i]`.
+    init(items: [PlayItem], players: [AudioPlayer]) {
+        self.items = items
         self.players = players
-        self.pausesOnDeviceLoss = pausesOnDeviceLoss
-        (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
     }
 
-    /// How playback ended.
-    enum Ending: Equatable, Sendable {
-        /// Every player played to its end, or the user quit (the `q` key).
-        case completed
-        /// A stop signal ended it: SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal closed).
-        case stopped(signal: Int32)
-    }
+    private var lead: AudioPlayer { players[0] }
 
-    /// Ends playback as the user asked (the `q` key): ``playTogether()`` returns ``Ending/completed``.
-    func quit() {
-        continuation.yield(.quit)
-    }
+    var title: String { items.map(\.title).joined(separator: " + ") }
+    var place: (number: Int, count: Int)? { nil }
+    var isPlaying: Bool { players.contains(where: \.isPlaying) }
+    var currentTime: TimeInterval { lead.currentTime }
+    var duration: TimeInterval { lead.duration }
+    var rate: Float { lead.rate }
+    var volume: Float { lead.volume }
+    var devices: Set<String> { Set(players.map { $0.currentDevice ?? "default" }) }
+    var loadedTimeRanges: [Range<TimeInterval>]? { items[0].isRemote ? lead.loadedTimeRanges : nil }
+    var isBuffering: Bool { players.contains(where: \.isPlaybackBufferEmpty) }
+    var item: PlayItem? { items.first }
+    var skipsSilence: Bool { lead.skipsSilence }
+    var skippedSilenceDuration: TimeInterval { lead.skippedSilenceDuration }
 
-    /// Starts every player (one alone at once, several on one device time ``startDelay`` ahead), then waits
-    /// until all have finished or the user quit, or a stop signal stopped them.
-    ///
-    /// - Throws: ``AudioPlayerFailure`` when a player cannot start or its device fails; ``DeviceLost``
-    ///   when the device went away and the group does not pause for it.
-    func playTogether() async throws -> Ending {
-        // Watched only when a lost device ends playback; a group that pauses for it lets the session say why.
-        let devices = Set(players.map { $0.currentDevice ?? "default" })
-        let sessionEvents = pausesOnDeviceLoss ? nil : AudioSession.shared.events()
-        let watcher = sessionEvents.map { sessionEvents in
-            Task { [continuation] in
-                for await event in sessionEvents {
-                    if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, devices.contains(port.name) {
-                        continuation.yield(.deviceLost(port.name))
-                    }
-                }
-            }
-        }
-        defer { watcher?.cancel() }
+    func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         for player in players {
             let events = player.events()
-            Task { [continuation] in
+            Task { [self] in
                 for await event in events {
-                    if case .finishedPlaying(let successfully) = event {
-                        continuation.yield(successfully ? .finished : .failed(player.status))
-                        return
-                    }
+                    guard case .finishedPlaying(let successfully) = event else { continue }
+                    if !successfully { return report(.failed(player.status)) }
+                    if finished.withLock({ $0 += 1; return $0 }) == players.count { report(.finished) }
+                    return
                 }
             }
         }
-        let signals = StopSignals { [continuation] in continuation.yield(.interrupted) }
-        defer { withExtendedLifetime(signals) {} }
-        // One player has no one to start with: it starts at once, not after the delay a common start needs.
-        if players.count == 1 {
-            guard players[0].play() else { throw AudioPlayerFailure(status: players[0].status) }
-        } else {
-            let time = players[0].deviceCurrentTime + Self.startDelay
-            for player in players where !player.play(atTime: time) {
-                throw AudioPlayerFailure(status: player.status)
-            }
+        guard startTogether() else { throw AudioPlayerFailure(status: players.first { !$0.isPlaying }?.status ?? lead.status) }
+    }
+
+    /// Starts every player: one alone at once (it has no one to start with), several on one device time
+    /// ``startDelay`` ahead. False when one cannot start.
+    private func startTogether() -> Bool {
+        guard players.count > 1 else { return lead.play() }
+        let time = lead.deviceCurrentTime + Self.startDelay
+        return players.allSatisfy { $0.play(atTime: time) }
+    }
+
+    func stop() {
+        players.forEach { $0.stop() }
+    }
+
+    func play() -> Bool {
+        guard players.count > 1 else { return lead.play() }
+        guard !isPlaying else { return true }
+        // Resumed one by one, each would start with whichever period came first (the first one wakes the device):
+        // they start again together instead, from where the lead was paused.
+        let time = lead.currentTime
+        for player in players { player.currentTime = min(time, player.duration) }
+        return startTogether()
+    }
+
+    func pause() {
+        players.forEach { $0.pause() }
+    }
+
+    /// Moves every player to `time` (each within its length) and, playing, starts them again on one device time: they
+    /// stay together to the frame.
+    func seek(to time: TimeInterval) {
+        let wasPlaying = isPlaying
+        if wasPlaying, players.count > 1 { pause() }
+        for player in players { player.currentTime = min(max(time, 0), player.duration) }
+        if wasPlaying, players.count > 1 { _ = startTogether() }
+    }
+
+    func setRate(_ rate: Float) {
+        for player in players {
+            player.enableRate = true
+            player.rate = rate
         }
-        var finished = 0
-        for await outcome in outcomes {
-            switch outcome {
-            case .finished:
-                finished += 1
-                if finished == players.count { return .completed }
-            case .failed(let status):
-                players.forEach { $0.stop() }
-                throw AudioPlayerFailure(status: status)
-            case .quit:
-                players.forEach { $0.stop() }
-                return .completed
-            case .interrupted:
-                players.forEach { $0.stop() }
-                return .stopped(signal: signals.received ?? SIGINT)
-            case .deviceLost(let device):
-                let position = players[0].currentTime
-                players.forEach { $0.stop() }
-                throw DeviceLost(device: device, position: position)
-            }
+    }
+
+    func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
+        players.forEach { $0.setVolume(volume, fadeDuration: fadeDuration) }
+    }
+
+    /// For one player alone: several started together would each leave out pauses of their own, and be together no
+    /// more.
+    func setSkipsSilence(_ skips: Bool) {
+        if players.count == 1 { lead.skipsSilence = skips }
+    }
+
+    func next() {}
+    func previous() {}
+
+    /// Per channel of the memos, the loudest player's levels since the last reading.
+    func levels() -> AudioLevels {
+        for player in players { player.updateMeters() }
+        func loudest(_ level: (AudioPlayer) -> Float) -> Double {
+            Double(players.map(level).max() ?? Float(AudioLevels.floor))
         }
-        return .stopped(signal: signals.received ?? SIGINT)
-    }
-
-    private enum Outcome: Sendable {
-        case finished
-        case failed(AudioPlayer.Status)
-        case quit
-        case interrupted
-        case deviceLost(String)
-    }
-}
-
-/// A player that failed to start or stopped on a failure.
-struct AudioPlayerFailure: Error, CustomStringConvertible {
-    let status: AudioPlayer.Status
-
-    var description: String {
-        guard case .failed(let error) = status else { return "playback stopped" }
-        return Describe.failure(error)
-    }
-}
-
-/// The device played on went away while nobody could resume playback by a key.
-struct DeviceLost: Error, CustomStringConvertible {
-    let device: String
-    let position: TimeInterval
-
-    var description: String {
-        "audio device '\(device)' went away; playback paused at \(Describe.duration(position)) — "
-            + "play again with --start \(Describe.number(position, "%.1f")) when it is back, or pick another with --device"
+        let channels = 0..<(players.map(\.numberOfChannels).max() ?? 1)
+        return AudioLevels(
+            peak: channels.map { channel in loudest { $0.peakPower(forChannel: channel) } },
+            average: channels.map { channel in loudest { $0.averagePower(forChannel: channel) } })
     }
 }

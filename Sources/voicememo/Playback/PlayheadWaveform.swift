@@ -3,8 +3,9 @@ import FoundationEssentials
 import MemoStore
 import Synchronization
 
-/// The waveform `play` draws under the meter, the play head moving along it: the lead item's, a memo's kept one or a
+/// The waveform `play` draws under the meter, the play head moving along it: the item heard's, a memo's kept one or a
 /// file's, measured on a background task so that playback starts at once (a memo measured so is kept for next time).
+/// An address has none: measuring it would download all of it at once, ahead of what playback needs.
 /// The columns are worked out once per terminal width; each frame only places the head.
 final class PlayheadWaveform: Sendable {
     private struct State {
@@ -15,8 +16,9 @@ final class PlayheadWaveform: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts measuring (or reading) the waveform of `item`.
-    init(of item: PlayItem) {
+    /// Starts measuring (or reading) the waveform of `item`; nil for an address.
+    init?(of item: PlayItem) {
+        guard !item.isRemote else { return nil }
         Task.detached(priority: .utility) { [weak self] in
             let waveform: Waveform? = if let memo = item.memo {
                 try? MemoStore(directory: MemoStore.defaultDirectory()).waveform(of: memo)

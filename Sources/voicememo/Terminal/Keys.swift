@@ -4,29 +4,48 @@ import Glibc
 
 /// A key the interactive commands react to.
 enum Key: Equatable, Sendable {
-    case space, left, right, plus, minus, quit, enter, skipSilence
+    case space, left, right, plus, minus, quit, enter
+    /// Shift+← and shift+→, or `,` and `.` (`<` and `>`) where a terminal sends no shifted arrows.
+    case shiftLeft, shiftRight
+    /// `n` and `p`.
+    case next, previous
+    /// `s`.
+    case sleep
+    /// `k`: skip silence, or not.
+    case skipSilence
 
-    /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`; Enter is
-    /// `\n`, or `\r` where the terminal does not translate it).
+    /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`, with shift
+    /// `ESC [ 1 ; 2 C` / `ESC [ 1 ; 2 D`; Enter is `\n`, or `\r` where the terminal does not translate it).
     static func parse(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var index = 0
         while index < bytes.count {
             if bytes[index] == 0x1B, index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "[") {
-                switch bytes[index + 2] {
-                case UInt8(ascii: "C"): keys.append(.right)
-                case UInt8(ascii: "D"): keys.append(.left)
+                // A control sequence: parameters (digits and `;`), then its final byte.
+                var end = index + 2
+                while end < bytes.count - 1, bytes[end] == UInt8(ascii: ";") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) {
+                    end += 1
+                }
+                let isShifted = bytes[(index + 2)..<end].split(separator: UInt8(ascii: ";")).last == [UInt8(ascii: "2")]
+                switch bytes[end] {
+                case UInt8(ascii: "C"): keys.append(isShifted ? .shiftRight : .right)
+                case UInt8(ascii: "D"): keys.append(isShifted ? .shiftLeft : .left)
                 default: break
                 }
-                index += 3
+                index = end + 1
                 continue
             }
             switch bytes[index] {
             case UInt8(ascii: " "): keys.append(.space)
             case UInt8(ascii: "+"), UInt8(ascii: "="): keys.append(.plus)
             case UInt8(ascii: "-"), UInt8(ascii: "_"): keys.append(.minus)
+            case UInt8(ascii: ","), UInt8(ascii: "<"): keys.append(.shiftLeft)
+            case UInt8(ascii: "."), UInt8(ascii: ">"): keys.append(.shiftRight)
+            case UInt8(ascii: "n"), UInt8(ascii: "N"): keys.append(.next)
+            case UInt8(ascii: "p"), UInt8(ascii: "P"): keys.append(.previous)
+            case UInt8(ascii: "s"), UInt8(ascii: "S"): keys.append(.sleep)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
-            case UInt8(ascii: "s"), UInt8(ascii: "S"): keys.append(.skipSilence)
+            case UInt8(ascii: "k"), UInt8(ascii: "K"): keys.append(.skipSilence)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
             default: break
             }

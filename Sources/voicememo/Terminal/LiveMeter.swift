@@ -76,12 +76,13 @@ final class LiveMeter {
     }
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
-    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line, with the
-    /// line `timeline` gives for the width (a waveform and its play head) above it, if any.
-    /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
+    /// file's size if there is one in the plain and JSON lines, and `status` on the terminal: with the line `timeline`
+    /// gives for the width (a waveform and its play head) above it, if any, and the line `footer` makes for the width
+    /// (`play`'s download bar) below it, if any. On a terminal every line fits its width, read anew for each frame (a
+    /// window resized is followed).
     func show(
         _ levels: AudioLevels, elapsed: Double, bytes: Int64?, timeline: (_ columns: Int) -> String? = { _ in nil },
-        status: @autoclosure () -> StatusLine
+        status: @autoclosure () -> StatusLine, footer: ((_ columns: Int) -> String)? = nil
     ) throws {
         switch style {
         case .terminal(let display):
@@ -97,9 +98,10 @@ final class LiveMeter {
                 // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
                 return line.layout == .peakOnly ? text.truncated(toColumns: columns) : text
             }
-            // The last column free, as the bars leave it.
+            // The last column stays free, as the bars leave it.
             let above = timeline(columns - 1).map { [$0] } ?? []
-            display.draw(channels + above + [status().fitted(toColumns: columns)], columns: columns)
+            let below = footer.map { [$0(columns - 1)] } ?? []
+            display.draw(channels + above + [status().fitted(toColumns: columns)] + below, columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)

@@ -27,7 +27,7 @@ import Testing
                 ["play", value, "--device", "null"], ["play", memo, "--device", value],
                 ["play", memo, "--device", "null", "--volume", value], ["play", memo, "--device", "null", "--pan", value],
                 ["play", memo, "--device", "null", "--rate", value], ["play", memo, "--device", "null", "--start", value],
-                ["play", memo, "--device", "null", "--loops", value],
+                ["play", memo, "--device", "null", "--loops", value], ["play", memo, "--device", "null", "--sleep", value],
                 ["record", "--device", "null", "--duration", value], ["record", "--device", value, "--duration", "0.1"],
                 ["record", "--device", "null", "--duration", "0.1", "--title", value],
                 ["record", "--device", "null", "--duration", "0.1", "--sample-rate", value],

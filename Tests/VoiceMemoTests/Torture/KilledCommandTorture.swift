@@ -95,8 +95,8 @@ import Testing
             complete = Set(memos.keys)
         }
         // Once what the killed processes left is older than a live writer's grace, the next command
-        // removes it: only memos (and the titles kept beside Opus memos renamed), the index, its cache, its lock and
-        // what was kept aside remain.
+        // removes it: only memos (and the titles kept beside memos whose files cannot hold them), the index, its
+        // cache, its lock and what was kept aside remain.
         for name in try FileManager.default.contentsOfDirectory(atPath: cli.home.path) where name.hasSuffix(".partial") {
             try FileManager.default.setAttributes([.modificationDate: Date() - 60], ofItemAtPath: cli.home.appendingPathComponent(name).path)
         }

@@ -12,7 +12,9 @@ import FoundationEssentials
 ///
 /// **Not thread-safe**: one thread at a time.
 final class FFmpegDecoder {
+    /// The file's path, or the address of bytes read through callbacks: what errors name.
     let path: String
+    private let source: FFmpegInput.Origin
     let sampleRate: Int
     let channelCount: Int
     let frameCount: Int64
@@ -37,13 +39,17 @@ final class FFmpegDecoder {
     /// overlaps the one before it (2048 frames in HE-AAC). Two such frames leave a margin.
     static let preroll: Int64 = 4096
 
-    /// Opens `path`, a regular file libsndfile did not recognise.
+    /// Opens `origin`, a file or bytes libsndfile did not recognise.
     ///
     /// - Throws: ``AudioFileError``: `unrecognized` when the file is in none of ``FFmpegInput/containers``,
     ///   `noAudio`, `unsupported` for a codec without a decoder, `malformed` for a file that does not open or decode.
-    init(path: String) throws(AudioFileError) {
-        self.path = path
-        input = try Self.open(path)
+    init(_ source: FFmpegInput.Origin) throws(AudioFileError) {
+        self.source = source
+        path = switch source {
+        case .file(let path): path
+        case .bytes(_, let name): name
+        }
+        input = try Self.open(source, path: path)
         sampleRate = input.sampleRate
         channelCount = input.channelCount
         formatName = input.formatName
@@ -66,7 +72,7 @@ final class FFmpegDecoder {
             var counted: Int64 = 0
             while let samples = try Self.next(from: input, path: path) { counted += Int64(samples.count) }
             frameCount = counted
-            input = try Self.open(path)
+            input = try Self.open(source, path: path)
         }
     }
 
@@ -100,7 +106,7 @@ final class FFmpegDecoder {
             jumped = true
         }
         if frame < position || jumped {
-            input = try Self.open(path)
+            input = try Self.open(source, path: path)
             position = 0
             pending = nil
         }
@@ -170,9 +176,9 @@ final class FFmpegDecoder {
         }
     }
 
-    private static func open(_ path: String) throws(AudioFileError) -> FFmpegInput {
+    private static func open(_ source: FFmpegInput.Origin, path: String) throws(AudioFileError) -> FFmpegInput {
         do {
-            return try FFmpegInput(path: path)
+            return try FFmpegInput(source)
         } catch {
             switch error {
             case .unrecognized:

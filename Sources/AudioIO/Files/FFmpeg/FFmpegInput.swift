@@ -55,15 +55,55 @@ final class FFmpegInput {
     /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead.
     private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
 
-    /// Opens `path` (a regular file) and the decoder of its best audio stream.
+    /// Where the bytes come from.
+    enum Origin {
+        /// A regular file.
+        case file(path: String)
+        /// Bytes read through callbacks (an `http` address's), named `name`.
+        case bytes(any RandomAccessBytes, name: String)
+    }
+
+    /// The reading position of ``Origin/bytes(_:name:)``, kept alive for the I/O context's callbacks.
+    private var bytePosition: BytePosition?
+
+    /// Opens `origin` and the decoder of its best audio stream.
     ///
-    /// The corresponding C functions are `avio_open`, `av_probe_input_buffer2`, `avformat_open_input`,
-    /// `avformat_find_stream_info`, `av_find_best_stream` and `avcodec_open2`.
-    init(path: String) throws(OpenFailure) {
+    /// The corresponding C functions are `avio_open` (a file) or `avio_alloc_context` (bytes),
+    /// `av_probe_input_buffer2`, `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream` and
+    /// `avcodec_open2`.
+    init(_ origin: Origin) throws(OpenFailure) {
         _ = Self.quiet
-        // "file:" so that a name with a colon is never taken for another protocol.
-        let opened = avio_open(&io, "file:" + path, AVIO_FLAG_READ)
-        guard opened >= 0 else { throw .failed(FFmpegError(code: opened)) }
+        let path: String
+        switch origin {
+        case .file(let file):
+            path = file
+            // "file:" so that a name with a colon is never taken for another protocol.
+            let opened = avio_open(&io, "file:" + path, AVIO_FLAG_READ)
+            guard opened >= 0 else { throw .failed(FFmpegError(code: opened)) }
+        case .bytes(let bytes, let name):
+            path = name
+            let position = BytePosition(bytes)
+            bytePosition = position
+            let size = 1 << 16
+            guard let buffer = av_malloc(size) else { throw .failed(FFmpegError(code: cffmpeg_error_io())) }
+            io = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, Unmanaged.passUnretained(position).toOpaque(),
+                { context, buffer, size in
+                    let count = FFmpegInput.position(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+                    // libsndfile's end and a failed download look alike here; AudioFile tells them apart.
+                    return count > 0 ? Int32(count) : cffmpeg_error_eof()
+                },
+                nil,
+                { context, offset, whence in
+                    let position = FFmpegInput.position(context)
+                    if whence & cffmpeg_seek_size() != 0 { return position.bytes.byteCount }
+                    return position.seek(offset, from: whence & ~AVSEEK_FORCE)
+                })
+            guard io != nil else {
+                av_free(buffer)
+                throw .failed(FFmpegError(code: cffmpeg_error_io()))
+            }
+        }
         var container: UnsafePointer<AVInputFormat>?
         // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
         guard av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0, let container,
@@ -102,7 +142,16 @@ final class FFmpegInput {
         avcodec_free_context(&codec)
         // Closes the container, not the I/O context given to it.
         avformat_close_input(&format)
-        avio_closep(&io)
+        if bytePosition != nil {
+            av_freep(&io!.pointee.buffer)
+            avio_context_free(&io)
+        } else {
+            avio_closep(&io)
+        }
+    }
+
+    private static func position(_ context: UnsafeMutableRawPointer?) -> BytePosition {
+        Unmanaged<BytePosition>.fromOpaque(context!).takeUnretainedValue()
     }
 
     /// The next decoded frame, or `nil` at the end of the stream. Its samples are valid until the next call.

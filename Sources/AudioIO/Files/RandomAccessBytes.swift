@@ -1,0 +1,48 @@
+import Glibc
+
+/// Bytes read at any offset, a read blocking until they are there: what ``AudioFile`` reads when it reads no local
+/// file (an `http` address, through `RemoteReader`). libsndfile reaches them through its virtual I/O, FFmpeg through
+/// an I/O context of its own, each keeping its own position.
+protocol RandomAccessBytes: AnyObject {
+    /// The length in bytes.
+    var byteCount: Int64 { get }
+    /// Reads up to `buffer.count` bytes at `offset` into `buffer`; returns how many, fewer only at the end, 0 past
+    /// it and after a failure (which the conforming type keeps, to be reported instead of the end it looks like).
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+/// A reading position over ``RandomAccessBytes``, for the C callbacks of one open file.
+final class BytePosition {
+    let bytes: any RandomAccessBytes
+    var offset: Int64 = 0
+
+    init(_ bytes: any RandomAccessBytes) {
+        self.bytes = bytes
+    }
+
+    /// Reads at the position, filling `buffer` unless the end comes first (libsndfile takes a short read for the
+    /// end), and moves the position past what was read.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = bytes.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]))
+            if count == 0 { break }
+            offset += Int64(count)
+            done += count
+        }
+        return done
+    }
+
+    /// Moves to `offset` from the start, the position (`SEEK_CUR`) or the end (`SEEK_END`); returns the new position,
+    /// or -1 for one before the start.
+    func seek(_ offset: Int64, from whence: Int32) -> Int64 {
+        let base: Int64 = switch whence {
+        case SEEK_CUR: self.offset
+        case SEEK_END: bytes.byteCount
+        default: 0
+        }
+        guard base + offset >= 0 else { return -1 }
+        self.offset = base + offset
+        return self.offset
+    }
+}

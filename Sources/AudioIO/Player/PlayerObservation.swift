@@ -1,0 +1,38 @@
+/// A listener of a player's events added with `observe(_:)` (``AudioPlayer``, ``AudioQueuePlayer``): called until the
+/// observation is cancelled or released. For the `NowPlaying` module, which must tell the desktop of a seek within
+/// milliseconds, whatever the tasks of the process are doing: a listener is called on the thread where the event
+/// happened, not on a task.
+package final class PlayerObservation: Sendable {
+    private let remove: @Sendable () -> Void
+
+    init(remove: @escaping @Sendable () -> Void) {
+        self.remove = remove
+    }
+
+    /// Stops the calls; one under way may finish.
+    package func cancel() {
+        remove()
+    }
+
+    deinit { cancel() }
+}
+
+/// The listeners of a player's events, held in its locked state and called once the lock is let go.
+struct EventListeners<Event> {
+    private var handlers: [(id: Int, handler: @Sendable (Event) -> Void)] = []
+    private var nextID = 0
+
+    /// Keeps `handler`; returns the id ``remove(_:)`` takes.
+    mutating func add(_ handler: @escaping @Sendable (Event) -> Void) -> Int {
+        nextID += 1
+        handlers.append((nextID, handler))
+        return nextID
+    }
+
+    mutating func remove(_ id: Int) {
+        handlers.removeAll { $0.id == id }
+    }
+
+    /// The handlers, in the order they were added.
+    var all: [@Sendable (Event) -> Void] { handlers.map(\.handler) }
+}

@@ -1,0 +1,14 @@
+import FoundationEssentials
+
+extension Voice {
+    /// Seconds into the item of what is heard now, for a player whose voice this is: the position of the last frame
+    /// mixed, less what `engine` still holds queued in front of it at `rate` (a sound server may hold a second or
+    /// more), never before `start`, where the voice started; `start` until the voice has started.
+    func heardPosition(on engine: StreamEngine?, isPlaying: Bool, rate: Float, startedAt start: TimeInterval) -> TimeInterval {
+        guard let engine, hasStarted.load(ordering: .acquiring) else { return start }
+        let mixed = position
+        guard isPlaying else { return mixed }
+        let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(rate)
+        return max(mixed - queued, min(start, mixed))
+    }
+}

@@ -1,0 +1,235 @@
+import Atomics
+import CCurl
+import Synchronization
+
+/// What a server answered before the body: the status and the headers of the last response (after redirects).
+struct HTTPResponseHead: Sendable {
+    /// The HTTP status, e.g. 200, 206, 304, 404.
+    var status: Int
+    /// Header fields by lowercase name; a repeated field keeps its last value.
+    var fields: [String: String]
+
+    /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206: the first byte and the total length, when the server knows it.
+    var contentRange: (first: Int64, total: Int64?)? {
+        guard let value = fields["content-range"], value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/")
+        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let first = Int64(parts[0][..<dash]) else { return nil }
+        return (first, Int64(parts[1]))
+    }
+
+    /// `Content-Length`: the bytes of this body.
+    var contentLength: Int64? { fields["content-length"].flatMap { Int64($0) } }
+    /// `ETag`, as the server wrote it (quotes and `W/` kept).
+    var entityTag: String? { fields["etag"] }
+    /// `Last-Modified`, as the server wrote it.
+    var lastModified: String? { fields["last-modified"] }
+}
+
+/// How a transfer ended when it did not fail.
+enum TransferEnd {
+    /// The server sent the whole body.
+    case completed
+    /// The receiver, or ``HTTPConnection/interrupt()``, stopped it.
+    case stopped
+}
+
+/// A failed transfer: what happened, and whether trying again may help (a dropped connection, a timeout, a 503) or
+/// cannot (a 404, a name that does not exist, a certificate not trusted).
+struct TransferFailure: Error {
+    let error: DownloadError
+    let isTransient: Bool
+}
+
+/// The one owner of libcurl's handles: HTTP GETs one after another on a connection kept open between them, each
+/// stoppable from another thread at once. Redirects are followed (10 at most, http and https only), TLS checks the
+/// server against the system's certificates, and a connection that neither connects in 15 s nor moves a byte for 30 s
+/// times out. Nothing outside `Remote/` sees libcurl.
+///
+/// **Not thread-safe**, but for ``interrupt()``: one thread runs transfers.
+final class HTTPConnection: @unchecked Sendable {
+    private let easy: UnsafeMutableRawPointer
+    private let multi: UnsafeMutableRawPointer
+    private let stopRequested = ManagedAtomic<Bool>(false)
+    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+
+    /// What the callbacks of the transfer under way work on.
+    private final class Transfer {
+        var head = HTTPResponseHead(status: 0, fields: [:])
+        var headGiven = false
+        var receiverStopped = false
+        let easy: UnsafeMutableRawPointer
+        let receive: (HTTPResponseHead) -> Bool
+        let body: (UnsafeRawBufferPointer) -> Bool
+
+        init(easy: UnsafeMutableRawPointer, receive: @escaping (HTTPResponseHead) -> Bool, body: @escaping (UnsafeRawBufferPointer) -> Bool) {
+            self.easy = easy
+            self.receive = receive
+            self.body = body
+        }
+
+        /// Hands the head over once, with the status libcurl settled on; false when the receiver wants no body.
+        func giveHead() -> Bool {
+            guard !headGiven else { return !receiverStopped }
+            headGiven = true
+            var status = 0
+            _ = ccurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            head.status = status
+            if !receive(head) { receiverStopped = true }
+            return !receiverStopped
+        }
+    }
+
+    /// libcurl once per process, before any handle (`curl_global_init` is not thread-safe).
+    private static let global: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// The corresponding C functions are `curl_easy_init` and `curl_multi_init`.
+    init() {
+        _ = Self.global
+        guard let easy = curl_easy_init(), let multi = curl_multi_init() else { preconditionFailure("libcurl could not allocate a handle") }
+        self.easy = easy
+        self.multi = multi
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+        curl_easy_cleanup(easy)
+    }
+
+    /// Stops the transfer under way, or the next one before it starts, from any thread.
+    ///
+    /// The corresponding C function is `curl_multi_wakeup`.
+    func interrupt() {
+        stopRequested.store(true, ordering: .releasing)
+        curl_multi_wakeup(multi)
+    }
+
+    /// GETs `url` with the extra header lines `headers` (e.g. `Range: bytes=100-`): hands `receive` the head of the
+    /// response (return false to take no body), then `body` each piece of the body as it arrives (return false to stop).
+    ///
+    /// The corresponding C functions are `curl_easy_setopt`, `curl_multi_add_handle`, `curl_multi_perform`,
+    /// `curl_multi_poll` and `curl_multi_info_read`.
+    ///
+    /// - Throws: ``TransferFailure`` when the transfer fails; an HTTP error status is not a failure here but a head
+    ///   like any other.
+    func get(
+        _ url: String, headers: [String], receive: @escaping (HTTPResponseHead) -> Bool,
+        body: @escaping (UnsafeRawBufferPointer) -> Bool
+    ) throws(TransferFailure) -> TransferEnd {
+        if stopRequested.exchange(false, ordering: .acquiring) { return .stopped }
+        let transfer = Transfer(easy: easy, receive: receive, body: body)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in headers { list = curl_slist_append(list, line) }
+        defer { curl_slist_free_all(list) }
+        errorBuffer.withUnsafeMutableBufferPointer { $0[0] = 0 }
+        configure(url: url, headers: list, context: context)
+        curl_multi_add_handle(multi, easy)
+        defer { curl_multi_remove_handle(multi, easy) }
+        var result: CURLcode?
+        while result == nil {
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                if ccurl_message_is_done(message) != 0 { result = ccurl_message_result(message) }
+            }
+            if result != nil { break }
+            if stopRequested.exchange(false, ordering: .acquiring) { return .stopped }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        stopRequested.store(false, ordering: .relaxed)
+        switch result! {
+        case CURLE_OK:
+            // A response without a body (304, an empty file) is handed over here.
+            return transfer.giveHead() ? .completed : .stopped
+        case CURLE_WRITE_ERROR where transfer.receiverStopped, CURLE_ABORTED_BY_CALLBACK:
+            return .stopped
+        case let code:
+            throw failure(code, url: url)
+        }
+    }
+
+    private func configure(url: String, headers: UnsafeMutablePointer<curl_slist>?, context: UnsafeMutableRawPointer) {
+        curl_easy_reset(easy)
+        _ = ccurl_setopt_string(easy, CURLOPT_URL, url)
+        _ = ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = ccurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        _ = ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
+        _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, 15)
+        // No byte for 30 s is a stalled connection: it is dropped and resumed.
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 30)
+        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "voicememo-AudioIO (libcurl)")
+        _ = ccurl_setopt_list(easy, CURLOPT_HTTPHEADER, headers)
+        errorBuffer.withUnsafeMutableBufferPointer { _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, $0.baseAddress) }
+        _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = ccurl_setopt_function(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                // A new response (after a redirect, or a 100 Continue): its fields replace the last one's.
+                transfer.head.fields = [:]
+            } else if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+                    .reversed().drop { $0.isWhitespace }.reversed()
+                transfer.head.fields[name] = String(value)
+            }
+            return size * count
+        }
+        _ = ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = ccurl_setopt_function(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            guard transfer.giveHead() else { return 0 }
+            if transfer.body(UnsafeRawBufferPointer(start: data, count: size * count)) { return size * count }
+            transfer.receiverStopped = true
+            return 0
+        }
+    }
+
+    /// The failure for libcurl's `code`, named for what happened.
+    private func failure(_ code: CURLcode, url: String) -> TransferFailure {
+        let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let why = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return TransferFailure(error: .hostNotFound(Self.host(of: url)), isTransient: false)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
+            return TransferFailure(error: .cannotConnect(why), isTransient: true)
+        case CURLE_OPERATION_TIMEDOUT:
+            return TransferFailure(error: .timedOut, isTransient: true)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+             CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:
+            return TransferFailure(error: .secureConnectionFailed(why), isTransient: false)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return TransferFailure(error: .tooManyRedirects, isTransient: false)
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            return TransferFailure(error: .unsupportedAddress("'\(url)'"), isTransient: false)
+        default:
+            // Dropped connections, partial bodies, a server that sent nothing: resumed with a range request.
+            return TransferFailure(error: .connectionLost(why), isTransient: true)
+        }
+    }
+
+    /// The host part of `url`, for the message of a failed name lookup.
+    static func host(of url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+        rest = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("[") { return String(rest.prefix { $0 != "]" }.dropFirst()) }
+        return String(rest.prefix { $0 != ":" })
+    }
+
+    /// The version of libcurl running, e.g. "libcurl 7.88.1".
+    ///
+    /// The corresponding C function is `curl_version_info`.
+    static var libraryVersion: String {
+        guard let info = ccurl_version_info(), let version = info.pointee.version else { return "libcurl" }
+        return "libcurl " + String(cString: version)
+    }
+}

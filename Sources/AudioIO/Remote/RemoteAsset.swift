@@ -1,0 +1,549 @@
+import Atomics
+import FoundationEssentials
+import Glibc
+import Synchronization
+import SystemPackage
+
+/// The bytes of one `http` or `https` address, readable at any offset while they download: a read of bytes not yet
+/// here blocks until they are, and one far from where the download is sends a range request for them at once.
+///
+/// One thread per address downloads into a ``RemoteCache`` data file: first what a reader waits for, then onward from
+/// where reading last ended to the end of the file, then what lies before (the download goes on around the play
+/// head until the file is whole). Bytes already in the cache are checked with the server once (`If-Range`,
+/// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
+/// connection that drops is resumed with a range request from the first byte missing, retried with back-off
+/// (0.25 s doubling to 4 s, 8 tries without a byte between them); a 404, 403, a host that does not exist or a
+/// certificate not trusted fails at once.
+///
+/// Every process shares one asset per address and cache (``open(_:cache:)``); it stops downloading when the last
+/// user lets it go.
+///
+/// **Thread safety**: every member may be used from any thread; reads block only their caller.
+final class RemoteAsset: @unchecked Sendable {
+    /// The address, as given.
+    let url: URL
+    private let download: Download
+
+    private init(url: URL, download: Download) {
+        self.url = url
+        self.download = download
+    }
+
+    deinit { download.close() }
+
+    /// The shared asset of `url` in `cache`, started when no one has it yet.
+    ///
+    /// - Throws: ``AudioFileError`` with ``DownloadError/unsupportedAddress(_:)`` for an address that is not http or
+    ///   https, or when not even a temporary file can hold the bytes.
+    static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
+        let name = displayName(of: url)
+        guard isRemote(url), url.host != nil else {
+            throw AudioFileError(path: name, reason: .downloadFailed(.unsupportedAddress("'\(name)'")))
+        }
+        let key = cache.directory.path + "\n" + url.absoluteString
+        return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
+            // One that failed is not shared: opening again is trying again.
+            if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
+            assets = assets.filter { $0.value.asset != nil }
+            let held = try cache.take(url.absoluteString)
+            let asset = RemoteAsset(url: url, download: Download(url: url, name: name, cache: cache, held: held))
+            assets[key] = Weak(asset: asset)
+            asset.download.start()
+            return asset
+        }
+    }
+
+    private struct Weak {
+        weak var asset: RemoteAsset?
+    }
+
+    private static let registry = Mutex<[String: Weak]>([:])
+
+    /// Whether `url` is one this library downloads: `http` or `https`.
+    static func isRemote(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// `url` as messages show it: without a user name and password.
+    static func displayName(of url: URL) -> String {
+        let text = url.absoluteString
+        guard let scheme = text.firstRange(of: "://") else { return text }
+        let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound] + text[text.index(after: at)...])
+    }
+
+    /// How messages name it: the address without credentials.
+    var name: String { download.name }
+
+    /// The file's length in bytes, waiting for the server's first answer.
+    func length() throws(DownloadError) -> Int64 { try download.length() }
+
+    /// Reads up to `buffer.count` bytes at `offset`, waiting for them to download; 0 at the end, and once `cancelled`
+    /// is set (see ``wakeReaders()``). `waiting`, when given, is true while the call waits for bytes.
+    func read(
+        at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>? = nil,
+        cancelled: ManagedAtomic<Bool>? = nil
+    ) throws(DownloadError) -> Int {
+        try download.read(at: offset, into: buffer, waiting: waiting, cancelled: cancelled)
+    }
+
+    /// Wakes every read waiting for bytes, to look at its `cancelled` flag.
+    func wakeReaders() { download.wakeReaders() }
+
+    /// What is here now: the byte ranges, the length once known, and whether the download failed.
+    var progress: Progress { download.progress }
+
+    /// What of the file is here, at one moment.
+    struct Progress: Equatable {
+        /// The bytes downloaded (by this process, or listed in the cache).
+        var loaded: ByteRanges
+        /// The file's length, once the server said it.
+        var length: Int64?
+        /// Where the last read ended: the reader's position.
+        var readEnd: Int64
+        /// Why the download stopped, if it failed.
+        var failure: DownloadError?
+
+        /// Whether every byte is here.
+        var isComplete: Bool { length.map { loaded.covers(length: $0) } ?? false }
+        /// Bytes here from where reading is, without a gap.
+        var bytesAhead: Int64 { loaded.end(ofRunAt: readEnd) - readEnd }
+    }
+
+    /// Waits until every byte is here (downloading all of it), or the download fails.
+    func loadAll() throws(DownloadError) { try download.loadAll() }
+
+    /// Bytes this process downloaded for it so far (not those the cache had).
+    var bytesDownloaded: Int64 { download.bytesDownloaded.load(ordering: .relaxed) }
+}
+
+/// The downloading half of a ``RemoteAsset``: its state, its thread and its connection. The thread holds it, so
+/// the asset can go (and close it) while the thread ends.
+private final class Download: @unchecked Sendable {
+    let url: URL
+    let name: String
+    private let cache: RemoteCache
+    private let connection = HTTPConnection()
+    private let monitor = Monitor()
+    let bytesDownloaded = ManagedAtomic<Int64>(0)
+
+    // Under `monitor`.
+    private var held: RemoteCache.Held
+    private var fileLength: Int64?
+    private var entityTag: String?
+    private var lastModified: String?
+    private var loaded: ByteRanges
+    /// What the cache lists as synced; `loaded` beyond it is waiting for the next commit.
+    private var committed: ByteRanges
+    /// Whether bytes the cache had are confirmed by the server (or could not be checked and are used as they are).
+    private var isSettled: Bool
+    private var supportsRanges = true
+    private var failure: DownloadError?
+    /// The offset a reader waits for.
+    private var demand: Int64?
+    private var readEnd: Int64 = 0
+    /// Whether a reader has read any byte: a change of the file on the server is then an error, not a fresh start.
+    private var hasBeenRead = false
+    private var isClosed = false
+    /// Where the transfer under way writes next, while one runs.
+    private var writing: Int64?
+    /// Whether the server has answered a request (any status).
+    private var hasAnswered = false
+
+    /// Seconds of the transfer a reader waits for bytes ahead of where it is, rather than asking for them anew: a
+    /// reader that only runs a little ahead (a decoder faster than the download) must not throw away what is on its
+    /// way, and one that seeks far must not wait.
+    static let jumpSeconds = 1.0
+    /// The download's rate in bytes a second, measured over the transfer under way (a guess before the first).
+    private var rate: Double = 64 * 1024
+
+    /// Bytes a reader may want beyond where the transfer is and still wait for it rather than jump: what a second of
+    /// it brings, 64 KiB at least. Under the lock.
+    private var jumpDistance: Int64 { max(64 * 1024, Int64(rate * Self.jumpSeconds)) }
+    /// Bytes or seconds between two commits to the cache.
+    static let commitBytes: Int64 = 256 * 1024
+    static let commitSeconds = 1.0
+    /// Tries without a byte arriving before a transient failure is final.
+    static let attempts = 8
+
+    init(url: URL, name: String, cache: RemoteCache, held: RemoteCache.Held) {
+        self.url = url
+        self.name = name
+        self.cache = cache
+        self.held = held
+        let entry = held.entry
+        fileLength = entry?.length
+        entityTag = entry?.entityTag
+        lastModified = entry?.lastModified
+        loaded = entry?.ranges ?? ByteRanges()
+        committed = loaded
+        isSettled = loaded.isEmpty
+    }
+
+    func start() {
+        RealtimeThread.start(name: "audio-download", realtime: false) { [self] in run() }
+    }
+
+    func close() {
+        monitor.withLock {
+            isClosed = true
+            monitor.broadcast()
+        }
+        connection.interrupt()
+    }
+
+    var progress: RemoteAsset.Progress {
+        monitor.withLock { RemoteAsset.Progress(loaded: loaded, length: fileLength, readEnd: readEnd, failure: failure) }
+    }
+
+    // MARK: Readers
+
+    func length() throws(DownloadError) -> Int64 {
+        try monitor.withLock { () throws(DownloadError) -> Int64 in
+            while true {
+                if let failure { throw failure }
+                if isSettled, let fileLength { return fileLength }
+                if demand == nil { demand = 0 }
+                monitor.broadcast()
+                monitor.wait()
+            }
+        }
+    }
+
+    func wakeReaders() {
+        monitor.withLock { monitor.broadcast() }
+    }
+
+    func read(
+        at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, waiting: ManagedAtomic<Bool>?, cancelled: ManagedAtomic<Bool>?
+    ) throws(DownloadError) -> Int {
+        guard !buffer.isEmpty else { return 0 }
+        let (file, count) = try monitor.withLock { () throws(DownloadError) -> (RemoteCache.Held?, Int) in
+            defer { waiting?.store(false, ordering: .relaxed) }
+            while true {
+                if let failure { throw failure }
+                if cancelled?.load(ordering: .acquiring) == true { return (nil, 0) }
+                if isSettled {
+                    if let fileLength, offset >= fileLength { return (nil, 0) }
+                    if loaded.contains(offset) {
+                        let count = Int(min(Int64(buffer.count), loaded.end(ofRunAt: offset) - offset))
+                        readEnd = offset + Int64(count)
+                        hasBeenRead = true
+                        if demand == offset { demand = nil }
+                        return (held, count)
+                    }
+                }
+                if demand != offset {
+                    demand = offset
+                    monitor.broadcast()
+                    // A transfer far from the offset is stopped, and the thread asks for the offset's range.
+                    if let writing, supportsRanges, offset < writing || offset > writing + jumpDistance {
+                        connection.interrupt()
+                    }
+                }
+                waiting?.store(true, ordering: .relaxed)
+                monitor.wait()
+            }
+        }
+        guard let file else { return 0 }
+        var done = 0
+        while done < count {
+            let got = pread(file.descriptor.rawValue, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            if got > 0 {
+                done += got
+            } else if got < 0, errno == EINTR {
+                continue
+            } else {
+                throw .connectionLost("the downloaded bytes could not be read back: \(got < 0 ? Errno(rawValue: errno).description : "the file is short")")
+            }
+        }
+        return count
+    }
+
+    func loadAll() throws(DownloadError) {
+        try monitor.withLock { () throws(DownloadError) in
+            while true {
+                if let failure { throw failure }
+                if isSettled, let fileLength, loaded.covers(length: fileLength) { return }
+                monitor.wait()
+            }
+        }
+    }
+
+    // MARK: The thread
+
+    /// A request to make: its headers, and where its body goes.
+    private struct Plan {
+        /// The first byte asked for (0 for the whole file).
+        var start: Int64
+        /// The byte after the last one wanted, when the request asks for a bounded range.
+        var end: Int64?
+        var headers: [String]
+        /// A request that only checks bytes the cache holds whole: no body is wanted unless the file changed.
+        var isCheck: Bool
+    }
+
+    private func run() {
+        var attempt = 0
+        var idleRounds = 0
+        var lastError: DownloadError?
+        while true {
+            guard let plan = monitor.withLock({ () -> Plan? in
+                while !isClosed {
+                    if let plan = nextPlan() { return plan }
+                    monitor.wait()
+                }
+                return nil
+            }) else { break }
+            let before = bytesDownloaded.load(ordering: .relaxed)
+            do {
+                try perform(plan)
+                if plan.isCheck || bytesDownloaded.load(ordering: .relaxed) > before {
+                    idleRounds = 0
+                } else {
+                    // Answered, but with nothing: a server that keeps doing so fails rather than being asked forever.
+                    idleRounds += 1
+                    if idleRounds >= 4 * Self.attempts {
+                        monitor.withLock {
+                            failure = .connectionLost("the server sends no bytes")
+                            monitor.broadcast()
+                        }
+                        break
+                    }
+                }
+            } catch {
+                commit()
+                let arrived = bytesDownloaded.load(ordering: .relaxed) > before
+                attempt = arrived ? 1 : attempt + 1
+                lastError = error.error
+                let giveUp = monitor.withLock { () -> Bool in
+                    if plan.isCheck {
+                        // The server cannot be asked: what the cache holds whole is used as it is.
+                        isSettled = true
+                        monitor.broadcast()
+                        return false
+                    }
+                    // A server that never answered is not waited for, as curl does not retry a refused connection.
+                    if !error.isTransient || attempt >= Self.attempts || !hasAnswered {
+                        failure = lastError
+                        monitor.broadcast()
+                        return true
+                    }
+                    // Back-off: 0.25 s doubling to 4 s; closing cuts it short.
+                    let deadline = ContinuousClock.now + .seconds(min(0.25 * Double(1 << min(attempt - 1, 4)), 4))
+                    while !isClosed, case let left = deadline - .now, left > .zero {
+                        monitor.wait(seconds: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
+                    }
+                    return false
+                }
+                if giveUp { break }
+            }
+        }
+        commit()
+    }
+
+    /// The next request, or nil when there is nothing to download (the file is whole, or failed). Under the lock.
+    private func nextPlan() -> Plan? {
+        guard failure == nil else { return nil }
+        var headers: [String] = []
+        // Bytes the cache holds without a validator cannot be checked with the server: downloaded again.
+        if !isSettled, entityTag == nil, lastModified == nil { loaded = ByteRanges() }
+        if !isSettled, let fileLength, loaded.covers(length: fileLength) {
+            if let entityTag { headers.append("If-None-Match: \(entityTag)") }
+            if let lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+            return Plan(start: 0, end: nil, headers: headers, isCheck: true)
+        }
+        guard supportsRanges else {
+            if let fileLength, loaded.covers(length: fileLength) { return nil }
+            return Plan(start: 0, end: nil, headers: [], isCheck: false)
+        }
+        let gap: Range<Int64>?
+        if let length = fileLength {
+            gap = demand.flatMap { loaded.firstGap(from: $0, below: length) }
+                ?? loaded.firstGap(from: readEnd, below: length) ?? loaded.firstGap(from: 0, below: length)
+        } else {
+            // The length comes with the first answer; a reader's offset, else the start, until then.
+            let start = demand ?? 0
+            let next = loaded.ranges.first { $0.lowerBound > start }?.lowerBound
+            gap = start..<(next ?? Int64.max)
+        }
+        guard let gap else { isSettled = true; return nil }
+        let last = gap.upperBound == Int64.max ? "" : String(gap.upperBound - 1)
+        headers.append("Range: bytes=\(gap.lowerBound)-\(last)")
+        if let validator = entityTag ?? lastModified, !loaded.isEmpty { headers.append("If-Range: \(validator)") }
+        return Plan(start: gap.lowerBound, end: gap.upperBound == Int64.max ? nil : gap.upperBound, headers: headers, isCheck: false)
+    }
+
+    /// Runs `plan`'s request, writing what arrives and committing it as it goes.
+    private func perform(_ plan: Plan) throws(TransferFailure) {
+        var position = plan.start
+        var refusal: TransferFailure?
+        var lastCommit = ContinuousClock.now
+        var sinceCommit: Int64 = 0
+        var started: ContinuousClock.Instant?
+        var received: Int64 = 0
+        var file = monitor.withLock { held }
+        let end = try connection.get(url.absoluteString, headers: plan.headers, receive: { head in
+            self.monitor.withLock {
+                defer { self.monitor.broadcast() }
+                switch self.accept(head, plan: plan) {
+                case .body(let start):
+                    position = start
+                    file = self.held
+                    self.writing = start
+                    return true
+                case .noBody:
+                    return false
+                case .failed(let failure):
+                    refusal = failure
+                    return false
+                }
+            }
+        }, body: { bytes in
+            var written = 0
+            while written < bytes.count {
+                let count = pwrite(file.descriptor.rawValue, bytes.baseAddress! + written, bytes.count - written, off_t(position) + off_t(written))
+                if count > 0 {
+                    written += count
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    refusal = TransferFailure(error: .connectionLost("the download could not be written: \(Errno(rawValue: errno))"), isTransient: false)
+                    return false
+                }
+            }
+            let range = position..<(position + Int64(bytes.count))
+            position = range.upperBound
+            sinceCommit += Int64(bytes.count)
+            self.bytesDownloaded.wrappingIncrement(by: Int64(bytes.count), ordering: .relaxed)
+            received += Int64(bytes.count)
+            let elapsed = started.map { (ContinuousClock.now - $0) / .seconds(1) } ?? 0
+            if started == nil { started = .now }
+            let goOn = self.monitor.withLock { () -> Bool in
+                self.loaded.insert(range)
+                self.writing = position
+                if elapsed > 0.2 { self.rate = Double(received) / elapsed }
+                self.monitor.broadcast()
+                if self.isClosed { return false }
+                if self.supportsRanges, let end = plan.end, position >= end { return false }
+                if let length = self.fileLength, position >= length { return false }
+                // Bytes the cache or an earlier transfer has: the next request starts after them.
+                if self.supportsRanges, self.loaded.end(ofRunAt: position) > position { return false }
+                if let demand = self.demand, !self.loaded.contains(demand), self.supportsRanges,
+                   demand < position || demand > position + self.jumpDistance {
+                    return false
+                }
+                return true
+            }
+            if sinceCommit >= Self.commitBytes || ContinuousClock.now - lastCommit >= .seconds(Self.commitSeconds) {
+                self.commit()
+                sinceCommit = 0
+                lastCommit = .now
+            }
+            return goOn
+        })
+        monitor.withLock { writing = nil }
+        commit()
+        if let refusal { throw refusal }
+        if end == .completed, !plan.isCheck, monitor.withLock({ fileLength == nil }) {
+            // A body without a stated length: its end is the file's.
+            monitor.withLock {
+                fileLength = position
+                isSettled = true
+                monitor.broadcast()
+            }
+        }
+    }
+
+    private enum Acceptance {
+        case body(startingAt: Int64)
+        case noBody
+        case failed(TransferFailure)
+    }
+
+    /// What to do with a response to `plan`: take its body (from which offset), none, or fail. Under the lock.
+    private func accept(_ head: HTTPResponseHead, plan: Plan) -> Acceptance {
+        hasAnswered = true
+        switch head.status {
+        case 304:
+            isSettled = true
+            return .noBody
+        case 206:
+            guard let range = head.contentRange, range.first == plan.start else {
+                return .failed(TransferFailure(error: .connectionLost("the server sent another range than the one asked for"), isTransient: true))
+            }
+            if isSettled, hasBeenRead, isDifferentVersion(head) { return changed() }
+            note(head)
+            if let total = range.total { fileLength = total }
+            isSettled = true
+            return .body(startingAt: range.first)
+        case 200:
+            // The whole file: the server ignores ranges, or (If-Range, If-None-Match) the file changed.
+            let changedVersion = !loaded.isEmpty && isDifferentVersion(head) || plan.isCheck
+            if changedVersion {
+                if hasBeenRead { return changed() }
+                do {
+                    held = try cache.renew(held)
+                } catch {
+                    return .failed(TransferFailure(error: .connectionLost("\(error)"), isTransient: false))
+                }
+                loaded = ByteRanges()
+                committed = ByteRanges()
+            } else if plan.start > 0 || head.fields["accept-ranges"] == "none" {
+                supportsRanges = false
+            }
+            note(head)
+            fileLength = head.contentLength
+            isSettled = true
+            return .body(startingAt: 0)
+        case 416:
+            // Nothing at or after the start: the file is shorter than it was.
+            return hasBeenRead ? changed() : .failed(TransferFailure(error: .changedOnServer, isTransient: true))
+        case 404, 410:
+            return .failed(TransferFailure(error: .notFound(status: head.status), isTransient: false))
+        case 401, 403:
+            return .failed(TransferFailure(error: .forbidden(status: head.status), isTransient: false))
+        case 408, 425, 429, 500...599:
+            return .failed(TransferFailure(error: .serverError(status: head.status), isTransient: true))
+        default:
+            return .failed(TransferFailure(error: .serverError(status: head.status), isTransient: false))
+        }
+    }
+
+    /// Whether `head`'s validators say another version than the one the bytes here are of.
+    private func isDifferentVersion(_ head: HTTPResponseHead) -> Bool {
+        if let entityTag, let theirs = head.entityTag { return entityTag != theirs }
+        if let lastModified, let theirs = head.lastModified { return lastModified != theirs }
+        // A validator on one side only: the same file cannot be told.
+        return entityTag != nil || lastModified != nil
+    }
+
+    private func changed() -> Acceptance {
+        .failed(TransferFailure(error: .changedOnServer, isTransient: false))
+    }
+
+    private func note(_ head: HTTPResponseHead) {
+        entityTag = head.entityTag
+        lastModified = head.lastModified
+    }
+
+    /// Syncs what was written and lists it in the cache; takes in what other processes listed of the same file.
+    private func commit() {
+        let (file, ranges, length, entityTag, lastModified) = monitor.withLock { (held, loaded, fileLength, self.entityTag, self.lastModified) }
+        guard file.file != nil, ranges != monitor.withLock({ committed }) else { return }
+        while fdatasync(file.descriptor.rawValue) != 0, errno == EINTR {}
+        let listed = cache.commit(file, ranges: ranges, length: length, entityTag: entityTag, lastModified: lastModified)
+        monitor.withLock {
+            guard held === file else { return }
+            if let listed {
+                loaded.formUnion(listed)
+                committed = listed
+            } else {
+                // No longer the cache's: the bytes stay this process's own.
+                committed = loaded
+            }
+        }
+    }
+}

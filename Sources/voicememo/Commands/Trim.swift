@@ -1,0 +1,99 @@
+import ArgumentParser
+import AudioIO
+import MemoStore
+
+extension VoiceMemo {
+    struct Trim: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cut a memo to the part between two times, without encoding it again.",
+            discussion: """
+                Keeps the part from --start to --end (seconds, or m:ss, or h:mm:ss; the start and the end of the memo \
+                when left out), to the sample: WAV and CAF samples and Opus packets stay as they are, so nothing is \
+                lost to a second encoding. The memo as it was goes to the trash: 'voicememo restore MEMO' or \
+                'voicememo undo' brings it back, 'voicememo trash' lists what the trash keeps. A memo still being \
+                recorded is not trimmed.
+                """)
+
+        @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
+        var memo: String
+
+        @Option(help: ArgumentHelp("Where the part kept starts: seconds, m:ss or h:mm:ss (default: the memo's start).", valueName: "time"))
+        var start: TimeArgument?
+
+        @Option(help: ArgumentHelp("Where the part kept ends: seconds, m:ss or h:mm:ss (default: the memo's end).", valueName: "time"))
+        var end: TimeArgument?
+
+        @Flag(help: "Print the trimmed memo as one JSON object.")
+        var json = false
+
+        func validate() throws {
+            guard start != nil || end != nil else { throw ValidationError("Give --start, --end or both: where the part to keep starts and ends.") }
+            if let start, let end, start.seconds >= end.seconds {
+                throw ValidationError("--start must come before --end.")
+            }
+        }
+
+        func run() async throws {
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            let before = try store.memo(matching: memo)
+            let after = try store.trim(before, start: start?.seconds, end: end?.seconds)
+            if json {
+                print(try MemoJSON.line(MemoJSON(after, in: store)))
+                return
+            }
+            var part = ""
+            if case .trim(let start, let end)? = store.trashedVersions().last(where: { $0.memo.id == after.id })?.edit {
+                part = " to \(Describe.duration(start))–\(Describe.duration(end))"
+            }
+            print("Trimmed \(after.id) “\(after.title.terminalSafe)”\(part): "
+                + "\(Describe.duration(after.duration)) (was \(Describe.duration(before.duration))); "
+                + "'voicememo undo' brings the memo as it was back")
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring back a memo's version before its last edit, from the trash.",
+            discussion: """
+                The version the last edit (a trim) replaced comes back in place of the memo's audio, with its length, \
+                levels and loudness; the memo keeps its title. The version it replaces is dropped (make the edit again \
+                to have it back). Run it again to go back another edit.
+                """)
+
+        @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
+        var memo: String
+
+        @Flag(help: "Print the restored memo as one JSON object.")
+        var json = false
+
+        func run() async throws {
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            try Self.report(store.restore(store.memo(matching: memo)), of: store, json: json)
+        }
+
+        /// Prints what a restore did.
+        static func report(_ restored: (memo: Memo, version: TrashedVersion), of store: MemoStore, json: Bool) throws {
+            if json {
+                print(try MemoJSON.line(MemoJSON(restored.memo, in: store)))
+                return
+            }
+            print("Restored \(restored.memo.id) “\(restored.memo.title.terminalSafe)” as it was before the "
+                + "\(Describe.edit(restored.version.edit)) of \(Describe.date(restored.version.trashedAt)): "
+                + Describe.duration(restored.memo.duration))
+        }
+    }
+
+    struct Undo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Undo the last edit made to any memo, from the trash.",
+            discussion: "What 'voicememo restore' does for the memo the last edit (a trim) changed.")
+
+        @Flag(help: "Print the restored memo as one JSON object.")
+        var json = false
+
+        func run() async throws {
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            try Restore.report(store.undo(), of: store, json: json)
+        }
+    }
+}

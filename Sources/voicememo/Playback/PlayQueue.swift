@@ -1,0 +1,117 @@
+import AudioIO
+import FoundationEssentials
+
+/// Memos played one after another (`play A B C`): an ``AudioQueuePlayer`` of their files, gapless, with next and
+/// previous. `--loops n` queues the list n + 1 times; `-1` queues it twice, then once more each time the last pass
+/// begins (gapless on a device with a clock, which tells the start in time), or once the queue ran out (a device
+/// without one may play the whole queue before being told).
+final class PlayQueue: Playback {
+    let items: [PlayItem]
+    let queue: AudioQueuePlayer
+    /// Each file's channels, for the meter.
+    private let channels: [URL: Int]
+    /// Whether the list is queued again and again, until stopped.
+    private let loopsForever: Bool
+    /// Called as each memo starts, the first included.
+    private let onStart: @Sendable (PlayItem) -> Void
+
+    /// A queue of `items`, on `device`, that plays the list `loops` more times (negative: until stopped); `onStart` is
+    /// called as each memo starts.
+    ///
+    /// - Throws: ``AudioFileError`` for an item that is not readable audio.
+    init(items: [PlayItem], device: String, loops: Int, onStart: @escaping @Sendable (PlayItem) -> Void) throws {
+        self.items = items
+        loopsForever = loops < 0
+        queue = try AudioQueuePlayer(items: Array(repeating: items.map(\.url), count: loopsForever ? 2 : loops + 1).flatMap { $0 })
+        queue.currentDevice = device
+        channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url).channelCount) }) { first, _ in first }
+        self.onStart = onStart
+    }
+
+    /// The memo of `url` (the first of the list with it).
+    func item(playing url: URL) -> PlayItem? {
+        items.first { $0.url == url }
+    }
+
+    var title: String { item?.title ?? "" }
+    var place: (number: Int, count: Int)? {
+        let played = queue.previousItems.count
+        return (played + 1, played + queue.items.count)
+    }
+    var isPlaying: Bool { queue.isPlaying }
+    var currentTime: TimeInterval { queue.currentTime }
+    var duration: TimeInterval { queue.currentItemDuration }
+    var rate: Float { queue.rate }
+    var volume: Float { queue.volume }
+    var devices: Set<String> { [queue.currentDevice ?? "default"] }
+    /// Addresses in a queue play as they download, without a bar of what is downloaded.
+    var loadedTimeRanges: [Range<TimeInterval>]? { nil }
+    var isBuffering: Bool { false }
+    var item: PlayItem? { queue.currentItem.flatMap(item(playing:)) }
+    var skipsSilence: Bool { queue.skipsSilence }
+    var skippedSilenceDuration: TimeInterval { queue.skippedSilenceDuration }
+
+    func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
+        let events = queue.events()
+        Task { [queue] in
+            // A memo that cannot be played (its file changed since) is skipped; playback ends with its failure once
+            // the others have played.
+            var failure: AudioFileError?
+            for await event in events {
+                switch event {
+                case .currentItemChanged(let url?):
+                    if let item = item(playing: url) { onStart(item) }
+                    if queue.items.count == items.count { queueAgain() }
+                case .itemDidFailToPlayToEnd(_, let error):
+                    failure = error
+                case .finishedPlaying(true) where queueAgain():
+                    if let first = items.first { onStart(first) }
+                    queue.play()
+                case .finishedPlaying(let successfully):
+                    if successfully { return report(.finished) }
+                    return report(.failed(failure.map { .failed(.file($0)) } ?? queue.status))
+                default:
+                    break
+                }
+            }
+        }
+        if let first = items.first { onStart(first) }
+        guard queue.play() else { throw AudioPlayerFailure(status: queue.status) }
+    }
+
+    /// Queues the list again when it loops until stopped; returns whether it did.
+    @discardableResult
+    private func queueAgain() -> Bool {
+        // A file that can no longer be read is left out of the pass.
+        if loopsForever { for item in items { try? queue.insert(item.url, after: nil) } }
+        return loopsForever
+    }
+
+    func stop() {
+        queue.removeAllItems()
+    }
+
+    func play() -> Bool { queue.play() }
+    func pause() { queue.pause() }
+    func seek(to time: TimeInterval) { queue.currentTime = time }
+    func setRate(_ rate: Float) { queue.rate = rate }
+    func setVolume(_ volume: Float, fadeDuration: TimeInterval) { queue.setVolume(volume, fadeDuration: fadeDuration) }
+    func setSkipsSilence(_ skips: Bool) { queue.skipsSilence = skips }
+
+    func next() {
+        if queue.items.count > 1 { queue.advanceToNextItem() }
+    }
+
+    func previous() {
+        queue.advanceToPreviousItem()
+    }
+
+    /// The levels heard since the last reading, per channel of the memo heard.
+    func levels() -> AudioLevels {
+        queue.updateMeters()
+        let count = queue.currentItem.flatMap { channels[$0] } ?? 1
+        return AudioLevels(
+            peak: (0..<count).map { Double(queue.peakPower(forChannel: $0)) },
+            average: (0..<count).map { Double(queue.averagePower(forChannel: $0)) })
+    }
+}

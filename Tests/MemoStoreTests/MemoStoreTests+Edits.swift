@@ -1,0 +1,144 @@
+import AudioIO
+import Foundation
+@testable import MemoStore
+import TestSupport
+import Testing
+
+/// Trims that lose nothing: the memo as it was goes to the trash, restore and undo bring it back byte for byte, and an
+/// edit a process died in is finished by the next one to take the store's lock.
+extension MemoStoreTests {
+    /// A memo of `seconds` of a rising tone, so that every frame differs from the one a frame away.
+    func sweep(_ name: String, format: AudioFileFormat = .wav, seconds: Double = 2) throws -> Memo {
+        try Sox.synth(to: scratch.path(name + ".wav"), rate: 48000, channels: 1, seconds: seconds, "sine 200-2000")
+        return try store.importAudio(from: scratch.file(name + ".wav"), title: name, settings: AudioSettings(format: format))
+    }
+
+    @Test(arguments: [AudioFileFormat.wav, .caf, .opus])
+    func aTrimKeepsTheMemoAsItWasInTheTrashAndRestoreBringsItBackByteForByte(format: AudioFileFormat) throws {
+        let memo = try sweep("sweep", format: format)
+        let original = try Data(contentsOf: store.fileURL(of: memo))
+        let trimmed = try store.trim(memo, start: 0.5, end: 1.25)
+        #expect(trimmed.id == memo.id && trimmed.title == memo.title && trimmed.createdAt == memo.createdAt)
+        #expect(trimmed.duration == 0.75 && trimmed.loudness != nil && trimmed.loudness != memo.loudness)
+        #expect(try AudioFile(forReading: store.fileURL(of: trimmed)).frameCount == 36000)
+        #expect(try store.memos() == [trimmed])
+        let versions = store.trashedVersions()
+        #expect(versions.map(\.memo) == [memo] && versions.map(\.edit) == [.trim(start: 0.5, end: 1.25)])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: versions[0].path)) == original)
+
+        let (restored, version) = try store.restore(trimmed)
+        #expect(restored == memo && version.number == versions[0].number)
+        #expect(try Data(contentsOf: store.fileURL(of: memo)) == original)
+        #expect(store.trashedVersions().isEmpty)
+        #expect(try store.memos() == [memo])
+        #expect(throws: MemoStoreError.nothingToRestore(title: memo.title)) { try store.restore(memo) }
+    }
+
+    /// The waveform kept beside a memo follows its audio: a trim keeps the cut's, the trash the memo's as it was, and
+    /// undo brings that one back, moved rather than measured again.
+    @Test func theWaveformBesideAMemoFollowsItsTrimAndUndoBringsBackItsOwn() throws {
+        let memo = try sweep("sweep", format: .opus)
+        let beside = URL(fileURLWithPath: store.waveformPath(of: memo.id))
+        let before = try Data(contentsOf: beside)
+        #expect(try store.waveform(of: memo) == Waveform(datRepresentation: before) && before.count > 0)
+
+        let trimmed = try store.trim(memo, start: 0.5, end: 1.25)
+        let cut = try Waveform(measuring: AudioFile(forReading: store.fileURL(of: trimmed)))
+        #expect(cut.length == (36000 + 255) / 256)
+        #expect(try Waveform(datRepresentation: Data(contentsOf: beside)) == cut, "measured as the cut was written")
+        #expect(try store.waveform(of: trimmed) == cut)
+        let version = try #require(store.trashedVersions().first)
+        let kept = URL(fileURLWithPath: version.path).deletingPathExtension().appendingPathExtension("waveform")
+        #expect(try Data(contentsOf: kept) == before)
+        let keptInode = try #require(FileManager.default.attributesOfItem(atPath: kept.path)[.systemFileNumber] as? Int)
+
+        #expect(try store.undo().memo == memo)
+        #expect(try Data(contentsOf: beside) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: beside.path)[.systemFileNumber] as? Int == keptInode, "moved back")
+        #expect(try store.waveform(of: memo) == Waveform(datRepresentation: before))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent(".trash").path).isEmpty)
+    }
+
+    @Test func undoRestoresTheLastEditWhicheverMemoItWasOf() throws {
+        let first = try sweep("first")
+        let second = try sweep("second")
+        try store.trim(first, start: 1)
+        let once = try store.trim(second, end: 1.5)
+        let twice = try store.trim(once, start: 0.5)
+        #expect(twice.duration == 1 && store.trashedVersions().map(\.memo.id) == [first.id, second.id, second.id])
+        #expect(try store.undo().memo == once)
+        #expect(try store.undo().memo == second)
+        #expect(try store.undo().memo == first)
+        #expect(throws: MemoStoreError.nothingToUndo) { try store.undo() }
+    }
+
+    @Test func aRestoredMemoKeepsTheTitleItWasGivenSince() throws {
+        let memo = try sweep("before", format: .opus)
+        let trimmed = try store.trim(memo, start: 1)
+        let renamed = try store.rename(trimmed, to: "Renamed after the trim")
+        let restored = try store.restore(renamed).memo
+        #expect(restored.title == "Renamed after the trim" && restored.duration == memo.duration)
+        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        #expect(try store.memos().map(\.title) == ["Renamed after the trim"], "kept beside the file, which has the old one")
+    }
+
+    @Test func aCutOutsideTheMemoOrKeepingAllOfItChangesNothing() throws {
+        let memo = try sweep("sweep")
+        for (start, end) in [(nil, 3.0), (1.5, 1.0), (-1, nil), (0, 2), (nil, nil)] as [(Double?, Double?)] {
+            #expect(throws: MemoStoreError.self) { try store.trim(memo, start: start, end: end) }
+        }
+        #expect(try store.memos() == [memo] && store.trashedVersions().isEmpty)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        #expect(!names.contains { $0.hasSuffix(".partial") || $0.hasSuffix(".edit") }, "\(names)")
+    }
+
+    @Test func aMemoBeingRecordedIsNotTrimmed() throws {
+        let ticket = try store.beginRecording(title: "Live", settings: AudioSettings(format: .wav))
+        let writer = try AudioFileWriter(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata, permissions: [.ownerReadWrite])
+        try [Float](repeating: 0.1, count: 48000).withUnsafeBufferPointer { try writer.write($0) }
+        #expect(throws: MemoStoreError.recordingInProgress("Live")) { try store.trim(ticket.memo, end: 0.5) }
+        try writer.close()
+    }
+
+    @Test func deletingAMemoDeletesItsVersionsAndEmptyingTheTrashFreesTheRest() throws {
+        let gone = try sweep("gone")
+        let kept = try sweep("kept")
+        try store.trim(gone, start: 1)
+        try store.trim(kept, start: 1)
+        try store.delete([gone])
+        #expect(store.trashedVersions().map(\.memo.id) == [kept.id])
+        let trash = store.directory.appendingPathComponent(".trash")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trash.path).sorted() == ["2.\(kept.id).json", "2.\(kept.id).wav", "2.\(kept.id).waveform"])
+        let waveformBytes = try Int64(Data(contentsOf: trash.appendingPathComponent("2.\(kept.id).waveform")).count)
+        #expect(try store.emptyTrash() == kept.sizeBytes + waveformBytes)
+        #expect(store.trashedVersions().isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent(".trash").path).isEmpty)
+    }
+
+    /// A process killed after the memo's file was kept in the trash, before the new one replaced it: the memo was not
+    /// edited, and the trash lets go of the version it kept.
+    @Test func anEditKilledBeforeItsNewFileReplacedTheMemoLeavesTheMemoAsItWas() throws {
+        let memo = try sweep("sweep")
+        _ = try MemoTrash(store: store.directory).keep(memo, file: store.filePath(of: memo), before: .trim(start: 1, end: 2))
+        try Data().write(to: store.directory.appendingPathComponent(".\(memo.id).edit"))
+        #expect(try store.memos() == [memo])
+        #expect(store.trashedVersions().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: store.directory.appendingPathComponent(".\(memo.id).edit").path))
+    }
+
+    /// A process killed after the new file replaced the memo's, before the index said so: the memo's facts come from its
+    /// file, and the version kept stays for restore.
+    @Test func anEditKilledBeforeTheIndexWasSavedIsFinishedFromTheFile() throws {
+        let memo = try sweep("sweep")
+        let trimmed = try store.trim(memo, start: 1)
+        // The index as it was before the edit, with the edit's mark beside the file.
+        var index = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: self.index)))
+        index.put(memo)
+        try MemoIndex.encoder.encode(index).write(to: URL(fileURLWithPath: self.index))
+        try FileManager.default.removeItem(atPath: cache)
+        try Data().write(to: store.directory.appendingPathComponent(".\(memo.id).edit"))
+        #expect(try store.memos() == [trimmed])
+        #expect(store.trashedVersions().map(\.memo) == [memo])
+        #expect(try store.restore(trimmed).memo == memo)
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// A private nginx (Debian's nginx-light) serving a directory on 127.0.0.1 (DESIGN §7): byte ranges, `ETag` and
+/// `Last-Modified` as any static file server sends them, a rate limit per connection (`limit_rate`), and an access log
+/// that counts the body bytes of every response (`$body_bytes_sent`).
+///
+/// It runs as one process (`master_process off`) on a free port, in a fresh directory of its own, and is stopped by its
+/// pid: ``kill()`` ends it as a crash would (connections dropped mid-body), ``start()`` brings it back on the same
+/// port. What it serves:
+/// - `/NAME`: the file `NAME` put with ``put(_:as:)``;
+/// - `/norange/NAME`: the same, without range support (`max_ranges 0`: a 200 with the whole file, whatever is asked);
+/// - `/private/NAME`: 403 Forbidden;
+/// - `/moved/NAME`: a permanent redirect (301) to `/NAME`;
+/// - with `tls`, the same on an `https` port whose certificate is self-signed (no system trusts it).
+///
+/// ```swift
+/// let server = try HTTPServer(rate: "64k")
+/// try server.put(tone, as: "tone.wav")
+/// let player = try AudioPlayer(contentsOf: server.url("tone.wav"))
+/// #expect(server.bodyBytes() == ...)
+/// ```
+public final class HTTPServer: @unchecked Sendable {
+    /// The port of the `http` server.
+    public let port: Int
+    /// The port of the `https` server, when made with `tls`.
+    public let securePort: Int?
+    /// Where the served files are.
+    public let root: URL
+    private let directory: URL
+    private let lock = NSLock()
+    private var pid: Int32?
+    /// The `https` server's lines of the configuration, when there is one.
+    private var secure = ""
+
+    /// Writes the configuration and starts the server (waiting until it answers, at most 10 s).
+    ///
+    /// - Parameters:
+    ///   - rate: nginx's `limit_rate` (bytes per second per connection, e.g. "64k"), or nil for no limit.
+    ///   - rateAfter: nginx's `limit_rate_after`: the bytes of each response sent at full speed before `rate` applies
+    ///     (e.g. "300k" with a rate of "1k": a download that stops mid-way, whenever a test looks).
+    ///   - tls: Whether to serve `https` too, on a certificate made here with openssl.
+    public init(rate: String? = nil, rateAfter: String? = nil, tls: Bool = false) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-nginx-\(UUID().uuidString.prefix(8))")
+        root = directory.appendingPathComponent("www")
+        for folder in [root, directory.appendingPathComponent("tmp")] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        port = try Self.freePort()
+        securePort = tls ? try Self.freePort() : nil
+        if let securePort {
+            let key = directory.appendingPathComponent("key.pem").path
+            let certificate = directory.appendingPathComponent("certificate.pem").path
+            try Tool.output("openssl", [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "2",
+                "-keyout", key, "-out", certificate,
+            ])
+            secure = """
+                listen 127.0.0.1:\(securePort) ssl;
+                        ssl_certificate \(certificate);
+                        ssl_certificate_key \(key);
+                """
+        }
+        try limit(rate: rate, after: rateAfter)
+        try start()
+    }
+
+    /// Writes the configuration with `rate` and `after` (see ``init(rate:rateAfter:tls:)``), for the next ``start()``.
+    public func limit(rate: String?, after: String? = nil) throws {
+        let temporary = directory.appendingPathComponent("tmp").path
+        let configuration = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/error.log warn;
+            events { worker_connections 64; }
+            http {
+                log_format counted '$request_uri $status $body_bytes_sent "$http_range"';
+                access_log \(directory.path)/access.log counted;
+                client_body_temp_path \(temporary)/body;
+                proxy_temp_path \(temporary)/proxy;
+                fastcgi_temp_path \(temporary)/fastcgi;
+                uwsgi_temp_path \(temporary)/uwsgi;
+                scgi_temp_path \(temporary)/scgi;
+                default_type application/octet-stream;
+                types { text/html html; }
+                sendfile off;
+                server {
+                    listen 127.0.0.1:\(port);
+                    \(secure)
+                    root \(root.path);
+                    \(rate.map { "limit_rate \($0);" } ?? "")
+                    \(after.map { "limit_rate_after \($0);" } ?? "")
+                    location /private/ { return 403; }
+                    location /moved/ { rewrite ^/moved/(.*)$ /$1 permanent; }
+                    location /norange/ { max_ranges 0; alias \(root.path)/; }
+                }
+            }
+            """
+        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The `http` address of `name`, e.g. `url("tone.wav")`, `url("norange/tone.wav")`.
+    public func url(_ name: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)/\(name)")!
+    }
+
+    /// The `https` address of `name`, on the self-signed certificate.
+    public func secureURL(_ name: String) -> URL {
+        URL(string: "https://127.0.0.1:\(securePort ?? 0)/\(name)")!
+    }
+
+    /// Copies `file` into the served directory as `name`.
+    public func put(_ file: URL, as name: String) throws {
+        let target = root.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: target)
+        try FileManager.default.copyItem(at: file, to: target)
+    }
+
+    /// Starts the server (after ``kill()``, on the same port) and waits until it accepts connections.
+    public func start() throws {
+        try lock.withLock {
+            guard pid == nil else { return }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, directory.appendingPathComponent("stderr.log").path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            try actions.closeDescriptors(from: 3)
+            var attributes = posix_spawnattr_t.defaultSignals()
+            defer { posix_spawnattr_destroy(&attributes) }
+            let arguments = ["nginx", "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", directory.appendingPathComponent("error.log").path]
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            let environment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nil]
+            defer { environment.forEach { free($0) } }
+            var child: Int32 = 0
+            let result = posix_spawnp(&child, "nginx", &actions, &attributes, argv, environment)
+            guard result == 0 else { throw SpawnFailure(description: "cannot start nginx: \(String(cString: strerror(result)))") }
+            pid = child
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !Self.accepts(port: port) {
+            guard Date() < deadline, isRunning else {
+                let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                kill()
+                throw SpawnFailure(description: "nginx did not start: \(log)")
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// Kills the server with SIGKILL, as a crash would: transfers under way end mid-body. Waits until it is gone.
+    public func kill() {
+        guard let pid = lock.withLock({ self.pid.take() }) else { return }
+        Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+    }
+
+    /// Whether the server process runs.
+    public var isRunning: Bool {
+        lock.withLock {
+            guard let pid else { return false }
+            var status: Int32 = 0
+            return waitpid(pid, &status, WNOHANG) == 0
+        }
+    }
+
+    /// One line of the access log: a response and the body bytes it sent.
+    public struct Request: Sendable {
+        public let path: String
+        public let status: Int
+        public let bodyBytes: Int64
+        /// The `Range` header asked for, or "-".
+        public let range: String
+    }
+
+    /// The responses logged so far (a response is logged when it ends).
+    public func requests() -> [Request] {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 3)
+            guard fields.count == 4, let status = Int(fields[1]), let bytes = Int64(fields[2]) else { return nil }
+            return Request(path: String(fields[0]), status: status, bodyBytes: bytes, range: String(fields[3].dropFirst().dropLast()))
+        }
+    }
+
+    /// Body bytes sent so far, over every logged response, or over those of `path` (e.g. "/tone.wav").
+    public func bodyBytes(of path: String? = nil) -> Int64 {
+        requests().filter { path == nil || $0.path == path }.reduce(0) { $0 + $1.bodyBytes }
+    }
+
+    /// A port no one listens on now, from the kernel.
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw SpawnFailure(description: "no free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts connections on `port` of 127.0.0.1.
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
