@@ -233,8 +233,8 @@ extension MemoStore {
     }
 
     /// Finishes the edits whose process died (each left `.<id>.edit`; under the store's lock no edit is under way): the
-    /// memo's entry takes the facts of its file as it is, old or new, and what the trash kept of a version that was
-    /// never replaced goes. Returns whether anything is left pending (a file that cannot be read now).
+    /// memo's entry takes the facts of its file as it is, old or new (its waveform kept beside it), and what the trash
+    /// kept of a version that was never replaced goes. Returns whether anything is left pending (a file that cannot be read now).
     func finishInterruptedEdits(named names: [String], in index: inout MemoIndex) -> Bool {
         var pending = false
         for name in names where name.hasPrefix(".") && name.hasSuffix(".edit") {
@@ -246,6 +246,7 @@ extension MemoStore {
                     pending = true
                     continue
                 }
+                keepWaveform(facts.waveform, of: id)
                 index.replace(at: position, with: facts.memo(
                     id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .complete))
             }

@@ -238,13 +238,15 @@ public struct MemoStore: Sendable {
     }
 
     /// `memo`, whose recording process died, as its file now stands: the file's cut end repaired (an Opus page torn
-    /// by the kill), then its length, levels and size read from it. A file with no audio in it (empty, headers
+    /// by the kill), then its length, levels, loudness and size read from it, and its waveform, measured on the way,
+    /// kept beside it. A file with no audio in it (empty, headers
     /// only) or one that cannot be read makes a memo of length 0 with silent levels: the memo stays
     /// listed, so that nobody loses sight of a recording that failed.
     private func recovered(_ memo: Memo, access: Access) -> Memo {
         let file = fileURL(of: memo)
         if access == .changing { _ = try? AudioFile.repairCutRecording(at: file) }
         if let facts = try? AudioFileFacts(url: file) {
+            if access == .changing { keepWaveform(facts.waveform, of: memo.id) }
             return facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
         }
         var empty = memo
@@ -282,6 +284,8 @@ public struct MemoStore: Sendable {
         // A recording that died before its index entry was written: its file may end in a torn page.
         if status == .ended, access == .changing { _ = try? AudioFile.repairCutRecording(at: url) }
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
+        // A live recording's file grows: its waveform is kept when it ends.
+        if access == .changing, status != .live { keepWaveform(facts.waveform, of: id) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
         let state: Memo.State = switch status {
         case .none: .complete
