@@ -43,10 +43,16 @@ extension AudioQueuePlayer {
     }
 
     /// Whether pauses are shortened, as ``AudioPlayer/skipsSilence``: in every item, the queue's time staying each
-    /// item's. Off by default; may be changed while playing.
+    /// item's. Off by default; may be changed while playing, and is heard at once, as a change of ``rate`` is.
     public var skipsSilence: Bool {
         get { state.withLock { $0.controls.skipsSilence } }
-        set { state.withLock { $0.controls.setSkipsSilence(newValue, decoder: $0.decoder) } }
+        set {
+            withState { state, events in
+                guard state.controls.skipsSilence != newValue else { return }
+                state.controls.setSkipsSilence(newValue, decoder: state.decoder)
+                restartIfQueuedLong(&state, &events)
+            }
+        }
     }
 
     /// How pauses are shortened while ``skipsSilence`` is on, as ``AudioPlayer/silenceSkipping``; a change applies when
