@@ -5,7 +5,8 @@ extension MemoStore {
     /// Makes a new memo of `memo`'s audio with its speech cleaned up (see `SpeechEnhancement`: noise suppressed, gain
     /// adjusted), in the same format, rate and channels; `memo` stays as it is.
     ///
-    /// The new memo keeps `memo`'s date (it is the same recording), so that it is listed beside it. Its file is written
+    /// The new memo keeps `memo`'s date (it is the same recording), so that it is listed beside it, and its artist,
+    /// album, comment and markers. Its file is written
     /// before the store's lock is taken and listed in one hold of it, as an import is.
     ///
     /// - Parameters:
@@ -22,12 +23,14 @@ extension MemoStore {
         let settings = AudioSettings(preserving: try AudioFile(forReading: fileURL(of: memo)))
         let id = Memo.newID(unlike: try memos())
         let newTitle = title ?? memo.title + " (enhanced)"
-        let destination = directory.appendingPathComponent("\(id).\(settings.format.rawValue)")
+        let destination = directory.appendingPathComponent(Memo.fileName(id: id, format: settings.format))
         let source = fileURL(of: memo)
+        // The same recording, the same length: its tags and markers hold for the new one.
+        var metadata = memo.metadata
+        metadata.title = newTitle
         let staged = try AudioFileConverter.stage(
             reading: AudioFileConverter.openLinks(of: source), of: source, beside: destination, settings: settings,
-            metadata: AudioMetadata(title: newTitle, creationDate: memo.createdAt), speechEnhancement: enhancement,
-            permissions: [.ownerReadWrite], measuringLoudness: true)
-        return try add(staged, as: Memo(id: id, title: newTitle, createdAt: memo.createdAt, format: settings.format, summary: staged.summary))
+            metadata: metadata, speechEnhancement: enhancement, permissions: [.ownerReadWrite], measuringLoudness: true)
+        return try add(staged, as: Memo(id: id, format: settings.format, metadata: metadata, summary: staged.summary))
     }
 }

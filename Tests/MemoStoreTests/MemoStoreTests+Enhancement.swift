@@ -31,4 +31,18 @@ import Testing
         let titled = try store.enhance(original, title: "Hallway, clean")
         #expect(titled.title == "Hallway, clean")
     }
+
+    @Test func anEnhancedMemoKeepsTheOriginalsTagsAndMarkers() throws {
+        let noisy = scratch.path("noisy.wav"), marked = scratch.file("marked.wav")
+        try Sox.synth(to: noisy, rate: 48000, channels: 1, seconds: 2, "pinknoise", volume: 0.05)
+        let markers = [AudioMarker(framePosition: 24000, name: "Intro"), AudioMarker(framePosition: 72000)]
+        _ = try AudioFileConverter.convert(
+            contentsOf: URL(fileURLWithPath: noisy), to: marked, settings: AudioSettings(),
+            metadata: AudioMetadata(title: "Hallway", artist: "Ann", album: "Team", comment: "take 2", markers: markers))
+        let enhanced = try store.enhance(try store.importAudio(from: marked))
+        #expect(enhanced.artist == "Ann" && enhanced.album == "Team" && enhanced.comment == "take 2" && enhanced.markers == markers)
+        // In its file too, where another program finds them.
+        let file = try AudioFile(forReading: store.fileURL(of: enhanced))
+        #expect(file.metadata.title == "Hallway (enhanced)" && file.metadata.artist == "Ann" && file.metadata.markers == markers)
+    }
 }

@@ -220,9 +220,11 @@ public final class AudioPlayer: @unchecked Sendable {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                // Where the listener is, reckoned at the rate what is queued was played at.
+                let heard = state.currentTime
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
             }
         }
     }

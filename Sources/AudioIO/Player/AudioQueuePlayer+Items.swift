@@ -52,6 +52,7 @@ extension AudioQueuePlayer {
             // The decoder has read past the insertion point: restart it where the listener is.
             if position < state.decoded { restart(&state, &events) }
         }
+        watchDownloads(of: [url])
     }
 
     /// Removes every occurrence of `url`, from the queue and from ``previousItems``; removing the current item

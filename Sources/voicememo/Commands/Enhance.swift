@@ -10,8 +10,8 @@ extension VoiceMemo {
             discussion: """
                 Noise is suppressed and the level of speech brought to about -19 dBFS, as 'record --enhance' does \
                 live, by webrtc-audio-processing: steady noise (a fan, traffic, hiss) goes down most, other voices \
-                hardly. The new memo has the same format, rate and channels (mono or stereo) and the original's date, \
-                so that it is listed beside it.
+                hardly. The new memo has the same format, rate and channels (mono or stereo) and the original's date \
+                (so that it is listed beside it), artist, album, comment and markers.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)

@@ -22,9 +22,10 @@ extension VoiceMemo {
 
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
                 an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
-                5 s, shift+←/→ (or , and .) seek 15 s, +/- change the speed by 0.25 (pitch kept), n and p go to the \
-                next and previous memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops \
-                skipping it, q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+                5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker before or after in the memo heard \
+                ('info' lists them), +/- change the speed by 0.25 (pitch kept), n and p go to the next and previous \
+                memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops skipping it, q \
+                quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
                 --skip-silence (or k) cuts pauses of 0.4 s or more, as heard, to 0.2 s, crossfaded: silence is 26 dB \
                 below the memo's average level (a file's, or memos' played in turn, measured as they play). The \
@@ -93,7 +94,7 @@ extension VoiceMemo {
                 throw StillRecording(memo: recording)
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
-            IOBufferChoice.apply()
+            IOBufferChoice.apply(IOBufferChoice.playing)
             let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
             let display = onTerminal ? TerminalDisplay() : nil
             let announces = !json && display == nil
@@ -123,6 +124,7 @@ extension VoiceMemo {
                 ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
             } else {
                 let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
+                    ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }
                 defer { notices?.end() }
                 ending = try await run.run()
             }

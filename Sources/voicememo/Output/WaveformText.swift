@@ -48,11 +48,15 @@ struct WaveformText {
         return start + String(repeating: " ", count: max(columns - start.count - end.count, 1)) + end
     }
 
-    /// One row with the play head, `│`, in the column of `fraction` (0…1) of the memo; with `color`, what has played
-    /// is drawn bright and what is to come dim.
-    func row(playHeadAt fraction: Double, color: Bool) -> String {
+    /// The column of `fraction` (0…1) of the memo: where the play head is drawn.
+    func column(at fraction: Double) -> Int {
+        min(max(Int(fraction * Double(heights.count)), 0), heights.count - 1)
+    }
+
+    /// One row with the play head, `│`, in column `head` (see ``column(at:)``); with `color`, what has played is drawn
+    /// bright and what is to come dim.
+    func row(playHeadIn head: Int, color: Bool) -> String {
         let cells = rows(1, ascii: false)[0]
-        let head = min(max(Int(fraction * Double(heights.count)), 0), heights.count - 1)
         var line = ""
         for (index, cell) in cells.enumerated() {
             if index == head {

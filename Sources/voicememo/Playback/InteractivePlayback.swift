@@ -6,8 +6,9 @@ import FoundationEssentials
 /// line (playing or paused, title, position, the memo's place in turn, the sleep timer, speed, the time saved while
 /// silence is skipped; buffering while an address waits for its download), and for an address a bar of what is
 /// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
-/// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, +/- change the speed by 0.25, n/p go to the
-/// next or previous memo, s sets the sleep timer, k skips silence or stops skipping it, q quits.
+/// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker before or after in the
+/// memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the sleep timer, k skips
+/// silence or stops skipping it, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -15,6 +16,8 @@ struct InteractivePlayback {
     static let longSeekStep: TimeInterval = 15
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
+    /// Seconds past a marker within which `[` goes to the one before it, as a player's "previous" does.
+    static let markerGrace: TimeInterval = 1
 
     let run: PlaybackRun
     let showsMeter: Bool
@@ -36,28 +39,29 @@ struct InteractivePlayback {
             defer { ended.set() }
             return try await run.run()
         }
-        var waveform: (url: URL?, line: PlayheadWaveform?) = (nil, nil)
-        while !ended.isSet {
+        // The waveform of the memo heard, which changes as memos play in turn.
+        let waveform = PlayheadWaveform()
+        // Drawn on a thread of its own while this task waits for playback to end.
+        let ticker = live.start { [self] live in
             // Not once playback has ended: the players are back at the start by then.
-            guard try await live.nextTick(), !ended.isSet else { continue }
+            guard !ended.isSet else { return }
             let levels = showsMeter ? playback.levels() : AudioLevels(peak: [], average: [])
             let position = playback.currentTime
             let duration = playback.duration
             let footer = playback.loadedTimeRanges.map { loaded in
                 { (columns: Int) in ProgressBar.line(position: position, duration: duration, loaded: loaded, columns: columns) }
             }
-            // The memo heard changes as memos play in turn: its waveform with it.
-            let item = playback.item
-            if item?.url != waveform.url { waveform = (item?.url, item.flatMap(PlayheadWaveform.init(of:))) }
-            try live.show(
+            // Only JSON lines throw, and a terminal is drawn on.
+            try? live.show(
                 levels, elapsed: position, bytes: nil,
-                timeline: { [waveform] in waveform.line?.line(columns: $0, position: position, duration: duration) },
+                timeline: { waveform.line(of: playback.item, columns: $0, position: position, duration: duration) },
                 status: MeterLine.playback(
                     playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
                     rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering,
                     silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil),
                 footer: footer)
         }
+        defer { ticker.stop() }
         return try await playing.value
     }
 
@@ -82,9 +86,17 @@ struct InteractivePlayback {
             sleepTimer.cycle()
         case .skipSilence:
             playback.setSkipsSilence(!playback.skipsSilence)
+        case .previousMarker, .nextMarker:
+            let now = playback.currentTime
+            let markers = playback.markerTimes
+            // Back past the start of the memo is its start; on past the last marker, nowhere.
+            let target = key == .nextMarker
+                ? markers.first { $0 > now + 0.01 } : markers.last { $0 < now - Self.markerGrace } ?? 0
+            guard let target else { break }
+            playback.seek(to: target)
         case .quit:
             run.quit()
-        case .enter:
+        case .enter, .mark:
             break
         }
     }

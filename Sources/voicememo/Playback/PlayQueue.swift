@@ -44,10 +44,12 @@ final class PlayQueue: Playback {
     var rate: Float { queue.rate }
     var volume: Float { queue.volume }
     var devices: Set<String> { [queue.currentDevice ?? "default"] }
-    /// Addresses in a queue play as they download, without a bar of what is downloaded.
-    var loadedTimeRanges: [Range<TimeInterval>]? { nil }
-    var isBuffering: Bool { false }
+    var loadedTimeRanges: [Range<TimeInterval>]? {
+        queue.currentItem.map { !$0.isFileURL } == true ? queue.loadedTimeRanges : nil
+    }
+    var isBuffering: Bool { queue.isPlaybackBufferEmpty }
     var item: PlayItem? { queue.currentItem.flatMap(item(playing:)) }
+    var markerTimes: [TimeInterval] { item?.markerTimes ?? [] }
     var skipsSilence: Bool { queue.skipsSilence }
     var skippedSilenceDuration: TimeInterval { queue.skippedSilenceDuration }
 

@@ -30,6 +30,8 @@ protocol Playback: AnyObject, Sendable {
     var skipsSilence: Bool { get }
     /// Seconds of the memos left out as silence so far.
     var skippedSilenceDuration: TimeInterval { get }
+    /// The markers of the memo heard (the first of memos played together), in seconds, in order: where `[` and `]` go.
+    var markerTimes: [TimeInterval] { get }
 
     /// Starts playing, and calls `report` once it has ended: played to its end, or failed.
     ///

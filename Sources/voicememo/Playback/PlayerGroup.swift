@@ -34,6 +34,7 @@ final class PlayerGroup: Playback {
     var loadedTimeRanges: [Range<TimeInterval>]? { items[0].isRemote ? lead.loadedTimeRanges : nil }
     var isBuffering: Bool { players.contains(where: \.isPlaybackBufferEmpty) }
     var item: PlayItem? { items.first }
+    var markerTimes: [TimeInterval] { items[0].markerTimes }
     var skipsSilence: Bool { lead.skipsSilence }
     var skippedSilenceDuration: TimeInterval { lead.skippedSilenceDuration }
 
