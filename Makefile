@@ -8,12 +8,12 @@ BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
 # Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
-BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev libebur128-dev
+BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev libebur128-dev libwebrtc-audio-processing-dev
 TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl
-BENCH_PACKAGES = soundstretch time
+BENCH_PACKAGES = soundstretch time libspeexdsp-dev g++ python3-venv
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build test docs torture bench install demo clean
+.PHONY: deps build test docs torture bench bench-enhance install demo clean
 
 ## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
 deps:
@@ -97,6 +97,15 @@ bench: deps
 	$(BENCH) benchmark thresholds check bench --path Benchmarks/Thresholds --no-progress; \
 	$(BENCH_BUILD) --product voicememo; \
 	bash Benchmarks/compare.sh "$$($(BENCH_BUILD) --show-bin-path)/voicememo"
+
+## bench-enhance: speech enhancement measured (Benchmarks/enhance.py, about 5 minutes): espeak-ng speech in fan, street
+## and babble noise at 0, 5 and 10 dB, cleaned by sox's noisered, libspeexdsp, webrtc-audio-processing and voicememo
+## enhance, scored by SI-SDR, STOI and PESQ; numpy, scipy, pystoi and pesq come from PyPI into .build-bench/venv
+bench-enhance: deps
+	python3 -m venv .build-bench/venv
+	.build-bench/venv/bin/pip install -q numpy scipy pystoi pesq
+	$(SWIFT) build -c release --product voicememo
+	.build-bench/venv/bin/python Benchmarks/enhance.py "$$($(SWIFT) build -c release --show-bin-path)/voicememo"
 
 ## install: voicememo into $(PREFIX)/bin, its presets, its manual page (swift-argument-parser's generate-manual) and
 ## its bash, zsh and fish completions into $(PREFIX)/share, where the shells and man look for them

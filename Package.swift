@@ -33,10 +33,21 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
+        // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim. Its
+        // pkg-config flags are an include directory and two -D, which SwiftPM drops from pkg-config with a warning:
+        // they are given here instead.
+        .target(
+            name: "CWebRTCAudio",
+            cxxSettings: [
+                .define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"),
+                .unsafeFlags(["-I/usr/include/webrtc_audio_processing"]),
+            ],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
         .target(
             name: "AudioIO",
             dependencies: [
                 "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CCurl", "CEBUR128",
+                "CWebRTCAudio",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]

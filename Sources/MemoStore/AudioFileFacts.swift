@@ -1,7 +1,8 @@
 import AudioIO
 import FoundationEssentials
 
-/// What the index records of an audio file, read from the file itself (one pass for the levels and the loudness).
+/// What the index records of an audio file, read from the file itself (one pass for the levels and the loudness), and
+/// its waveform, measured in the same pass, to be kept beside it.
 struct AudioFileFacts {
     let format: AudioFileFormat
     let sampleRate: Double
@@ -11,6 +12,7 @@ struct AudioFileFacts {
     let metadata: AudioMetadata
     let levels: AudioLevels
     let loudness: AudioLoudness?
+    let waveform: Waveform
 
     /// Reads the facts of the file at `url`.
     ///
@@ -24,7 +26,7 @@ struct AudioFileFacts {
         channelCount = file.channelCount
         duration = file.duration
         metadata = file.metadata
-        (levels, loudness) = try file.measure(loudness: true)
+        (levels, waveform, loudness) = try file.measure(loudness: true)
         byteCount = FileManager.default.sizeOfItem(atPath: url.path) ?? 0
     }
 

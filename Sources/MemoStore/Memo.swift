@@ -84,6 +84,17 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         AudioMetadata(title: title, creationDate: createdAt, artist: artist, album: album, comment: comment, markers: markers)
     }
 
+    /// A complete memo of a file of `format` that holds what `summary` describes, with the tags and markers of
+    /// `metadata` (the markers in the file's frames).
+    init(id: String, format: AudioFileFormat, metadata: AudioMetadata, summary: AudioFileSummary) {
+        self.init(
+            id: id, title: metadata.title ?? "", createdAt: metadata.creationDate ?? Date(), duration: summary.duration,
+            fileName: Memo.fileName(id: id, format: format), format: format, sampleRate: summary.sampleRate,
+            channels: summary.channelCount, sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak,
+            averageDBFS: summary.levels.average, state: .complete, loudness: summary.loudness, artist: metadata.artist,
+            album: metadata.album, comment: metadata.comment, markers: metadata.markers)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
         case peakDBFS, averageDBFS, state, loudness, artist, album, comment, markers

@@ -111,8 +111,8 @@ extension MemoStore {
         }
     }
 
-    /// Deletes `memos`, their audio files, their earlier versions in the trash and their index entries, under one hold
-    /// of the store's lock.
+    /// Deletes `memos`, their audio files, what is kept beside them, their earlier versions in the trash and their
+    /// index entries, under one hold of the store's lock.
     ///
     /// Every memo is checked before anything is deleted, so one that is no longer in the store or is being
     /// recorded deletes nothing.
@@ -155,6 +155,7 @@ extension MemoStore {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
+                DurableFile.removeQuietly(waveformPath(of: memo.id))
                 DurableFile.removeQuietly(markersPath(of: memo.id))
                 // Its earlier versions go with it: a deleted memo is personal data gone, not in a trash.
                 MemoTrash(store: directory).empty(ids: [memo.id])

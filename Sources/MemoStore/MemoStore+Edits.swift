@@ -11,7 +11,8 @@ import SystemPackage
 /// it), the new one renamed over it, and the index saved; every step synced before the next. A process killed at any
 /// point leaves the memo's file whole, old or new; the next process to take the lock finds `.<id>.edit`, reads the
 /// memo's facts from its file (length, levels, loudness, size) and drops what the edit had kept of a version it never
-/// replaced.
+/// replaced. The waveform kept beside the memo follows its audio: the trash keeps the version's, a trim keeps the
+/// cut's, a restore puts the version's back; one left behind by a kill does not fit the audio, and is measured again.
 extension MemoStore {
     /// Cuts `memo` to the part from `start` to `end` seconds, without encoding anything again, and keeps the memo as it
     /// was in the trash.
@@ -56,7 +57,7 @@ extension MemoStore {
         let staged = try AudioFileConverter.stageExcerpt(
             of: file, frames: frames, beside: file, metadata: metadata, permissions: [.ownerReadWrite])
         return try editing(current, unchangedSince: identity) { before throws(MemoStoreError) in
-            _ = try MemoTrash(store: directory).keep(before, file: file.path, before: edit)
+            _ = try MemoTrash(store: directory).keep(before, file: file.path, waveform: waveformPath(of: before.id), before: edit)
             do {
                 try staged.place(at: file, replacingExisting: true)
             } catch {
@@ -71,6 +72,8 @@ extension MemoStore {
             after.loudness = summary.loudness
             after.markers = metadata.markers
             try keepMarkers(after.markers, of: after.id, fileHoldsThem: after.format.keepsMarkers)
+            // Measured as the cut was written; the memo's as it was stays in the trash with its audio.
+            keepWaveform(summary.waveform, of: after.id)
             return after
         }
     }
@@ -156,6 +159,7 @@ extension MemoStore {
                 throw .editFailed(path: file, reason: error.description)
             }
             if current.fileName != version.memo.fileName { DurableFile.removeQuietly(filePath(of: current)) }
+            MemoTrash(store: directory).restoreWaveform(of: version, to: waveformPath(of: current.id))
             MemoTrash(store: directory).removeRecord(of: version)
             var restored = version.memo
             restored.title = current.title
@@ -241,8 +245,8 @@ extension MemoStore {
     }
 
     /// Finishes the edits whose process died (each left `.<id>.edit`; under the store's lock no edit is under way): the
-    /// memo's entry takes the facts of its file as it is, old or new, and what the trash kept of a version that was
-    /// never replaced goes. Returns whether anything is left pending (a file that cannot be read now).
+    /// memo's entry takes the facts of its file as it is, old or new (its waveform kept beside it), and what the trash
+    /// kept of a version that was never replaced goes. Returns whether anything is left pending (a file that cannot be read now).
     func finishInterruptedEdits(named names: [String], in index: inout MemoIndex) -> Bool {
         var pending = false
         for name in names where name.hasPrefix(".") && name.hasSuffix(".edit") {
@@ -254,6 +258,7 @@ extension MemoStore {
                     pending = true
                     continue
                 }
+                keepWaveform(facts.waveform, of: id)
                 var finished = facts.memo(
                     id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .complete)
                 // An edit keeps the tags. A CAF file holds no markers: they are the entry's, before the edit, unless

@@ -66,15 +66,16 @@ extension MemoStore {
         }
     }
 
-    /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, and releases the
-    /// recording lock.
+    /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, keeps its waveform beside it (see
+    /// ``waveform(of:samplesPerPixel:)``), and releases the recording lock.
     ///
     /// Call it after the file is closed. The lock is released even when this throws; the memo is then
     /// recovered from its file on the next read of the store.
     ///
     /// - Parameters:
     ///   - ticket: What ``beginRecording(title:settings:artist:album:comment:)`` returned.
-    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), file size and loudness.
+    ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), waveform, file size and
+    ///     loudness.
     ///   - markers: The recording's markers (`AudioRecorder.markers`), in frames of the file's rate.
     /// - Returns: The finished memo.
     /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
@@ -95,6 +96,7 @@ extension MemoStore {
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
             memo.loudness = summary.loudness
+            keepWaveform(summary.waveform, of: memo.id)
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
             DurableFile.removeQuietly(recordingLockPath(of: memo.id))

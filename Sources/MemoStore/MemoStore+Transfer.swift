@@ -6,7 +6,8 @@ extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
     ///
     /// The file is converted through `AudioFileConverter` into `<id>.<extension>` (mode 0600), with the
-    /// title, creation date, tags and markers written into the file's own metadata, then listed in the index. The conversion
+    /// title, creation date, tags and markers written into the file's own metadata, then listed in the index, its
+    /// waveform (measured on the way) kept beside it. The conversion
     /// happens before the store's lock is taken, into a hidden file that is put in place and listed in one hold of
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
@@ -66,20 +67,22 @@ extension MemoStore {
         // As the file keeps them: at its rate, in order, as many as it can hold.
         let markers = metadata.markers.map { $0.resampled(from: input.sampleRate, to: summary.sampleRate) }
             .sorted { $0.framePosition < $1.framePosition }.prefix(AudioMarker.maximumStoredCount)
-        let memo = Memo(
-            id: id, title: metadata.title ?? "", createdAt: metadata.creationDate ?? Date(), duration: summary.duration,
-            fileName: fileName, format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
-            sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
-            state: .complete, loudness: summary.loudness, artist: metadata.artist, album: metadata.album,
-            comment: metadata.comment, markers: Array(markers.filter { $0.framePosition <= summary.frameCount }))
-        let placed: Result<Void, AudioFileError> = try update(entering: fileName) { index throws(MemoStoreError) in
+        metadata.markers = Array(markers.filter { $0.framePosition <= summary.frameCount })
+        return try add(staged, as: Memo(id: id, format: settings.format, metadata: metadata, summary: summary))
+    }
+
+    /// Puts `staged`, a new memo's file, in place and lists `memo` in the index, its title, markers and waveform kept
+    /// beside it, in one hold of the lock.
+    func add(_ staged: StagedAudioFile, as memo: Memo) throws -> Memo {
+        let placed: Result<Void, AudioFileError> = try update(entering: memo.fileName) { index throws(MemoStoreError) in
             do throws(AudioFileError) {
-                try staged.place(at: destination, replacingExisting: false)
+                try staged.place(at: fileURL(of: memo), replacingExisting: false)
             } catch {
                 return .failure(error)
             }
-            try keepTitle(memo.title, of: id, fileTitle: Self.storedTitle(memo.title))
-            try keepMarkers(memo.markers, of: id, fileHoldsThem: memo.format.keepsMarkers)
+            try keepTitle(memo.title, of: memo.id, fileTitle: Self.storedTitle(memo.title))
+            try keepMarkers(memo.markers, of: memo.id, fileHoldsThem: memo.format.keepsMarkers)
+            keepWaveform(staged.summary.waveform, of: memo.id)
             index.append(memo)
             return .success(())
         }
@@ -197,7 +200,7 @@ extension MemoStore {
     }
 
     /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.
-    private func isInside(_ url: URL) -> Bool {
+    func isInside(_ url: URL) -> Bool {
         let store = directory.resolvingSymlinksInPath().path
         let parent = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().path
         let target = url.standardizedFileURL.resolvingSymlinksInPath().path

@@ -238,14 +238,15 @@ public struct MemoStore: Sendable {
     }
 
     /// `memo`, whose recording process died, as its file now stands: the file's cut end repaired (an Opus page torn
-    /// by the kill, an M4A's torn fragment), then its length, levels and size read from it; its tags and the markers
-    /// noted while it recorded as the index has them. A file with no audio in it (empty, headers only) or one that
-    /// cannot be read makes a memo of length 0 with silent levels: the memo stays listed, so that nobody loses sight
-    /// of a recording that failed.
+    /// by the kill, an M4A's torn fragment), then its length, levels, loudness and size read from it, and its waveform,
+    /// measured on the way, kept beside it; its tags and the markers noted while it recorded as the index has them. A
+    /// file with no audio in it (empty, headers only) or one that cannot be read makes a memo of length 0 with silent
+    /// levels: the memo stays listed, so that nobody loses sight of a recording that failed.
     private func recovered(_ memo: Memo, access: Access) -> Memo {
         let file = fileURL(of: memo)
         if access == .changing { _ = try? AudioFile.repairCutRecording(at: file) }
         if let facts = try? AudioFileFacts(url: file) {
+            if access == .changing { keepWaveform(facts.waveform, of: memo.id) }
             var recovered = facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
             (recovered.artist, recovered.album, recovered.comment) = (memo.artist, memo.album, memo.comment)
             // The file holds markers only if it was finished; of those noted, the ones within the audio that reached it.
@@ -288,6 +289,8 @@ public struct MemoStore: Sendable {
         // A recording that died before its index entry was written: its file may end in a torn page.
         if status == .ended, access == .changing { _ = try? AudioFile.repairCutRecording(at: url) }
         guard let facts = try? AudioFileFacts(url: url) else { return nil }
+        // A live recording's file grows: its waveform is kept when it ends.
+        if access == .changing, status != .live { keepWaveform(facts.waveform, of: id) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
         let state: Memo.State = switch status {
         case .none: .complete
@@ -302,8 +305,8 @@ public struct MemoStore: Sendable {
     }
 
     /// Removes what killed processes left half-written: drafts of the index, its cache and kept titles, the recording
-    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles and markers
-    /// kept for audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
+    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles, markers and
+    /// waveforms kept for audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
     /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared
     /// any leftover.
     private func removeLeftovers(in listing: DirectoryListing.Listing, listed memos: [Memo]) -> Bool {
@@ -315,7 +318,7 @@ public struct MemoStore: Sendable {
             let path = directory.appendingPathComponent(name).path
             if name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
-            } else if let suffix = [".title", ".markers"].first(where: name.hasSuffix),
+            } else if let suffix = [".title", ".markers", Self.waveformSuffix].first(where: name.hasSuffix),
                       !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {

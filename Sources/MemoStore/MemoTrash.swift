@@ -5,8 +5,9 @@ import SystemPackage
 
 /// `.trash/` in the store: the versions of memos that edits replaced, each as two files, `<n>.<id>.<format>`, the audio
 /// as it was (a second link to the file, made before the edit put the new one in its place: nothing is copied), and
-/// `<n>.<id>.json`, what the index said of the memo then, the edit and when it was made. `n` counts up: the highest is
-/// the last edit. The directory is 0700 and its files 0600, as the store's.
+/// `<n>.<id>.json`, what the index said of the memo then, the edit and when it was made; and, when the memo had one,
+/// `<n>.<id>.waveform`, its waveform as it was (a second link too), which a restore puts back beside it. `n` counts up:
+/// the highest is the last edit. The directory is 0700 and its files 0600, as the store's.
 ///
 /// Everything here is done under the store's lock. A version whose record is written but whose audio is not (an edit
 /// killed in between) is no version, and its record goes at the next clean-up; so does a version whose audio is the
@@ -14,6 +15,8 @@ import SystemPackage
 struct MemoTrash {
     /// The directory's name in the store.
     static let name = ".trash"
+    /// The extension of a version's waveform.
+    private static let waveformExtension = "waveform"
 
     /// What `<n>.<id>.json` holds.
     private struct Record: Codable {
@@ -35,6 +38,9 @@ struct MemoTrash {
         var id: String
         var fileExtension: String
 
+        /// Whether it is a version's audio, not its record or its waveform.
+        var isAudio: Bool { fileExtension != "json" && fileExtension != MemoTrash.waveformExtension }
+
         init?(name: String) {
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 3, let number = Int(parts[0]), number > 0, parts[1].count == 12,
@@ -52,7 +58,7 @@ struct MemoTrash {
     /// The versions kept, oldest first; records that cannot be read or whose audio is gone are left out.
     func versions() -> [TrashedVersion] {
         let entries = names().compactMap(Entry.init(name:))
-        let audio = Set(entries.filter { $0.fileExtension != "json" }.map { "\($0.number).\($0.id)" })
+        let audio = Set(entries.filter(\.isAudio).map { "\($0.number).\($0.id)" })
         return entries.filter { $0.fileExtension == "json" && audio.contains("\($0.number).\($0.id)") }
             .compactMap { entry -> TrashedVersion? in
                 guard let record = try? MemoIndex.decoder.decode(Record.self, from: Data(DurableFile.contents(of: filePath(entry, "json")))),
@@ -71,10 +77,12 @@ struct MemoTrash {
     }
 
     /// Keeps the file at `file`, the audio of `memo` before `edit`, as the next version in the trash: its record
-    /// written and synced, then a second link to the file made and synced. The file itself stays where it is.
+    /// written and synced, then a second link to the file made and synced; then a second link to `waveform`, the
+    /// waveform kept beside the memo, when there is one (derived data: not synced, and a failure keeps none). The
+    /// files themselves stay where they are.
     ///
     /// - Throws: ``MemoStoreError/editFailed(path:reason:)``; nothing is kept then.
-    func keep(_ memo: Memo, file: String, before edit: MemoEdit) throws(MemoStoreError) -> TrashedVersion {
+    func keep(_ memo: Memo, file: String, waveform: String? = nil, before edit: MemoEdit) throws(MemoStoreError) -> TrashedVersion {
         let number = (names().compactMap(Entry.init(name:)).map(\.number).max() ?? 0) + 1
         let stem = path + "/\(number).\(memo.id)"
         let version = TrashedVersion(number: number, memo: memo, edit: edit, trashedAt: Date(), path: stem + "." + memo.format.rawValue)
@@ -93,11 +101,24 @@ struct MemoTrash {
             DurableFile.removeQuietly(version.path)
             throw .editFailed(path: path, reason: "\(error)")
         }
+        if let waveform { _ = link(waveform, waveformPath(of: version)) }
         return version
     }
 
-    /// Removes `version` from the trash: its audio, then its record.
+    /// Where the waveform of `version` is kept.
+    private func waveformPath(of version: TrashedVersion) -> String {
+        path + "/\(version.number).\(version.memo.id).\(Self.waveformExtension)"
+    }
+
+    /// Moves the waveform kept with `version` to `destination`, beside the memo it is restored to; when it has none,
+    /// removes what is at `destination`, another version's, to be measured again when asked for.
+    func restoreWaveform(of version: TrashedVersion, to destination: String) {
+        if rename(waveformPath(of: version), destination) != 0 { DurableFile.removeQuietly(destination) }
+    }
+
+    /// Removes `version` from the trash: its waveform and its audio, then its record.
     func remove(_ version: TrashedVersion) {
+        DurableFile.removeQuietly(waveformPath(of: version))
         DurableFile.removeQuietly(version.path)
         DurableFile.removeQuietly(path + "/\(version.number).\(version.memo.id).json")
     }
@@ -124,20 +145,20 @@ struct MemoTrash {
         return freed
     }
 
-    /// Removes what edits killed half-way left: records without their audio, versions of memo `id` whose audio is
-    /// the memo's file at `memoFile` itself, and temporary files.
+    /// Removes what edits killed half-way left: records and waveforms without their audio, versions of memo `id` whose
+    /// audio is the memo's file at `memoFile` itself (with their waveforms), and temporary files.
     func cleanUp(id: String, memoFile: String) {
         let current = FileIdentity(path: memoFile)
         let entries = names().compactMap(Entry.init(name:)).filter { $0.id == id }
-        let audio = Set(entries.filter { $0.fileExtension != "json" }.map(\.number))
-        for entry in entries {
-            let file = filePath(entry, entry.fileExtension)
-            if entry.fileExtension == "json" {
-                if !audio.contains(entry.number) { DurableFile.removeQuietly(file) }
-            } else if let current, FileIdentity(path: file) == current {
-                DurableFile.removeQuietly(file)
-                DurableFile.removeQuietly(filePath(entry, "json"))
+        var audio = Set(entries.filter(\.isAudio).map(\.number))
+        for entry in entries where entry.isAudio {
+            if let current, FileIdentity(path: filePath(entry, entry.fileExtension)) == current {
+                DurableFile.removeQuietly(filePath(entry, entry.fileExtension))
+                audio.remove(entry.number)
             }
+        }
+        for entry in entries where !entry.isAudio && !audio.contains(entry.number) {
+            DurableFile.removeQuietly(filePath(entry, entry.fileExtension))
         }
         for name in names() where name.hasSuffix(".tmp") { DurableFile.removeQuietly(path + "/" + name) }
     }

@@ -19,7 +19,8 @@ struct VoiceMemo: AsyncParsableCommand {
         version: "voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))",
         subcommands: [
             Record.self, List.self, Play.self, Info.self, Rename.self, Delete.self, Import.self, Export.self,
-            Trim.self, Restore.self, Undo.self, Trash.self, Meter.self, Devices.self, Presets.self,
+            Trim.self, Restore.self, Undo.self, Trash.self, Enhance.self, WaveformCommand.self, Meter.self, Devices.self,
+            Presets.self,
         ])
 
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure

@@ -34,6 +34,31 @@ extension MemoStoreTests {
         #expect(throws: MemoStoreError.nothingToRestore(title: memo.title)) { try store.restore(memo) }
     }
 
+    /// The waveform kept beside a memo follows its audio: a trim keeps the cut's, the trash the memo's as it was, and
+    /// undo brings that one back, moved rather than measured again.
+    @Test func theWaveformBesideAMemoFollowsItsTrimAndUndoBringsBackItsOwn() throws {
+        let memo = try sweep("sweep", format: .opus)
+        let beside = URL(fileURLWithPath: store.waveformPath(of: memo.id))
+        let before = try Data(contentsOf: beside)
+        #expect(try store.waveform(of: memo) == Waveform(datRepresentation: before) && before.count > 0)
+
+        let trimmed = try store.trim(memo, start: 0.5, end: 1.25)
+        let cut = try Waveform(measuring: AudioFile(forReading: store.fileURL(of: trimmed)))
+        #expect(cut.length == (36000 + 255) / 256)
+        #expect(try Waveform(datRepresentation: Data(contentsOf: beside)) == cut, "measured as the cut was written")
+        #expect(try store.waveform(of: trimmed) == cut)
+        let version = try #require(store.trashedVersions().first)
+        let kept = URL(fileURLWithPath: version.path).deletingPathExtension().appendingPathExtension("waveform")
+        #expect(try Data(contentsOf: kept) == before)
+        let keptInode = try #require(FileManager.default.attributesOfItem(atPath: kept.path)[.systemFileNumber] as? Int)
+
+        #expect(try store.undo().memo == memo)
+        #expect(try Data(contentsOf: beside) == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: beside.path)[.systemFileNumber] as? Int == keptInode, "moved back")
+        #expect(try store.waveform(of: memo) == Waveform(datRepresentation: before))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent(".trash").path).isEmpty)
+    }
+
     @Test func undoRestoresTheLastEditWhicheverMemoItWasOf() throws {
         let first = try sweep("first")
         let second = try sweep("second")
@@ -82,7 +107,10 @@ extension MemoStoreTests {
         try store.trim(kept, start: 1)
         try store.delete([gone])
         #expect(store.trashedVersions().map(\.memo.id) == [kept.id])
-        #expect(try store.emptyTrash() == kept.sizeBytes)
+        let trash = store.directory.appendingPathComponent(".trash")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trash.path).sorted() == ["2.\(kept.id).json", "2.\(kept.id).wav", "2.\(kept.id).waveform"])
+        let waveformBytes = try Int64(Data(contentsOf: trash.appendingPathComponent("2.\(kept.id).waveform")).count)
+        #expect(try store.emptyTrash() == kept.sizeBytes + waveformBytes)
         #expect(store.trashedVersions().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent(".trash").path).isEmpty)
     }

@@ -35,7 +35,8 @@ extension MemoStoreTests {
         let loudness = AudioLoudness(integrated: -23, range: 1, truePeak: -20)
         let summary = AudioFileSummary(
             frameCount: 96000, sampleRate: 48000, channelCount: 1, levels: AudioLevels(peak: [-20], average: [-23]),
-            byteCount: 192_044, loudness: loudness)
+            waveform: Waveform(sampleRate: 48000, samplesPerPixel: 256, channelCount: 1, data: []), byteCount: 192_044,
+            loudness: loudness)
         #expect(try store.finishRecording(ticket, summary: summary).loudness == loudness)
         #expect(try store.memos().first?.loudness == loudness)
     }

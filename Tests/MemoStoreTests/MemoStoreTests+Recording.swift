@@ -1,6 +1,6 @@
 import AudioIO
 import Foundation
-import MemoStore
+@testable import MemoStore
 import TestSupport
 import Testing
 
@@ -50,6 +50,7 @@ extension MemoStoreTests {
         // A rebuilt index adopts the live recording once, still as a recording.
         try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
         #expect(try store.memos().map { [$0.id, $0.title, $0.state.rawValue] } == [[started.id, "Interrupted", "recording"]])
+        #expect(!FileManager.default.fileExists(atPath: store.waveformPath(of: started.id)), "a live recording's file still grows")
 
         #expect(recorder.isRunning)
         recorder.kill()
@@ -60,6 +61,9 @@ extension MemoStoreTests {
         let sox = try Sox.levels(of: store.fileURL(of: recovered).path, channels: 1)
         #expect(abs(recovered.peakDBFS[0] - sox.peak[0]) < 0.1 && abs(recovered.averageDBFS[0] - sox.rms[0]) < 0.1)
         #expect(recovered.sizeBytes == Int64(try Data(contentsOf: store.fileURL(of: recovered)).count))
+        // Its waveform, measured in the pass that read its levels, kept beside it.
+        let kept = try Waveform(datRepresentation: Data(contentsOf: URL(fileURLWithPath: store.waveformPath(of: started.id))))
+        #expect(try kept == Waveform(measuring: AudioFile(forReading: store.fileURL(of: recovered))) && kept.length == 94)
         #expect(!FileManager.default.fileExists(atPath: lockFile(of: started)))
         try writer.close()
     }

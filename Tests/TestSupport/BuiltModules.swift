@@ -82,9 +82,11 @@ public enum BuiltModules {
         let checkouts = products.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("checkouts")
         let package = packageDirectory
         let sources = package.appendingPathComponent("Sources")
-        // The C modules AudioIO imports: ours, the packages' it depends on, and the system headers pkg-config names.
-        var moduleMaps = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted()
-            .map { sources.appendingPathComponent($0).appendingPathComponent("module.modulemap").path }
+        // The C modules AudioIO imports: ours (a system library's map beside its shim, a C target's in its include
+        // directory), the packages' it depends on, and the system headers pkg-config names.
+        var moduleMaps = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted().flatMap { target in
+            ["module.modulemap", "include/module.modulemap"].map { sources.appendingPathComponent(target).appendingPathComponent($0).path }
+        }
         let enumerator = FileManager.default.enumerator(atPath: checkouts.path)
         while let path = enumerator?.nextObject() as? String {
             if path.hasSuffix("/module.modulemap") { moduleMaps.append(checkouts.appendingPathComponent(path).path) }

@@ -26,7 +26,45 @@ import Testing
         ]
         // One field a line, every value starting in the same column.
         let expected = fields.map { label, value in (label + ":").padding(toLength: 16, withPad: " ", startingAt: 0) + value }
-        #expect(try cli.lines("info", String(id.prefix(6))) == expected)
+        // Then the waveform, over 80 columns off a terminal: a steady tone is full height all along.
+        let waveform = ["Waveform:", "  " + String(repeating: "█", count: 77), "  " + String(repeating: "█", count: 77)]
+        #expect(try cli.lines("info", String(id.prefix(6))) == expected + waveform)
+    }
+
+    @Test func theWaveformShowsWhereTheMemoIsLoudAndWhereItIsSilent() throws {
+        let cli = try CLI()
+        // A second of tone, a second of silence, a second 20 dB quieter (a third of the height: the drawing spans 30 dB).
+        let loud = cli.scratch.path("loud.wav"), quiet = cli.scratch.path("quiet.wav"), silence = cli.scratch.path("silence.wav")
+        try Sox.synth(to: loud, rate: 48000, channels: 1, seconds: 1, "sine 440", volume: 0.5)
+        try Sox.synth(to: quiet, rate: 48000, channels: 1, seconds: 1, "sine 440", volume: 0.05)
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", silence, "trim", "0", "1"])
+        let source = cli.scratch.path("shape.wav")
+        try Tool.output("sox", [loud, silence, quiet, source])
+        #expect(try cli.run("import", source, "--title", "Shape").status == 0)
+
+        /// The two rows under "Waveform:", without their indent, as columns of characters.
+        func rows(_ arguments: String...) throws -> [[Character]] {
+            try cli.run(["info", "Shape"] + arguments, with: [:]).standardOutput.split(separator: "\n")
+                .drop { $0 != "Waveform:" }.dropFirst().map { Array($0.dropFirst(2)) }
+        }
+        // 77 columns over 3 s: the first third full, the middle blank, the last third a third of the height; the
+        // columns where one part meets the next (25, 51) are left out.
+        let thirds = [0..<25, 26..<51, 52..<77]
+        let unicode = try rows()
+        #expect(unicode.count == 2 && unicode.allSatisfy { $0.count == 77 }, "\(unicode)")
+        let expected: [[Character]] = [["█", " ", " "], ["█", " ", "▅"]]
+        for (row, characters) in expected.enumerated() {
+            for (third, character) in zip(thirds, characters) {
+                #expect(unicode[row][third].allSatisfy { $0 == character }, "row \(row), columns \(third): \(String(unicode[row]))")
+            }
+        }
+        let ascii = try rows("--ascii")
+        let expectedASCII: [[Character]] = [["|", " ", " "], ["|", " ", ":"]]
+        for (row, characters) in expectedASCII.enumerated() {
+            for (third, character) in zip(thirds, characters) {
+                #expect(ascii[row][third].allSatisfy { $0 == character }, "row \(row), columns \(third): \(String(ascii[row]))")
+            }
+        }
     }
 
     @Test func infoJSONIsTheMemoAsImportPrintedIt() throws {

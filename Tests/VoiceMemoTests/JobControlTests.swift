@@ -40,7 +40,7 @@ import Testing
             let play = try PseudoTerminal(
                 CLI.binary, ["play", "Tone", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
             func state() -> (isPlaying: Bool, position: Double)? {
-                Display.frames(play.screen, height: 2).compactMap { Display.playback($0, title: "Tone") }.last
+                Display.frames(play.screen, height: 3).compactMap { Display.playback($0, title: "Tone") }.last
             }
             #expect(play.read(until: { _ in state().map { $0.isPlaying && $0.position >= 0.3 } ?? false }, timeout: 10))
             #expect(play.localModes & Display.rawModes == 0)
@@ -184,7 +184,7 @@ import Testing
             let play = try PseudoTerminal(
                 CLI.binary, ["play", "Loop", "--loops", "-1", "--device", "pulse"],
                 environment: cli.environment.merging(try server.environment) { $1 })
-            #expect(play.read(until: { Display.frames($0, height: 2).compactMap { Display.playback($0, title: "Loop") }.count > 2 }, timeout: 10))
+            #expect(play.read(until: { Display.frames($0, height: 3).compactMap { Display.playback($0, title: "Loop") }.count > 2 }, timeout: 10))
             #expect(play.waitForExit(timeout: 0) == nil && play.localModes & Display.rawModes == 0)
             kill(play.pid, signal)
             #expect(play.waitForExit(timeout: 10) == status)

@@ -13,4 +13,8 @@ import Testing
         let bytes = Array("\u{1B}[1;2C\u{1B}[1;2D\u{1B}[1;5C,.<>nps".utf8)
         #expect(Key.parse(bytes) == [.shiftRight, .shiftLeft, .right, .shiftLeft, .shiftRight, .shiftLeft, .shiftRight, .next, .previous, .sleep])
     }
+
+    @Test func kTogglesSkippingSilenceAndSStaysTheSleepTimer() {
+        #expect(Key.parse(Array("kKsS".utf8)) == [.skipSilence, .skipSilence, .sleep, .sleep])
+    }
 }

@@ -92,7 +92,7 @@ import Testing
         // And back: a WAV with cue points imports with its markers.
         let again = try cli.json(try cli.run("import", cli.scratch.path("out.wav"), "--json"))
         #expect((again["markers"] as? [[String: Any]])?.map { $0["frame"] as? Int } == [0, 44100])
-        let lines = try cli.lines("info", try #require(again["id"] as? String))
+        let lines = try cli.lines("info", try #require(again["id"] as? String)).prefix { $0 != "Waveform:" }
         #expect(lines.suffix(3) == ["Markers:        2", "  1  0:00.0  Hello", "  2  0:01.0  Plans"], "\(lines)")
     }
 }

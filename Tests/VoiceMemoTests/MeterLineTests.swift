@@ -43,6 +43,12 @@ import Testing
         #expect(ProgressBar.line(position: 0, duration: 0, loaded: [], columns: 10).isEmpty)
     }
 
+    @Test func whileSilenceIsSkippedThePlaybackLineShowsTheTimeSaved() {
+        let line = MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1.5, silenceSkipped: 12.44)
+        #expect(line.text == "▶ Standup  0:03.2 / 1:05.0  ×1.50  0:12.4 saved")
+        #expect(line.fitted(toColumns: 40) == "▶ Standup  0:03.2 / 1:05.0  ×1.50", "the saving goes first on a narrow terminal")
+    }
+
     @Test func aNarrowTerminalGetsShorterWordsThenThePeakAloneThenNoBar() {
         func line(_ columns: Int) -> String {
             MeterLine(columns: columns, usesColor: false).channel("L", peak: -20, average: -40, hold: -10)

@@ -27,6 +27,50 @@ import Testing
         #expect(played.prefix(48000).contains { $0 != 0 })
     }
 
+    @Test func skipSilenceCutsThePausesToAFifthOfASecondAndSaysHowMuchItSaved() throws {
+        let cli = try CLI()
+        // Half a second of tone, 1.5 s of silence, tone, 1 s of silence, tone: 4 s.
+        let tone = cli.scratch.path("tone.wav"), long = cli.scratch.path("long.wav"), short = cli.scratch.path("short.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", long, "trim", "0", "1.5"])
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", short, "trim", "0", "1"])
+        let source = cli.scratch.path("pauses.wav")
+        try Tool.output("sox", [tone, long, tone, short, tone, source])
+        #expect(try cli.run("import", source, "--title", "Pauses").status == 0)
+        let output = device(cli)
+        let result = try cli.run("play", "Pauses", "--skip-silence", "--device", output.name, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let saved = try #require(try cli.json(result)["silenceSkipped"] as? Double)
+        #expect(abs(saved - 2.1) < 0.05 * 2.1, "1.3 s and 0.8 s left out: \(saved)")
+        // What the device got, from the first sound to the last: three tones and two gaps of 0.2 s.
+        let left = try samples(output.file).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let first = try #require(left.firstIndex { $0 != 0 }), last = try #require(left.lastIndex { $0 != 0 })
+        let heard = Double(last - first + 1) / 48000
+        #expect(abs(heard - 1.9) < 0.02, "heard \(heard) s")
+    }
+
+    @Test func skipSilenceCutsThePausesOfMemosPlayedInTurnButNotOfMemosPlayedTogether() throws {
+        let cli = try CLI()
+        // Each: half a second of tone, 1.5 s of silence, tone, 1 s of silence, tone.
+        let tone = cli.scratch.path("tone.wav"), long = cli.scratch.path("long.wav"), short = cli.scratch.path("short.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", long, "trim", "0", "1.5"])
+        try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", short, "trim", "0", "1"])
+        let source = cli.scratch.path("pauses.wav")
+        try Tool.output("sox", [tone, long, tone, short, tone, source])
+        for title in ["First", "Second"] { #expect(try cli.run("import", source, "--title", title).status == 0) }
+        let result = try cli.run("play", "First", "Second", "--skip-silence", "--device", device(cli).name, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        // In turn the level is measured as they play: the first memo's first pause, within its first second, may be
+        // kept in part; its second pause and both of the second memo's lose 2.9 s.
+        let saved = try #require(try cli.json(result)["silenceSkipped"] as? Double)
+        #expect(saved >= 2.9 * 0.95 && saved <= 4.2 * 1.05, "\(saved)")
+
+        let together = try cli.run("play", "First", "Second", "--together", "--skip-silence", "--device", device(cli).name)
+        #expect(together.status == 2)
+        #expect(together.standardError.contains("--skip-silence cannot be used with --together"), "\(together.standardError)")
+    }
+
     @Test func twoMemosStartOnTheSameFrame() throws {
         let cli = try CLI()
         let signal = cli.scratch.path("signal.wav")

@@ -117,9 +117,17 @@ import Testing
                 CLI.binary, ["play", "Tone", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
             let modesBefore = play.initialModes
             func states() -> [(isPlaying: Bool, position: Double, channels: [ChannelLine])] {
-                Self.frames(play.screen, height: 2).compactMap { frame in
-                    Self.playback(frame, title: "Tone").map { ($0.isPlaying, $0.position, frame.prefix(2).compactMap(ChannelLine.init)) }
+                Self.frames(play.screen, height: 3).compactMap { frame in
+                    Self.playback(frame, title: "Tone").map { ($0.isPlaying, $0.position, frame.prefix(1).compactMap(ChannelLine.init)) }
                 }
+            }
+            /// The column of the play head on the waveform's line, and the line's width, without its colors.
+            func head() -> (column: Int, width: Int, position: Double)? {
+                Self.frames(play.screen, height: 3).compactMap { frame -> (Int, Int, Double)? in
+                    let cells = Array(frame[1].replacing(#/\x1B\[\d+m/#, with: ""))
+                    guard let column = cells.firstIndex(of: "│"), let state = Self.playback(frame, title: "Tone") else { return nil }
+                    return (column, cells.count, state.position)
+                }.last
             }
             func shows(_ condition: @escaping ((isPlaying: Bool, position: Double, channels: [ChannelLine])) -> Bool) -> (String) -> Bool {
                 { _ in states().last.map(condition) ?? false }
@@ -133,6 +141,10 @@ import Testing
             // The device takes audio 8 times a second and the display is redrawn 20 times: no redraw between two
             // periods reads the tone as silence.
             #expect(play.read(until: shows { $0.position >= 1.2 }, timeout: 10))
+            // Under the meter, the memo's waveform over the width (the last column free), the play head moving along.
+            #expect(play.read(until: { _ in (head()?.position ?? 0) >= 1.2 }, timeout: 10), "\(play.screen.suffix(1000))")
+            let drawn = try #require(head())
+            #expect(drawn.width == 99 && abs(drawn.column - Int(drawn.position / 20 * 99)) <= 1, "\(drawn)")
             let toneFrames = states().filter { $0.isPlaying && $0.position >= 0.3 }
             #expect(toneFrames.count > 3 && toneFrames.allSatisfy { $0.channels.allSatisfy { $0.peak > -160 } },
                     "\(toneFrames.map { $0.channels.map(\.peak) })")
@@ -153,12 +165,42 @@ import Testing
             #expect(play.read(until: shows { !$0.isPlaying && abs($0.position - (pausedAt + 5)) < 0.11 }, timeout: 5))
             play.type(" ")
             #expect(play.read(until: shows { $0.isPlaying && $0.position > pausedAt + 5.2 }, timeout: 5))
+            #expect(abs((head()?.column ?? 0) - Int((pausedAt + 5.2) / 20 * 99)) <= 2, "the head moved with the seek")
 
             play.type("q")
             #expect(play.waitForExit(timeout: 10) == 0)
             #expect(play.screen.hasSuffix("\u{1B}[?25h"))
             #expect(play.localModes == modesBefore)
-            #expect(Self.redrawsInPlace(play.screen, height: 2), "\(play.screen.suffix(2000))")
+            #expect(Self.redrawsInPlace(play.screen, height: 3), "\(play.screen.suffix(2000))")
+        }
+    }
+
+    @Test func kSkipsSilenceAndTheStatusLineShowsTheTimeSaved() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            // Half a second of tone, then 1.5 s of silence, four times over.
+            let tone = cli.scratch.path("tone.wav"), silence = cli.scratch.path("silence.wav"), source = cli.scratch.path("pauses.wav")
+            try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+            try Tool.output("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", silence, "trim", "0", "1.5"])
+            try Tool.output("sox", [tone, silence, tone, silence, tone, silence, tone, silence, source])
+            #expect(try cli.run("import", source, "--title", "Pauses").status == 0)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Pauses", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            /// The time saved on the last status line, if it shows one.
+            func saved() -> Double? {
+                guard let line = Self.frames(play.screen, height: 3).last?.last,
+                      let match = line.firstMatch(of: #/  (\d+):(\d\d\.\d) saved$/#),
+                      let minutes = Double(match.1), let seconds = Double(match.2)
+                else { return nil }
+                return minutes * 60 + seconds
+            }
+            #expect(play.read(until: { screen in Self.frames(screen, height: 3).count > 2 }, timeout: 10))
+            #expect(saved() == nil, "not skipping: nothing saved shown")
+            play.type("k")
+            // Each pause past the first key press loses 1.3 s: three of them in under 4 s of listening.
+            #expect(play.read(until: { _ in (saved() ?? 0) >= 2.5 }, timeout: 10), "\(play.screen.suffix(500))")
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
         }
     }
 
@@ -175,7 +217,8 @@ import Testing
             let play = try PseudoTerminal(
                 CLI.binary, ["play", "Then", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
             #expect(play.waitForExit(timeout: 15) == 0)
-            let shown = Self.frames(play.screen, height: 2).compactMap { frame in
+            // The channel's bar, the waveform row, the status line.
+            let shown = Self.frames(play.screen, height: 3).compactMap { frame in
                 Self.playback(frame, title: "Then").flatMap { state in ChannelLine(frame[0]).map { (state.position, $0.peak) } }
             }
             // The tone is shown while it is heard (to 1.5 s, the position shown to a tenth, a redraw 50 ms late at most),
@@ -194,9 +237,9 @@ import Testing
                 CLI.binary, ["play", "Loop", "--loops", "-1", "--no-meter", "--device", "pulse"],
                 environment: cli.environment.merging(try server.environment) { $1 })
             let modesBefore = play.initialModes
-            // Without the meter the display is the status line alone.
-            #expect(play.read(until: { Self.frames($0, height: 1).filter { Self.playback($0, title: "Loop")?.isPlaying == true }.count > 2 }, timeout: 10))
-            #expect(Self.redrawsInPlace(play.screen, height: 1), "\(play.screen.suffix(2000))")
+            // Without the meter the display is the waveform and the status line.
+            #expect(play.read(until: { Self.frames($0, height: 2).filter { Self.playback($0, title: "Loop")?.isPlaying == true }.count > 2 }, timeout: 10))
+            #expect(Self.redrawsInPlace(play.screen, height: 2), "\(play.screen.suffix(2000))")
             play.type("\u{03}")
             #expect(play.waitForExit(timeout: 10) == 130)
             #expect(play.screen.hasSuffix("\u{1B}[?25h"))

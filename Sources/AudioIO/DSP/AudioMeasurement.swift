@@ -1,16 +1,27 @@
 /// What a whole file's writer or reader measures of the samples as they pass, in the one pass they make: the levels
-/// (``LevelAccumulator``) and, when asked, the loudness (``LoudnessMeter``). A recording, an import and a trim measure
-/// both this way; nothing reads a file a second time for its loudness.
+/// (``LevelAccumulator``, as sox's `stats`), the waveform (``WaveformBuilder``, as audiowaveform's, within
+/// ``Waveform/keptLength`` pixels unless told otherwise) and, when asked, the loudness (``LoudnessMeter``). A recording,
+/// an import and a trim measure them this way; nothing reads a file a second time for its loudness or its waveform.
 ///
-/// Not for the audio threads (the loudness meter allocates as it goes). `package` for the benchmarks
-/// (`Benchmarks/Loudness`), which time what it adds to a recording.
+/// Not for the audio threads (the loudness meter allocates as it goes, the waveform grows an array). `package` for
+/// the benchmarks (`Benchmarks/Loudness`), which time what it adds to a recording.
 package struct AudioMeasurement {
     private var levels: LevelAccumulator
+    private var waveformBuilder: WaveformBuilder
     private let loudnessMeter: LoudnessMeter?
+    /// Frames per second of the audio measured, in hertz.
+    package let sampleRate: Double
 
-    /// Measures `channelCount` interleaved channels at `sampleRate` Hz; their loudness too when `measuringLoudness`.
-    package init(channelCount: Int, sampleRate: Double, measuringLoudness: Bool) {
+    /// Measures `channelCount` interleaved channels at `sampleRate` Hz, their waveform at `samplesPerPixel` (or wider
+    /// to keep within `maximumLength` pixels), and their loudness too when `measuringLoudness`.
+    package init(
+        channelCount: Int, sampleRate: Double, measuringLoudness: Bool,
+        samplesPerPixel: Int = Waveform.standardSamplesPerPixel, keepingAtMost maximumLength: Int? = Waveform.keptLength
+    ) {
+        self.sampleRate = sampleRate
         levels = LevelAccumulator(channelCount: channelCount)
+        waveformBuilder = WaveformBuilder(
+            channelCount: channelCount, sampleRate: sampleRate, samplesPerPixel: samplesPerPixel, maximumLength: maximumLength)
         // Without memory for libebur128 the file is still written; its loudness is measured again when asked for.
         loudnessMeter = measuringLoudness ? try? LoudnessMeter(channelCount: channelCount, sampleRate: sampleRate) : nil
     }
@@ -18,6 +29,7 @@ package struct AudioMeasurement {
     /// Adds interleaved frames.
     package mutating func add(_ samples: UnsafeBufferPointer<Float>) {
         levels.add(samples)
+        waveformBuilder.add(samples)
         loudnessMeter?.add(samples)
     }
 
@@ -26,4 +38,14 @@ package struct AudioMeasurement {
 
     /// The levels of everything added.
     package var measuredLevels: AudioLevels { levels.levels }
+
+    /// The waveform of everything added.
+    package var waveform: Waveform { waveformBuilder.waveform }
+
+    /// The summary of a file of `frameCount` frames and `byteCount` bytes that holds what was measured.
+    func summary(frameCount: Int64, byteCount: Int64) -> AudioFileSummary {
+        AudioFileSummary(
+            frameCount: frameCount, sampleRate: sampleRate, channelCount: levels.channelCount,
+            levels: levels.levels, waveform: waveform, byteCount: byteCount, loudness: loudness)
+    }
 }

@@ -279,6 +279,7 @@ package final class Mixer: @unchecked Sendable {
         }
         voice.marker = marker
         voice.markerFramesLeft = marker.frames
+        voice.skippedBits.store(marker.skipped.bitPattern, ordering: .relaxed)
     }
 
     /// Drops `frames` frames of the voice unheard, before device frame `frame`: a start frame that was already

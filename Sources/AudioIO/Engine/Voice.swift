@@ -12,14 +12,17 @@ package struct PlaybackMarker: BitwiseCopyable {
     var item: Int
     /// The end of the stream: no audio follows.
     var isEnd: Bool
+    /// Seconds of the files left out as silence before its first frame, since the voice began.
+    var skipped: Double
 
     /// A marker with every field given.
-    package init(frames: Int, fileTime: Double, secondsPerFrame: Double, item: Int, isEnd: Bool) {
+    package init(frames: Int, fileTime: Double, secondsPerFrame: Double, item: Int, isEnd: Bool, skipped: Double = 0) {
         self.frames = frames
         self.fileTime = fileTime
         self.secondsPerFrame = secondsPerFrame
         self.item = item
         self.isEnd = isEnd
+        self.skipped = skipped
     }
 }
 
@@ -116,6 +119,8 @@ package final class Voice: @unchecked Sendable {
     private let positionFrame = ManagedAtomic<Int64>(0)
     /// Odd while the render thread changes the two: a reader that sees it odd, or changed, reads them again.
     private let positionVersion = ManagedAtomic<Int>(0)
+    /// Seconds of the files left out as silence before the last frame mixed (``PlaybackMarker/skipped``).
+    let skippedBits = ManagedAtomic<UInt64>(0)
     let hasStarted = ManagedAtomic<Bool>(false)
     let hasFinished = ManagedAtomic<Bool>(false)
     /// The item (a queue's file, a loop's pass) of the last marker the render thread took up.
@@ -148,6 +153,9 @@ package final class Voice: @unchecked Sendable {
 
     /// Seconds into the file of the last frame mixed.
     var position: Double { mixedPosition.seconds }
+
+    /// Seconds of the files left out as silence before the last frame mixed.
+    var skipped: Double { Double(bitPattern: skippedBits.load(ordering: .relaxed)) }
 
     /// Seconds into the file of the last frame mixed, and the device frame after it, as one reading: how much of what
     /// was mixed the device still holds is that frame less the frame heard, wherever the render thread is in a period.

@@ -295,7 +295,7 @@ public final class AudioFile {
 
     /// Reads from ``framePosition`` to the end and returns the levels of those frames, per channel.
     public func measureLevels() throws(AudioFileError) -> AudioLevels {
-        try measure(loudness: false).levels
+        try measure().levels
     }
 
     /// Reads from ``framePosition`` to the end and returns the loudness of those frames (EBU R 128, by libebur128):
@@ -311,17 +311,23 @@ public final class AudioFile {
         return loudness
     }
 
-    /// Reads from ``framePosition`` to the end and returns the levels of those frames and, when asked, their loudness,
-    /// in one pass; the loudness is `nil` when not asked for or libebur128 failed.
-    package func measure(loudness: Bool) throws(AudioFileError) -> (levels: AudioLevels, loudness: AudioLoudness?) {
-        var meter = AudioMeasurement(channelCount: channelCount, sampleRate: sampleRate, measuringLoudness: loudness)
+    /// Reads from ``framePosition`` to the end and returns, in one pass, the levels of those frames, their waveform (at
+    /// `samplesPerPixel`, or wider to keep within `maximumLength` pixels, as a recording's is) and, when asked, their
+    /// loudness; the loudness is `nil` when not asked for or libebur128 failed.
+    package func measure(
+        loudness: Bool = false, samplesPerPixel: Int = Waveform.standardSamplesPerPixel,
+        keepingAtMost maximumLength: Int? = Waveform.keptLength
+    ) throws(AudioFileError) -> (levels: AudioLevels, waveform: Waveform, loudness: AudioLoudness?) {
+        var meter = AudioMeasurement(
+            channelCount: channelCount, sampleRate: sampleRate, measuringLoudness: loudness,
+            samplesPerPixel: samplesPerPixel, keepingAtMost: maximumLength)
         var samples = [Float](repeating: 0, count: 16384 * channelCount)
         try samples.withUnsafeMutableBufferPointer { buffer throws(AudioFileError) in
             while case let frames = try read(into: buffer), frames > 0 {
                 meter.add(UnsafeBufferPointer(rebasing: buffer[..<(frames * channelCount)]))
             }
         }
-        return (meter.measuredLevels, meter.loudness)
+        return (meter.measuredLevels, meter.waveform, meter.loudness)
     }
 
     /// Reads PCM as left-justified 32-bit integers: 16- and 24-bit samples come back exactly, which a

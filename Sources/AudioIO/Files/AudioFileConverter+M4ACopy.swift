@@ -55,12 +55,12 @@ extension AudioFileConverter {
             DurableFile.removeQuietly(temporary.path)
             throw AudioFileError(path: destination.path, creating: error)
         }
-        // Read back as any reader will: what it holds, and its levels, decoded.
+        // Read back as any reader will: what it holds, and its levels and waveform, decoded.
         let copy = try AudioFile(forReading: temporary)
         let measured = try copy.measure(loudness: measuringLoudness)
         staged.summary = AudioFileSummary(
             frameCount: copy.frameCount, sampleRate: copy.sampleRate, channelCount: copy.channelCount,
-            levels: measured.levels, byteCount: copy.byteCount, loudness: measured.loudness)
+            levels: measured.levels, waveform: measured.waveform, byteCount: copy.byteCount, loudness: measured.loudness)
         return staged
     }
 }

@@ -5,7 +5,8 @@ import SystemPackage
 extension AudioFileConverter {
     /// Copies the Ogg Opus stream of `source` packet by packet into a new hidden file beside `destination`, with
     /// `metadata` in its comment header, synced to the disk, to be placed as
-    /// ``stage(contentsOf:beside:settings:metadata:gain:permissions:)``'s are: Opus to Opus without a second encoding, so
+    /// ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``'s are: Opus to Opus without a
+    /// second encoding, so
     /// that the copy decodes to exactly the source's samples. A stream cut short is copied up to its last whole
     /// packet and ended there.
     ///
@@ -118,12 +119,12 @@ extension AudioFileConverter {
         }
         switch reading {
         case .decoding(let measuringLoudness):
-            // Read back as any reader will: what it holds, and its levels, decoded.
+            // Read back as any reader will: what it holds, and its levels and waveform, decoded.
             let copy = try AudioFile(forReading: temporary)
             let measured = try copy.measure(loudness: measuringLoudness)
             staged.summary = AudioFileSummary(
                 frameCount: copy.frameCount, sampleRate: copy.sampleRate, channelCount: copy.channelCount,
-                levels: measured.levels, byteCount: copy.byteCount, loudness: measured.loudness)
+                levels: measured.levels, waveform: measured.waveform, byteCount: copy.byteCount, loudness: measured.loudness)
         case .sizeOnly:
             staged.summary.byteCount = FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0
         }

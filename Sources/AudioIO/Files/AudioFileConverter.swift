@@ -11,6 +11,9 @@ public struct AudioFileSummary: Equatable, Sendable {
     public var channelCount: Int
     /// Peak and average level of everything written, per channel, in dBFS (before Opus encoding).
     public var levels: AudioLevels
+    /// The outline of everything written (before Opus encoding), at ``Waveform/standardSamplesPerPixel``, or at the
+    /// power-of-two multiple of it that keeps it within ``Waveform/keptLength`` pixels.
+    public var waveform: Waveform
     /// Size of the written file in bytes.
     public var byteCount: Int64
     /// Loudness of everything written (before Opus encoding), when it was measured: always for a recording
@@ -40,18 +43,24 @@ public enum AudioFileConverter {
     ///   - settings: The target format; its sample rate and channel count are what the file gets.
     ///   - metadata: Tags and markers for the new file (the markers in frames of the source's rate); `nil` keeps the
     ///     source's. Markers move with the rate: a marker at 1 s stays at 1 s in a file resampled.
+    ///   - speechEnhancement: How to clean up the speech on the way (see ``SpeechEnhancement``); `nil` leaves the
+    ///     samples as they are. Mono and stereo targets only.
     ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false, it is kept and
     ///     the conversion fails with ``AudioFileError/Reason/exists`` (also should one appear meanwhile).
-    /// - Returns: The frame count, format and levels of what was written.
+    /// - Returns: The frame count, format, levels and waveform of what was written.
     /// - Throws: ``AudioSettingsError`` for settings that cannot be written, ``AudioFileError`` when the
-    ///   source cannot be read (including a source with no audio) or the destination cannot be written.
+    ///   source cannot be read (including a source with no audio) or the destination cannot be written, or speech
+    ///   enhancement asked for more than two channels.
     public static func convert(
         contentsOf source: URL, to destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
+        speechEnhancement: SpeechEnhancement? = nil,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], replacingExisting: Bool = true
     ) throws -> AudioFileSummary {
         try refuseExisting(destination, unless: replacingExisting)
-        let staged = try stage(contentsOf: source, beside: destination, settings: settings, metadata: metadata, permissions: permissions)
+        let staged = try stage(
+            contentsOf: source, beside: destination, settings: settings, metadata: metadata, speechEnhancement: speechEnhancement,
+            permissions: permissions)
         return try staged.place(at: destination, replacingExisting: replacingExisting)
     }
 
@@ -67,20 +76,23 @@ public enum AudioFileConverter {
     /// memo store cleaning up after killed processes leaves it alone. A `gain` other than 0 dB scales the samples.
     package static func stage(
         contentsOf source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        gain: Double = 0, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
+        gain: Double = 0, speechEnhancement: SpeechEnhancement? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
         try settings.validate()
         return try stage(
             reading: try openLinks(of: source), of: source, beside: destination, settings: settings, metadata: metadata,
-            gain: gain, permissions: permissions)
+            gain: gain, speechEnhancement: speechEnhancement, permissions: permissions)
     }
 
     /// Converts `inputs`, the audio of `source` as ``openLinks(of:)`` opened it, one after another, from where each is
-    /// positioned, as ``stage(contentsOf:beside:settings:metadata:gain:permissions:)`` does; `metadata` nil takes the
-    /// first's. With `measuringLoudness`, the summary has the loudness of what was written, measured on the way.
+    /// positioned, as ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)`` does;
+    /// `metadata` nil takes the first's. With `measuringLoudness`, the summary has the loudness of what was written,
+    /// measured on the way.
     package static func stage(
         reading inputs: [AudioFile], of source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
-        gain: Double = 0, permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], measuringLoudness: Bool = false
+        gain: Double = 0, speechEnhancement: SpeechEnhancement? = nil,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], measuringLoudness: Bool = false
     ) throws -> StagedAudioFile {
         try settings.validate()
         guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
@@ -94,6 +106,14 @@ public enum AudioFileConverter {
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.
         let frames = inputs.reduce(Int64(0)) { $0 + Int64((Double($1.frameCount) * settings.sampleRate / $1.sampleRate).rounded(.up)) }
+        let enhancer: SpeechEnhancer?
+        do {
+            enhancer = try speechEnhancement.map { enhancement throws(SpeechEnhancer.Refusal) in
+                try SpeechEnhancer(sampleRate: settings.sampleRate, channelCount: settings.channelCount, settings: enhancement)
+            }
+        } catch {
+            throw AudioFileError(path: destination.path, reason: .unsupported(error.description))
+        }
         var metadata = metadata ?? inputs[0].metadata
         metadata.markers = metadata.markers.map { $0.resampled(from: inputs[0].sampleRate, to: settings.sampleRate) }
         return try stage(
@@ -101,18 +121,24 @@ public enum AudioFileConverter {
             expectedFrameCount: frames, measuringLoudness: measuringLoudness
         ) { output, meter in
             for (input, channelMap) in zip(inputs, channelMaps) {
-                if gain == 0, canCopyIntegers(from: input, to: settings, channelMap) {
+                if gain == 0, enhancer == nil, canCopyIntegers(from: input, to: settings, channelMap) {
                     try copyIntegers(from: input, to: output, meter: &meter)
                 } else {
-                    try convertFloats(from: input, to: output, channelMap: channelMap, gain: Float(AudioLevels.amplitude(gain)), meter: &meter)
+                    try convertFloats(
+                        from: input, to: output, channelMap: channelMap, gain: Float(AudioLevels.amplitude(gain)), enhancer: enhancer,
+                        meter: &meter)
                 }
+            }
+            try enhancer?.finish { frames in
+                meter.add(frames)
+                try output.write(frames)
             }
         }
     }
 
     /// Copies `frames` of the WAV, CAF or Opus file at `source` into a new hidden file beside `destination`, in its own
     /// format and settings, without encoding anything again, to be placed as
-    /// ``stage(contentsOf:beside:settings:metadata:gain:permissions:)``'s are: PCM samples as they are (integers as
+    /// ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``'s are: PCM samples as they are (integers as
     /// integers, floats as floats), Opus packets as they are (see ``stageOpusExcerpt(of:frames:sampleRate:beside:metadata:permissions:)``).
     /// The excerpt starts and ends on exactly those frames; the summary has its levels and loudness.
     ///
@@ -183,7 +209,8 @@ public enum AudioFileConverter {
     }
 
     /// Writes a new hidden file beside `destination` through `write`, which meters what it writes, syncs it to the
-    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:gain:permissions:)`` does.
+    /// disk and returns it to be placed, as ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``
+    /// does.
     static func stage(
         beside destination: URL, settings: AudioSettings, metadata: AudioMetadata, permissions: FilePermissions,
         expectedFrameCount: Int64?, measuringLoudness: Bool = false, write: (AudioFileWriter, inout AudioMeasurement) throws -> Void
@@ -204,10 +231,8 @@ public enum AudioFileConverter {
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.
             let staged = try StagedAudioFile(url: temporary)
-            staged.summary = AudioFileSummary(
-                frameCount: output.frameCount, sampleRate: settings.sampleRate, channelCount: settings.channelCount,
-                levels: meter.measuredLevels, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0,
-                loudness: meter.loudness)
+            staged.summary = meter.summary(
+                frameCount: output.frameCount, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
             return staged
         } catch let error as Errno {
             DurableFile.removeQuietly(temporary.path)
@@ -266,10 +291,10 @@ public enum AudioFileConverter {
     }
 
     /// Converts up to `frameLimit` frames of `input`, from where it is, as floats: mapped to the output's channels,
-    /// scaled by `gain` (linear), resampled to its rate.
+    /// scaled by `gain` (linear), resampled to its rate, cleaned up by `enhancer` when there is one.
     private static func convertFloats(
-        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, gain: Float = 1, frameLimit: Int64 = .max,
-        meter: inout AudioMeasurement
+        from input: AudioFile, to output: AudioFileWriter, channelMap: ChannelMap, gain: Float = 1,
+        enhancer: SpeechEnhancer? = nil, frameLimit: Int64 = .max, meter: inout AudioMeasurement
     ) throws {
         let channels = output.settings.channelCount
         let resampler = input.sampleRate == output.settings.sampleRate ? nil : try Resampler(
@@ -278,9 +303,13 @@ public enum AudioFileConverter {
         var mapped = [Float](repeating: 0, count: blockFrames * channels)
         var resampled = [Float](repeating: 0, count: blockFrames * channels)
 
-        func emit(_ frames: UnsafeBufferPointer<Float>) throws {
+        func store(_ frames: UnsafeBufferPointer<Float>) throws {
             meter.add(frames)
             try output.write(frames)
+        }
+        func emit(_ frames: UnsafeBufferPointer<Float>) throws {
+            guard let enhancer else { return try store(frames) }
+            try enhancer.process(frames, store)
         }
         try source.withUnsafeMutableBufferPointer { source in
             try mapped.withUnsafeMutableBufferPointer { mapped in

@@ -87,7 +87,7 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// The error for a failed `open(2)`, `link(2)` or `rename(2)` creating `path`.
-    init(path: String, creating errno: Errno) {
+    package init(path: String, creating errno: Errno) {
         switch errno {
         case .noSuchFileOrDirectory, .notDirectory: self.init(path: path, reason: .directoryNotFound)
         case .readOnlyFileSystem: self.init(path: path, reason: .readOnlyFileSystem)

@@ -49,15 +49,18 @@ package enum DurableFile {
     /// Puts `bytes` in place of the file at `path` in one step: written to a temporary file beside it
     /// (`.<name>.<random>.tmp`, or `<name>.<random>.tmp` for a name that is hidden already) with
     /// `permissions`, synced to the disk first when `syncing`, then renamed over `path`. A reader sees the old
-    /// file or the new one, never a part; the temporary file is removed when anything fails.
+    /// file or the new one, never a part; the temporary file is removed when anything fails. Unless
+    /// `replacingExisting`, a file at `path` is kept and the write fails with `Errno.fileExists`.
     package static func write(
-        _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool
+        _ bytes: some Sequence<UInt8>, replacing path: String, permissions: FilePermissions, syncing: Bool,
+        replacingExisting: Bool = true
     ) throws {
-        let target = FilePath(path)
-        let name = target.lastComponent?.string ?? ""
-        let hidden = name.hasPrefix(".") ? name : "." + name
-        let temporary = target.removingLastComponent()
-            .appending("\(hidden).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp").string
+        // By hand rather than through FilePath, whose component operations take seconds on a name of thousands of
+        // characters; the name cut to 200 bytes, within the 255 a name may have.
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let name = String(path[slash...])
+        let hidden = (name.hasPrefix(".") ? name : "." + name).prefix(utf8Bytes: 200)
+        let temporary = String(path[..<slash]) + "\(hidden).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
         do {
             let descriptor = try FileDescriptor.open(
                 temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
@@ -65,7 +68,11 @@ package enum DurableFile {
                 try descriptor.writeAll(bytes)
                 if syncing { try sync(descriptor) }
             }
-            try replace(path, with: temporary)
+            if replacingExisting {
+                try replace(path, with: temporary)
+            } else {
+                try place(temporary, at: path)
+            }
         } catch {
             removeQuietly(temporary)
             throw error

@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// A converted file waiting, hidden beside where it is to go, for its place: see
-/// ``AudioFileConverter/stage(contentsOf:beside:settings:metadata:gain:permissions:)``. It is held locked (`flock`) while
+/// ``AudioFileConverter/stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``. It is held locked (`flock`) while
 /// it waits, and removed when it is released unplaced.
 ///
 /// **Not thread-safe**: one thread at a time.
@@ -12,7 +12,9 @@ package final class StagedAudioFile {
     package let url: URL
     /// What was written into it.
     package internal(set) var summary = AudioFileSummary(
-        frameCount: 0, sampleRate: 0, channelCount: 0, levels: AudioLevels(peak: [], average: []), byteCount: 0)
+        frameCount: 0, sampleRate: 0, channelCount: 0, levels: AudioLevels(peak: [], average: []),
+        waveform: Waveform(sampleRate: 1, samplesPerPixel: Waveform.standardSamplesPerPixel, channelCount: 1, data: []),
+        byteCount: 0)
     private let lock: FileDescriptor
     private var isPlaced = false
 

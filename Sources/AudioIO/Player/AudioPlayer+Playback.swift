@@ -145,6 +145,8 @@ extension AudioPlayer {
         if state.voice != nil { return true }
         // An address that failed to download has its reason in the status already.
         if state.load == .failed { return false }
+        // Playing from the start, or from where stop() left it: what was skipped before counts no more.
+        if !state.startWasReported { state.skippedBefore = 0 }
         do {
             let session = AudioSession.shared
             let engine = try StreamEngine.engine(

@@ -22,6 +22,8 @@ extension AudioPlayer {
         /// Whether ``AudioPlayer/Event/started`` was sent since the last stop or finish: a seek, a resume or a new
         /// voice at the position heard goes on playing, it does not start again.
         var startWasReported = false
+        /// Seconds of silence skipped by voices let go since playback last started afresh.
+        var skippedBefore: TimeInterval = 0
         /// Playing was asked for a device time still ahead (``AudioPlayer/play(atTime:)``), and the voice has not started.
         var waitsForScheduledStart = false
         /// The pass of a loop the voice was in at the last tick: one further on is a loop starting over, a time jump.
@@ -49,8 +51,14 @@ extension AudioPlayer {
             !isPlaying ? .paused : waitsForScheduledStart ? .waitingToPlayAtSpecifiedRate(.scheduledStart) : .playing
         }
 
+        /// Seconds of the file skipped as silence so far, as heard.
+        var skippedSilence: TimeInterval {
+            skippedBefore + (voice?.skipped ?? 0)
+        }
+
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
         mutating func release() {
+            skippedBefore = skippedSilence
             if let voice, voice.hasStarted.load(ordering: .acquiring) { passesHeard = voice.currentItem.load(ordering: .acquiring) }
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// Volume, pan, rate and meters, as ``AudioPlayer`` has them, and each item's gain (`AVQueuePlayer` inherits them from `AVPlayer`): they
+/// Volume, pan, rate, silence skipping and meters, as ``AudioPlayer`` has them, and each item's gain (`AVQueuePlayer` inherits them from `AVPlayer`): they
 /// apply to the item playing and to every item after it. The settings themselves are ``PlaybackControls``, which
 /// both players hold; these members only hand them the queue's voice.
 extension AudioQueuePlayer {
@@ -59,6 +59,33 @@ extension AudioQueuePlayer {
                 state.controls.setRate(newValue, decoder: state.decoder)
                 if state.controls.rate != old { restartIfQueuedLong(&state, &events) }
             }
+        }
+    }
+
+    /// Whether pauses are shortened, as ``AudioPlayer/skipsSilence``: in every item, the queue's time staying each
+    /// item's. Off by default; may be changed while playing, and is heard at once, as a change of ``rate`` is.
+    public var skipsSilence: Bool {
+        get { state.withLock { $0.controls.skipsSilence } }
+        set {
+            withState { state, events in
+                guard state.controls.skipsSilence != newValue else { return }
+                state.controls.setSkipsSilence(newValue, decoder: state.decoder)
+                restartIfQueuedLong(&state, &events)
+            }
+        }
+    }
+
+    /// How pauses are shortened while ``skipsSilence`` is on, as ``AudioPlayer/silenceSkipping``; a change applies when
+    /// playback next starts from scratch (or after an edit of the queue).
+    public var silenceSkipping: SilenceSkipping {
+        get { state.withLock { $0.controls.silenceSkipping } }
+        set { state.withLock { $0.controls.silenceSkipping = newValue } }
+    }
+
+    /// Seconds of the items left out as silence since the queue was made, up to what has been mixed for the device.
+    public var skippedSilenceDuration: TimeInterval {
+        state.withLock { state in
+            state.skippedBefore + (state.voice?.skipped ?? 0)
         }
     }
 

@@ -103,6 +103,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var skipped: [Int: AudioFileError] = [:]
         /// An item failed since playback last started from an empty queue.
         var anItemFailed = false
+        /// Seconds of silence skipped by the voices let go.
+        var skippedBefore: TimeInterval = 0
         var seeks = SeekCompletions()
         /// Whether a thread looks at the buffer: since an address was first queued.
         var watchesDownloads = false
@@ -144,6 +146,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
         /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
         mutating func release() {
+            skippedBefore += voice?.skipped ?? 0
             if isInMix {
                 voice?.removalRequested.store(true, ordering: .releasing)
                 engine?.wake()

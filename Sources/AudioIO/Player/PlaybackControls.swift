@@ -1,7 +1,8 @@
 import FoundationEssentials
 
-/// What a listener sets on a player — volume, gain, pan, rate, metering — and the levels it last read, held in a
-/// player's state (``AudioPlayer`` and ``AudioQueuePlayer`` alike) and handed to each voice and decoder it makes.
+/// What a listener sets on a player — volume, gain, pan, rate, silence skipping, metering — and the levels it last read,
+/// held in a player's state (``AudioPlayer`` and ``AudioQueuePlayer`` alike) and handed to each voice and decoder it
+/// makes.
 ///
 /// **Threads**: a value under its player's lock; it reaches the render and decoder threads through the voice's
 /// and decoder's atomics only.
@@ -18,6 +19,10 @@ struct PlaybackControls {
     var enableRate = false
     /// Speed, 0.5…2, pitch kept.
     private(set) var rate: Float = 1
+    /// Whether pauses are shortened.
+    private(set) var skipsSilence = false
+    /// How pauses are shortened: handed to each new decoder.
+    var silenceSkipping = SilenceSkipping()
     private(set) var isMeteringEnabled = false
     /// The levels taken by the last ``updateMeters(from:fileChannels:)``.
     private var levels = AudioLevels(peak: [], average: [])
@@ -71,6 +76,12 @@ struct PlaybackControls {
     mutating func setRate(_ rate: Float, decoder: PlaybackDecoder?) {
         self.rate = min(max(rate, 0.5), 2)
         decoder?.rateBits.store(self.rate.bitPattern, ordering: .relaxed)
+    }
+
+    /// Turns the skipping of silence on or off, in `decoder` from its next stretch of frames.
+    mutating func setSkipsSilence(_ skips: Bool, decoder: PlaybackDecoder?) {
+        skipsSilence = skips
+        decoder?.skipsSilence.store(skips, ordering: .relaxed)
     }
 
     /// Turns the measuring of `voice`'s levels on or off.

@@ -12,8 +12,10 @@ enum NextSource {
 }
 
 /// The decoder thread of one voice: reads the file, applies its item's gain, maps its channels to the device's,
-/// resamples to the device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), and fills
-/// the voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
+/// resamples to the device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), shortens
+/// pauses while silence is skipped (``SilenceSkipper``, on what is to be heard, so that its durations are as heard), and
+/// fills the voice's ring ahead of the render thread. Its markers keep the file's time: after a shortened pause, the
+/// next stretch starts that much later in the file. At the end of a file it asks what follows — the same file
 /// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
 ///
 /// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
@@ -27,6 +29,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     /// The playback rate's bit pattern (`Float`), read once per step.
     let rateBits: ManagedAtomic<UInt32>
+    /// Whether pauses are shortened, read once per stretch of frames handed on.
+    let skipsSilence: ManagedAtomic<Bool>
     /// Called on the decoder thread when reading fails; the voice then ends where the audio stops.
     var onError: (@Sendable (AudioFileError) -> Void)?
 
@@ -58,6 +62,13 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// Whether frames go through the stretcher: from the first rate other than 1 on. Until then they pass it
     /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
     private var isStretching = false
+    private let silenceSkipping: SilenceSkipping
+    /// Made the first time silence is skipped.
+    private var skipper: SilenceSkipper?
+    /// Whether frames go through the skipper now.
+    private var isSkippingSilence = false
+    /// Seconds of the files left out as silence so far, carried by the markers.
+    private var skippedTime = 0.0
 
     /// Prepares to decode `file`, item `item` of `voice` played at `gain` dB, from `startTime` seconds into `voice`;
     /// `next` says what follows each file, given how many passes have completed.
@@ -66,7 +77,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
         file: AudioFile, item: Int = 0, gain: Float = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
-        enableRate: Bool, next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
+        enableRate: Bool, skipsSilence: Bool = false, silenceSkipping: SilenceSkipping = SilenceSkipping(),
+        next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
         self.voice = voice
         self.deviceRate = deviceRate
@@ -75,6 +87,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
         itemGain = ManagedAtomic(Self.packed(item: item, amplitude: source.amplitude))
         stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
+        self.skipsSilence = ManagedAtomic(skipsSilence)
+        self.silenceSkipping = silenceSkipping
         outputTime = startTime
         let frame = min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate))
         // An address's seek may wait for a range to download: on the decoder thread, not the caller's.
@@ -206,6 +220,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     let following = try Self.source(
                         nextFile, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
                     if following.resampler !== source.resampler { try flushResampler(buffers) }
+                    // A pause at the end of an item ends there.
+                    endSkippedPause(rate: Float(bitPattern: rateBits.load(ordering: .relaxed)))
                     source = following
                     outputTime = 0
                     continue
@@ -267,12 +283,12 @@ package final class PlaybackDecoder: @unchecked Sendable {
         }
     }
 
-    /// Sends device-rate frames through the stretcher (when the rate is enabled) into the ring.
+    /// Sends device-rate frames through the stretcher (when the rate is enabled) on.
     private func stretchAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) {
-        guard let stretcher else { return push(frames, rate: 1) }
+        guard let stretcher else { return skipAndPush(frames, rate: 1) }
         let rate = Float(bitPattern: rateBits.load(ordering: .relaxed))
         isStretching = isStretching || rate != 1
-        guard isStretching else { return push(frames, rate: 1) }
+        guard isStretching else { return skipAndPush(frames, rate: 1) }
         if stretcher.tempo != rate { stretcher.tempo = rate }
         stretcher.put(frames)
         drain(stretcher, buffers, rate: rate)
@@ -280,8 +296,45 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     private func drain(_ stretcher: TimeStretcher, _ buffers: Buffers, rate: Float) {
         while case let produced = stretcher.receive(into: buffers.output), produced > 0 {
-            push(UnsafeBufferPointer(rebasing: buffers.output[..<(produced * voice.channelCount)]), rate: rate)
+            skipAndPush(UnsafeBufferPointer(rebasing: buffers.output[..<(produced * voice.channelCount)]), rate: rate)
         }
+    }
+
+    /// Sends frames to be heard through the silence skipper (while silence is skipped) into the ring, noting the
+    /// time of the pauses shortened.
+    private func skipAndPush(_ frames: UnsafeBufferPointer<Float>, rate: Float) {
+        let wanted = skipsSilence.load(ordering: .relaxed)
+        if wanted, skipper == nil {
+            skipper = SilenceSkipper(
+                channelCount: voice.channelCount, sampleRate: deviceRate, settings: silenceSkipping, maximumInput: Self.outputFrames)
+        }
+        if !wanted, isSkippingSilence { endSkippedPause(rate: rate) }
+        isSkippingSilence = wanted
+        guard wanted, let skipper else { return push(frames, rate: rate) }
+        var input = frames
+        repeat {
+            let step = skipper.process(input)
+            push(UnsafeBufferPointer(rebasing: skipper.output[..<(step.produced * voice.channelCount)]), rate: rate)
+            if step.skipped > 0 { noteSkipped(step.skipped, rate: rate) }
+            input = UnsafeBufferPointer(rebasing: input[(step.consumed * voice.channelCount)...])
+        } while !input.isEmpty
+    }
+
+    /// Ends a pause being shortened (the stream ends, or skipping is turned off) and pushes out what the skipper
+    /// holds.
+    private func endSkippedPause(rate: Float) {
+        guard isSkippingSilence, let skipper else { return }
+        let skipped = skipper.end()
+        if skipped > 0 { noteSkipped(skipped, rate: rate) }
+        let step = skipper.process(UnsafeBufferPointer(start: nil, count: 0))
+        push(UnsafeBufferPointer(rebasing: skipper.output[..<(step.produced * voice.channelCount)]), rate: rate)
+    }
+
+    /// `frames` device frames at `rate` were left out: the frames after them come that much later in the file.
+    private func noteSkipped(_ frames: Int, rate: Float) {
+        let seconds = Double(frames) * Double(rate) / deviceRate
+        skippedTime += seconds
+        advance(by: seconds)
     }
 
     /// Pushes out what the resampler of the current file still holds.
@@ -299,6 +352,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
             stretcher.flush()
             drain(stretcher, buffers, rate: stretcher.tempo)
         }
+        endSkippedPause(rate: stretcher?.tempo ?? 1)
     }
 
     /// Appends device-rate frames with a marker saying where in the file they come from.
@@ -313,12 +367,18 @@ package final class PlaybackDecoder: @unchecked Sendable {
         }
         let secondsPerFrame = Double(rate) / deviceRate
         voice.markers.push(PlaybackMarker(
-            frames: count, fileTime: outputTime, secondsPerFrame: secondsPerFrame, item: source.item, isEnd: false))
+            frames: count, fileTime: outputTime, secondsPerFrame: secondsPerFrame, item: source.item, isEnd: false,
+            skipped: skippedTime))
         if voice.audio.capacity - voice.audio.availableToWrite >= voice.audio.capacity / 4 {
             voice.isPrimed.store(true, ordering: .releasing)
         }
-        outputTime += Double(count) * secondsPerFrame
-        if outputTime >= source.file.duration { outputTime -= source.file.duration }
+        advance(by: Double(count) * secondsPerFrame)
+    }
+
+    /// Moves the file time of the next frames on by `seconds`, round to the start of a loop's next pass.
+    private func advance(by seconds: Double) {
+        outputTime += seconds
+        while outputTime >= source.file.duration, source.file.duration > 0 { outputTime -= source.file.duration }
     }
 
     private func pushEnd() {

@@ -34,7 +34,8 @@ package enum PlaybackPipeline {
         observers.prepare(voice)
         let decoder = try PlaybackDecoder(
             file: file, item: item, gain: gain, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
-            enableRate: controls.enableRate, next: next)
+            enableRate: controls.enableRate, skipsSilence: controls.skipsSilence, silenceSkipping: controls.silenceSkipping,
+            next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder. Not for an

@@ -98,7 +98,9 @@ extension AudioRecorder {
             tap.owner = self
             tap.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
             let file = try AudioFileWriter(url: url, settings: settings, metadata: metadata, permissions: permissions)
-            let writer = try RecordingWriter(tap: tap, file: file, deviceRate: engine.sampleRate) { [tap, engine] in
+            let writer = try RecordingWriter(
+                tap: tap, file: file, deviceRate: engine.sampleRate, speechEnhancement: state.speechEnhancement
+            ) { [tap, engine] in
                 tap.hasEnded.load(ordering: .acquiring) || engine.failure != nil
             }
             writer.onError = { [weak self, weak writer] _ in

@@ -8,6 +8,7 @@ extension AudioRecorder {
         var status = Status.unknown
         var isRecording = false
         var isMeteringEnabled = false
+        var speechEnhancement: SpeechEnhancement?
         var levels = AudioLevels(peak: [], average: [])
         var engine: StreamEngine?
         var tap: CaptureTap?

@@ -116,6 +116,15 @@ public final class AudioRecorder: @unchecked Sendable {
         set { state.withLock { $0.deviceName = newValue } }
     }
 
+    /// How speech is cleaned up as it is recorded — noise suppressed, gain adjusted (see ``SpeechEnhancement``) — or
+    /// `nil` (the default) to record what the device gives. Set it before ``prepareToRecord()``. The work is done on
+    /// the writer thread, never the capture thread; the meters show the input as it comes, ``summary`` the levels of
+    /// the file. Mono and stereo recordings only: more channels fail to prepare.
+    public var speechEnhancement: SpeechEnhancement? {
+        get { state.withLock { $0.speechEnhancement } }
+        set { state.withLock { $0.speechEnhancement = newValue } }
+    }
+
     /// Whether it is recording now (false while paused), including while waiting for a scheduled start.
     public var isRecording: Bool { state.withLock { $0.isRecording } }
 

@@ -3,9 +3,10 @@ import FoundationEssentials
 import Synchronization
 
 /// The writer thread of one recording: drains its tap's ring, fills the gaps the capture thread recorded
-/// with silence of their length, resamples to the file's rate with libsoxr when the device's differs,
-/// measures the levels and the loudness of what it writes (the whole recording's, in one pass: at the end only the
-/// loudness's last sums are left to do), and writes through an
+/// with silence of their length, resamples to the file's rate with libsoxr when the device's differs, cleans up speech
+/// when asked (``SpeechEnhancer``: here, never on the capture thread), measures the levels, the waveform and the
+/// loudness of what it writes (the whole recording's, in one pass: at the end only the loudness's last sums are left
+/// to do), and writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -25,6 +26,7 @@ final class RecordingWriter: @unchecked Sendable {
     private let file: AudioFileWriter
     private let deviceRate: Double
     private let resampler: Resampler?
+    private let enhancer: SpeechEnhancer?
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Outcome?>(nil)
@@ -43,11 +45,14 @@ final class RecordingWriter: @unchecked Sendable {
     /// Called on the writer thread when writing fails, after the file is closed with what was written.
     var onError: (@Sendable (AudioFileError) -> Void)?
 
-    /// Prepares to write what `tap` captures at `deviceRate` into `file`; `inputEnded` says when the
-    /// tap gets nothing more.
+    /// Prepares to write what `tap` captures at `deviceRate` into `file`, its speech cleaned up as `speechEnhancement`
+    /// says if it is given; `inputEnded` says when the tap gets nothing more.
     ///
-    /// - Throws: ``AudioFileError`` when libsoxr refuses the rates.
-    init(tap: CaptureTap, file: AudioFileWriter, deviceRate: Double, inputEnded: @escaping @Sendable () -> Bool) throws(AudioFileError) {
+    /// - Throws: ``AudioFileError`` when libsoxr refuses the rates, or webrtc-audio-processing the file's.
+    init(
+        tap: CaptureTap, file: AudioFileWriter, deviceRate: Double, speechEnhancement: SpeechEnhancement? = nil,
+        inputEnded: @escaping @Sendable () -> Bool
+    ) throws(AudioFileError) {
         guard let audio = tap.audio else { preconditionFailure("a recording's tap has an audio ring") }
         self.tap = tap
         self.audio = audio
@@ -60,6 +65,13 @@ final class RecordingWriter: @unchecked Sendable {
                 inputRate: deviceRate, outputRate: file.settings.sampleRate, channelCount: tap.channelCount)
         } catch {
             throw AudioFileError(path: file.url.path, reason: .writeFailed("resampling failed: \(error)"))
+        }
+        do {
+            enhancer = try speechEnhancement.map { settings throws(SpeechEnhancer.Refusal) in
+                try SpeechEnhancer(sampleRate: file.settings.sampleRate, channelCount: tap.channelCount, settings: settings)
+            }
+        } catch {
+            throw AudioFileError(path: file.url.path, reason: .unsupported(error.description))
         }
     }
 
@@ -99,6 +111,7 @@ final class RecordingWriter: @unchecked Sendable {
         do {
             try drain(chunk: chunk, silence: silence, resampled: resampled)
             try resampler?.flushAll(through: resampled) { try write($0) }
+            try enhancer?.finish { try store($0) }
             file.markers += markers.withLock { markers in
                 defer { markers = nil }
                 return markers ?? []
@@ -112,9 +125,7 @@ final class RecordingWriter: @unchecked Sendable {
         let size = FileManager.default.sizeOfItem(atPath: file.url.path) ?? 0
         // After a failed write the file may hold part of the block that failed: its own header counts.
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
-        let summary = AudioFileSummary(
-            frameCount: frames, sampleRate: file.settings.sampleRate, channelCount: channels,
-            levels: meter.measuredLevels, byteCount: size, loudness: meter.loudness)
+        let summary = meter.summary(frameCount: frames, byteCount: size)
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }
@@ -173,6 +184,12 @@ final class RecordingWriter: @unchecked Sendable {
     }
 
     private func write(_ frames: UnsafeBufferPointer<Float>) throws {
+        guard let enhancer else { return try store(frames) }
+        try enhancer.process(frames) { try store($0) }
+    }
+
+    /// Measures `frames`, as they are to be in the file, and writes them.
+    private func store(_ frames: UnsafeBufferPointer<Float>) throws {
         meter.add(frames)
         try file.write(frames)
     }

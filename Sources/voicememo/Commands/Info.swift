@@ -13,7 +13,9 @@ extension VoiceMemo {
                 recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
                 artist, album and comment show when the memo has them, and its markers (dropped with m while \
                 recording, or the imported file's) one a line: number, time, name. With --json, markers is a list of \
-                {frame, time, name}: frame at the memo's sample rate, time in seconds.
+                {frame, time, name}: frame at the memo's sample rate, time in seconds. \
+                The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
+                as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -21,6 +23,9 @@ extension VoiceMemo {
 
         @Flag(help: "Print the memo as one JSON object.")
         var json = false
+
+        @Flag(help: "Draw the waveform with ASCII characters (.:|) instead of Unicode blocks.")
+        var ascii = false
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
@@ -57,6 +62,16 @@ extension VoiceMemo {
                 let label = String(number + 1)
                 print("  " + String(repeating: " ", count: numberWidth - label.count) + label + "  "
                     + Describe.duration(marker.time(atSampleRate: memo.sampleRate)) + (marker.name.map { "  " + $0.terminalSafe } ?? ""))
+            }
+            guard memo.state != .recording else { return }
+            do {
+                let waveform = try store.waveform(of: memo)
+                // Two spaces in, and the last column free, as the live display leaves it.
+                let columns = max((TerminalDisplay.outputColumns ?? 80) - 3, 1)
+                print("Waveform:")
+                for row in WaveformText(waveform, columns: columns).rows(2, ascii: ascii) { print("  " + row) }
+            } catch {
+                print("Waveform:" + String(repeating: " ", count: width - 6) + "unavailable (\(String(describing: error).terminalSafe))")
             }
         }
     }

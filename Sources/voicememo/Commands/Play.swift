@@ -20,11 +20,17 @@ extension VoiceMemo {
                 in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
                 it, downloads nothing. Remove that directory to empty it.
 
-                On a terminal it shows the position and the output level, redrawn in place, and takes keys: space \
-                pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker \
-                before or after in the memo heard ('info' lists them), +/- change the speed by 0.25 (pitch kept), n \
-                and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, off), q quits; \
-                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+                On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
+                an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
+                5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker before or after in the memo heard \
+                ('info' lists them), +/- change the speed by 0.25 (pitch kept), n and p go to the next and previous \
+                memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops skipping it, q \
+                quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+
+                --skip-silence (or k) cuts pauses of 0.4 s or more, as heard, to 0.2 s, crossfaded: silence is 26 dB \
+                below the memo's average level (a file's, or memos' played in turn, measured as they play). The \
+                position stays the memo's time; the status line shows the time saved. Memos played --together keep \
+                their pauses, which would set them apart.
 
                 --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
                 measured of each memo (a file that is not a memo is measured first).
@@ -66,6 +72,9 @@ extension VoiceMemo {
             transform: SleepDuration.parse)
         var sleep: SleepDuration?
 
+        @Flag(help: "Skip silence: pauses of 0.4 s or more (as heard) are cut to 0.2 s, crossfaded.")
+        var skipSilence = false
+
         @Flag(help: "Show no level meter.")
         var noMeter = false
 
@@ -74,6 +83,9 @@ extension VoiceMemo {
 
         func validate() throws {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
+            if skipSilence, together, memos.count > 1 {
+                throw ValidationError("--skip-silence cannot be used with --together: each memo's pauses differ, and they would play apart.")
+            }
         }
 
         func run() async throws {
@@ -121,7 +133,8 @@ extension VoiceMemo {
                 let summary = PlaySummary(
                     memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil && !$0.isRemote }.map(\.url.path),
                     addresses: items.filter(\.isRemote).map(\.url.absoluteString),
-                    completed: ending == .completed, seconds: Date().timeIntervalSince(started))
+                    completed: ending == .completed, seconds: Date().timeIntervalSince(started),
+                    silenceSkipped: skipSilence ? playback.skippedSilenceDuration : nil)
                 print(try MemoJSON.line(summary))
             }
             // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
@@ -142,6 +155,10 @@ extension VoiceMemo {
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
                 player.isMeteringEnabled = onTerminal && !noMeter
+                // The threshold is relative to the memo's own level, measured when it came in; a file's is measured
+                // as it plays.
+                player.silenceSkipping.referenceLevel = item.memo?.averageDBFS.max()
+                player.skipsSilence = skipSilence
                 return player
             }
             for (item, player) in zip(items, players) {
@@ -166,6 +183,8 @@ extension VoiceMemo {
             queue.pan = sound.pan
             queue.rate = sound.rate
             queue.isMeteringEnabled = metering
+            // One level for every memo in turn: measured as they play.
+            queue.skipsSilence = skipSilence
             queue.currentTime = start
             return playQueue
         }
@@ -199,6 +218,8 @@ private struct PlaySummary: Encodable {
     let addresses: [String]
     let completed: Bool
     let seconds: Double
+    /// With --skip-silence: seconds of the memos left out as silence.
+    let silenceSkipped: Double?
 }
 
 /// A memo or file that could not be prepared for playback: its device or file failed.

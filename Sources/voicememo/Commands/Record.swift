@@ -21,7 +21,9 @@ extension VoiceMemo {
                 pauses too, until fg. --format m4a records AAC-LC (64 kb/s per channel unless --bitrate \
                 says otherwise). --artist, --album and --comment go into the file's tags with the title and \
                 date. A recording whose process is killed keeps what reached the disk (all but its last \
-                second at most) and the markers dropped, and is listed as recovered.
+                second at most) and the markers dropped, and is listed as recovered. --enhance cleans up \
+                speech as it is recorded: noise suppressed, level brought to about -19 dBFS (webrtc-audio-processing); \
+                the meter shows the input as it comes.
                 """)
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -38,6 +40,9 @@ extension VoiceMemo {
         @OptionGroup
         var capture: CaptureOptions
 
+        @Flag(help: "Clean up speech as it is recorded: suppress noise, adjust the level (mono or stereo).")
+        var enhance = false
+
         @Flag(help: "Show no meter and print no level lines.")
         var noMeter = false
 
@@ -49,6 +54,9 @@ extension VoiceMemo {
 
         func run() async throws {
             let settings = try encoding.recordingSettings()
+            if enhance, settings.channelCount > 2 {
+                throw ValidationError("--enhance takes mono or stereo, not \(settings.channelCount) channels; record with --channels 1 or 2.")
+            }
             // A stop signal or the recording's end: what a recording with nothing to draw waits for.
             let wakes = AsyncStream<Void>.makeStream()
             let stop = StopSignals { wakes.continuation.yield() }
@@ -66,6 +74,7 @@ extension VoiceMemo {
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
+            recorder.speechEnhancement = enhance ? SpeechEnhancement() : nil
             let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
             let keyPause = KeyPause()
             let notices = SessionNotices(

@@ -2,12 +2,13 @@ import AudioIO
 import FoundationEssentials
 
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
-/// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, title, position, the
-/// memo's place in turn, the sleep timer, speed; buffering while an address waits for its download), and for an
-/// address a bar of what is downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the
-/// terminal too, keys: space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker
-/// before or after in the memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the
-/// sleep timer, q quits.
+/// average dBFS and peak hold, unless the meter is off), the waveform of the memo heard with the play head, a status
+/// line (playing or paused, title, position, the memo's place in turn, the sleep timer, speed, the time saved while
+/// silence is skipped; buffering while an address waits for its download), and for an address a bar of what is
+/// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
+/// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker before or after in the
+/// memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the sleep timer, k skips
+/// silence or stops skipping it, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -38,6 +39,8 @@ struct InteractivePlayback {
             defer { ended.set() }
             return try await run.run()
         }
+        // The waveform of the memo heard, which changes as memos play in turn.
+        let waveform = PlayheadWaveform()
         // Drawn on a thread of its own while this task waits for playback to end.
         let ticker = live.start { [self] live in
             // Not once playback has ended: the players are back at the start by then.
@@ -51,9 +54,11 @@ struct InteractivePlayback {
             // Only JSON lines throw, and a terminal is drawn on.
             try? live.show(
                 levels, elapsed: position, bytes: nil,
+                timeline: { waveform.line(of: playback.item, columns: $0, position: position, duration: duration) },
                 status: MeterLine.playback(
                     playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
-                    rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering),
+                    rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering,
+                    silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil),
                 footer: footer)
         }
         defer { ticker.stop() }
@@ -79,6 +84,8 @@ struct InteractivePlayback {
             playback.previous()
         case .sleep:
             sleepTimer.cycle()
+        case .skipSilence:
+            playback.setSkipsSilence(!playback.skipsSilence)
         case .previousMarker, .nextMarker:
             let now = playback.currentTime
             let markers = playback.markerTimes

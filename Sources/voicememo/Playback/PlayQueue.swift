@@ -41,7 +41,7 @@ final class PlayQueue: Playback {
         items.first { $0.url == url }
     }
 
-    var title: String { queue.currentItem.flatMap(item(playing:))?.title ?? "" }
+    var title: String { item?.title ?? "" }
     var place: (number: Int, count: Int)? {
         let played = queue.previousItems.count
         return (played + 1, played + queue.items.count)
@@ -56,7 +56,10 @@ final class PlayQueue: Playback {
         queue.currentItem.map { !$0.isFileURL } == true ? queue.loadedTimeRanges : nil
     }
     var isBuffering: Bool { queue.isPlaybackBufferEmpty }
-    var markerTimes: [TimeInterval] { queue.currentItem.flatMap(item(playing:))?.markerTimes ?? [] }
+    var item: PlayItem? { queue.currentItem.flatMap(item(playing:)) }
+    var markerTimes: [TimeInterval] { item?.markerTimes ?? [] }
+    var skipsSilence: Bool { queue.skipsSilence }
+    var skippedSilenceDuration: TimeInterval { queue.skippedSilenceDuration }
 
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         let events = queue.events()
@@ -106,6 +109,7 @@ final class PlayQueue: Playback {
     func seek(to time: TimeInterval) { queue.currentTime = time }
     func setRate(_ rate: Float) { queue.rate = rate }
     func setVolume(_ volume: Float, fadeDuration: TimeInterval) { queue.setVolume(volume, fadeDuration: fadeDuration) }
+    func setSkipsSilence(_ skips: Bool) { queue.skipsSilence = skips }
 
     func next() {
         if queue.items.count > 1 { queue.advanceToNextItem() }

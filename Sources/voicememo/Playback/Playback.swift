@@ -24,6 +24,12 @@ protocol Playback: AnyObject, Sendable {
     var loadedTimeRanges: [Range<TimeInterval>]? { get }
     /// Whether playback waits for a download to catch up.
     var isBuffering: Bool { get }
+    /// The memo heard (the first of memos played together), whose waveform is drawn.
+    var item: PlayItem? { get }
+    /// Whether pauses are shortened (see `AudioPlayer.skipsSilence`).
+    var skipsSilence: Bool { get }
+    /// Seconds of the memos left out as silence so far.
+    var skippedSilenceDuration: TimeInterval { get }
     /// The markers of the memo heard (the first of memos played together), in seconds, in order: where `[` and `]` go.
     var markerTimes: [TimeInterval] { get }
 
@@ -42,6 +48,8 @@ protocol Playback: AnyObject, Sendable {
     func setRate(_ rate: Float)
     /// Moves the volume to `volume` over `fadeDuration` seconds.
     func setVolume(_ volume: Float, fadeDuration: TimeInterval)
+    /// Shortens pauses, or stops shortening them; nothing for several memos played together, which it would set apart.
+    func setSkipsSilence(_ skips: Bool)
     /// Goes on with the next memo in turn; nothing after the last, or for memos played together.
     func next()
     /// Goes back to the memo played before; nothing on the first, or for memos played together.

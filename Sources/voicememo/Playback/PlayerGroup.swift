@@ -33,7 +33,10 @@ final class PlayerGroup: Playback {
     var devices: Set<String> { Set(players.map { $0.currentDevice ?? "default" }) }
     var loadedTimeRanges: [Range<TimeInterval>]? { items[0].isRemote ? lead.loadedTimeRanges : nil }
     var isBuffering: Bool { players.contains(where: \.isPlaybackBufferEmpty) }
+    var item: PlayItem? { items.first }
     var markerTimes: [TimeInterval] { items[0].markerTimes }
+    var skipsSilence: Bool { lead.skipsSilence }
+    var skippedSilenceDuration: TimeInterval { lead.skippedSilenceDuration }
 
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         for player in players {
@@ -94,6 +97,12 @@ final class PlayerGroup: Playback {
 
     func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
         players.forEach { $0.setVolume(volume, fadeDuration: fadeDuration) }
+    }
+
+    /// For one player alone: several started together would each leave out pauses of their own, and be together no
+    /// more.
+    func setSkipsSilence(_ skips: Bool) {
+        if players.count == 1 { lead.skipsSilence = skips }
     }
 
     func next() {}

@@ -11,6 +11,8 @@ enum Key: Equatable, Sendable {
     case next, previous
     /// `s`.
     case sleep
+    /// `k`: skip silence, or not.
+    case skipSilence
     /// `m`: a marker, while recording.
     case mark
     /// `[` and `]`: to the marker before, or after, while playing.
@@ -47,6 +49,7 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "p"), UInt8(ascii: "P"): keys.append(.previous)
             case UInt8(ascii: "s"), UInt8(ascii: "S"): keys.append(.sleep)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
+            case UInt8(ascii: "k"), UInt8(ascii: "K"): keys.append(.skipSilence)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
             case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.mark)
             case UInt8(ascii: "["): keys.append(.previousMarker)

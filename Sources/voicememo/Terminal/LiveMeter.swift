@@ -79,12 +79,13 @@ final class LiveMeter: @unchecked Sendable {
     }
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
-    /// file's size if there is one in the plain and JSON lines, and `status` as the terminal's last line, or next to
-    /// last above the line `footer` makes for the terminal's width (`play`'s download bar).
-    /// On a terminal every line fits its width, read anew for each frame (a window resized is followed).
+    /// file's size if there is one in the plain and JSON lines, and `status` on the terminal: with the line `timeline`
+    /// gives for the width (a waveform and its play head) above it, if any, and the line `footer` makes for the width
+    /// (`play`'s download bar) below it, if any. On a terminal every line fits its width, read anew for each frame (a
+    /// window resized is followed).
     func show(
-        _ levels: AudioLevels, elapsed: Double, bytes: Int64?, status: @autoclosure () -> StatusLine,
-        footer: ((_ columns: Int) -> String)? = nil
+        _ levels: AudioLevels, elapsed: Double, bytes: Int64?, timeline: (_ columns: Int) -> String? = { _ in nil },
+        status: @autoclosure () -> StatusLine, footer: ((_ columns: Int) -> String)? = nil
     ) throws {
         switch style {
         case .terminal(let display):
@@ -106,8 +107,9 @@ final class LiveMeter: @unchecked Sendable {
             let status = status()
             if frame.status?.line != status { frame.status = (status, status.fitted(toColumns: columns)) }
             // The last column stays free, as the other lines leave it.
+            let above = timeline(columns - 1).map { [$0] } ?? []
             let below = footer.map { [$0(columns - 1)] } ?? []
-            display.draw(frame.channels.compactMap(\.?.text) + [frame.status!.text] + below, columns: columns)
+            display.draw(frame.channels.compactMap(\.?.text) + above + [frame.status!.text] + below, columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)

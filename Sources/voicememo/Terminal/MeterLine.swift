@@ -137,19 +137,20 @@ struct MeterLine {
         StatusLine(head: head, title: title, fields: [Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? []))
     }
 
-    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  2/3  sleep 14:59  ×1.25` (`⏸`
-    /// when paused): the memo's place among those played in turn, the sleep timer's time left and the speed when
-    /// there are such, in the order a narrow terminal keeps them; `… talk.wav  0:12.0 / 0:30.0  buffering` while an
-    /// address's playback waits for its download.
+    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  2/3  sleep 14:59  ×1.25  0:12.4 saved`
+    /// (`⏸` when paused): the memo's place among those played in turn, the sleep timer's time left, the speed and the
+    /// memo's time left out while silence is skipped, when there are such, in the order a narrow terminal keeps them;
+    /// `… talk.wav  0:12.0 / 0:30.0  buffering` while an address's playback waits for its download.
     static func playback(
         _ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float,
-        place: (number: Int, count: Int)? = nil, sleep: Double? = nil, isBuffering: Bool = false
+        place: (number: Int, count: Int)? = nil, sleep: Double? = nil, isBuffering: Bool = false, silenceSkipped: Double? = nil
     ) -> StatusLine {
         var fields = ["\(Describe.duration(position)) / \(Describe.duration(duration))"]
         if isBuffering { fields.append("buffering") }
         if let place { fields.append("\(place.number)/\(place.count)") }
         if let sleep { fields.append("sleep " + Describe.countdown(sleep)) }
         if rate != 1 { fields.append("×" + Describe.number(Double(rate), "%.2f")) }
+        if let silenceSkipped { fields.append(Describe.duration(silenceSkipped) + " saved") }
         return StatusLine(head: isBuffering && isPlaying ? "… " : isPlaying ? "▶ " : "⏸ ", title: title, fields: fields)
     }
 

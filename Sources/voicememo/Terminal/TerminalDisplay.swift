@@ -85,9 +85,12 @@ final class TerminalDisplay: @unchecked Sendable {
     static let allowsColor = (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
     /// The terminal's width in columns (80 when it does not say).
-    var columns: Int {
+    var columns: Int { Self.outputColumns ?? 80 }
+
+    /// The width in columns of the terminal standard output is, if it is one that says.
+    static var outputColumns: Int? {
         var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : nil
     }
 
     /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a

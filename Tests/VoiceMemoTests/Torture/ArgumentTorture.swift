@@ -33,6 +33,10 @@ import Testing
                 ["record", "--device", "null", "--duration", "0.1", "--sample-rate", value],
                 ["record", "--device", "null", "--duration", "0.1", "--channels", value],
                 ["meter", "--device", value],
+                ["enhance", value], ["enhance", memo, "--title", value],
+                ["waveform", value], ["waveform", memo, "--dat", value.hasPrefix("/") ? value : "\(scratch)/\(value)"],
+                ["waveform", memo, "--json", "--bits", value], ["waveform", memo, "--json", "--samples-per-pixel", value],
+                ["play", memo, "--device", "null", "--skip-silence", "--start", value],
             ]
         }
         return all
