@@ -39,7 +39,7 @@ extension AudioPlayer {
     }
 
     /// Pauses the voice if it plays; returns whether it did.
-    private func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
+    func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
@@ -128,7 +128,7 @@ extension AudioPlayer {
 
     /// Lets the voice go and makes a new one at `time` (clamped to the file): playing when `playing`, else prepared
     /// if one was. A seek waiting to be heard waits for the new voice.
-    private func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
+    func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
         let wasPrepared = state.voice != nil
         state.release()
         state.time = min(max(time, 0), duration)

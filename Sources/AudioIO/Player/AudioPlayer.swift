@@ -18,7 +18,8 @@ import Synchronization
 /// stream, so ``play(atTime:)`` with one device time starts several players on the same frame.
 ///
 /// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
-/// preparing, ``rate`` changes speed without changing pitch (SoundTouch).
+/// preparing, ``rate`` changes speed, 0.25…4, by ``audioTimePitchAlgorithm``: pitch kept (SoundTouch) or following
+/// the speed (libsoxr).
 ///
 /// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
 /// once, with ``status`` unknown, and ``status`` turns ready once the file's header has downloaded (``duration`` and
@@ -214,15 +215,34 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
-    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``. A change is an
-    /// ``Event/rateChanged(_:)``.
+    /// Playback speed, 0.25…4 (clamped; `AVAudioPlayer` allows 0.5…2, `AVPlayer` more), changed by
+    /// ``audioTimePitchAlgorithm``; applies only with ``enableRate``. A change is an ``Event/rateChanged(_:)``.
+    ///
+    /// Setting 0 pauses, as it does `AVPlayer`: the speed stays what it was, for ``play()`` to resume at. A value that
+    /// is not a number changes nothing; no speed plays backwards (a negative one is clamped to 0.25).
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                if newValue == 0 { return _ = pause(&state, &events) }
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
                 if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+            }
+        }
+    }
+
+    /// How ``rate`` changes the speed, as `AVPlayerItem.audioTimePitchAlgorithm`: ``AudioTimePitchAlgorithm/timeDomain``
+    /// (the default: pitch kept, SoundTouch tuned for speech) or ``AudioTimePitchAlgorithm/varispeed`` (pitch follows
+    /// the speed, libsoxr). May be changed at any time: while prepared, playback goes on from the position heard with
+    /// the new one.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { state.withLock { $0.controls.pitchAlgorithm } }
+        set {
+            withState { state, events in
+                guard state.controls.pitchAlgorithm != newValue else { return }
+                state.controls.pitchAlgorithm = newValue
+                if state.voice != nil, state.controls.enableRate { move(&state, &events, to: state.currentTime, playing: state.isPlaying) }
             }
         }
     }

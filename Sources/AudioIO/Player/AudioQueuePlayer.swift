@@ -16,7 +16,7 @@ import Synchronization
 /// ``previousItems``, which ``advanceToPreviousItem()`` goes back through.
 ///
 /// As `AVQueuePlayer` inherits them from `AVPlayer`, it has what ``AudioPlayer`` has, with the same meaning:
-/// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (pitch kept; always available), seeking
+/// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (0.25…4, by ``audioTimePitchAlgorithm``; always available), seeking
 /// with completion handlers, meters and time observers, whose time is that of the item playing. Each applies to the
 /// item playing and to every item after it.
 ///
@@ -81,7 +81,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var isInMix = false
         var isPlaying = false
         var status = Status.unknown
-        /// The queue's voices stretch time from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
+        /// The queue's voices have a rate stage from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
         var controls = PlaybackControls(enableRate: true)
         var observers = TimeObservers()
         /// Seconds into the current item where the voice started, or where the next one starts.
@@ -204,7 +204,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// Pauses if playing; returns whether it was.
-    private static func pause(_ state: inout State) -> Bool {
+    static func pause(_ state: inout State) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is

@@ -12,11 +12,11 @@ enum NextSource {
 }
 
 /// The decoder thread of one voice: reads the file, maps its channels to the device's, resamples to the
-/// device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), and fills the
-/// voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
+/// device rate (libsoxr), changes speed when the player's rate is enabled (``RateStage``: SoundTouch, or libsoxr's
+/// variable rate for varispeed), and fills the voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
 /// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
 ///
-/// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
+/// The resampler runs across seams between files of one rate, and the rate stage across all, so a loop or a
 /// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
 /// the samples reach the ring unchanged.
 package final class PlaybackDecoder: @unchecked Sendable {
@@ -42,31 +42,32 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private var source: Source
     private let voice: Voice
     private let deviceRate: Double
-    private let stretcher: TimeStretcher?
+    private let rateStage: RateStage?
     /// The levels of the file's channels, for the player's meters.
     private var fileLevels = FileLevelRecords(channelCount: 1)
     private let next: @Sendable (_ completedPasses: Int) -> NextSource
     private let stopRequested = ManagedAtomic<Bool>(false)
     private var outputTime: Double
     private var completedPasses = 0
-    /// Whether frames go through the stretcher: from the first rate other than 1 on. Until then they pass it
+    /// Whether frames go through the rate stage: from the first rate other than 1 on. Until then they pass it
     /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
-    private var isStretching = false
+    private var isChangingSpeed = false
 
-    /// Prepares to decode `file` from `startTime` seconds into `voice`; `next` says what follows each file,
-    /// given how many passes have completed.
+    /// Prepares to decode `file` from `startTime` seconds into `voice`, changing speed by `pitchAlgorithm` when
+    /// `enableRate`; `next` says what follows each file, given how many passes have completed.
     ///
     /// - Throws: ``AudioFileError`` when the file's channels cannot be mapped to the device's, or it cannot
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
         file: AudioFile, item: Int = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
-        enableRate: Bool, next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
+        enableRate: Bool, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain,
+        next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
         self.voice = voice
         self.deviceRate = deviceRate
         self.next = next
         source = try Self.source(file, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
-        stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
+        rateStage = enableRate ? try RateStage(pitchAlgorithm, sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
         outputTime = startTime
         let frame = min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate))
@@ -78,7 +79,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
         }
     }
 
-    /// Where an address's file is to be sought to before the first read (see ``init(file:item:voice:deviceRate:startTime:rate:enableRate:next:)``).
+    /// Where an address's file is to be sought to before the first read (see
+    /// ``init(file:item:voice:deviceRate:startTime:rate:enableRate:pitchAlgorithm:next:)``).
     private var pendingSeek: Int64?
 
     /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.
@@ -133,9 +135,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
             }
         }
         while !stopRequested.load(ordering: .acquiring) {
-            // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
+            // Keep room for a whole step (rate expansion, and a quarter speed making it four times as long) so that a step rarely
             // waits half-way; the ring holds several.
-            let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (stretcher == nil ? 1 : 2)
+            let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (rateStage == nil ? 1 : 4)
             let room = min((Self.chunkFrames * expansion + 256) * voice.channelCount, voice.audio.capacity / 2)
             // The ring is filled in bursts, from half empty to full: a device with a clock then wakes the decoder
             // a few times a second, not once or more a step.
@@ -225,47 +227,40 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     /// Sends device-channel frames through the resampler (when the rates differ), then on.
     private func resampleAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) throws {
-        guard let resampler = source.resampler else { return stretchAndPush(frames, buffers) }
+        guard let resampler = source.resampler else { return try changeSpeedAndPush(frames, buffers) }
         var input = frames
         while !input.isEmpty {
             let (consumed, produced) = try resampler.process(input, into: buffers.resampled)
-            stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
+            try changeSpeedAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
             if consumed == 0, produced == 0 { throw ResamplerError(description: "libsoxr made no progress") }
             input = UnsafeBufferPointer(rebasing: input[(consumed * voice.channelCount)...])
         }
     }
 
-    /// Sends device-rate frames through the stretcher (when the rate is enabled) into the ring.
-    private func stretchAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) {
-        guard let stretcher else { return push(frames, rate: 1) }
+    /// Sends device-rate frames through the rate stage (when the rate is enabled) into the ring.
+    private func changeSpeedAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) throws {
+        guard let rateStage else { return push(frames, rate: 1) }
         let rate = Float(bitPattern: rateBits.load(ordering: .relaxed))
-        isStretching = isStretching || rate != 1
-        guard isStretching else { return push(frames, rate: 1) }
-        if stretcher.tempo != rate { stretcher.tempo = rate }
-        stretcher.put(frames)
-        drain(stretcher, buffers, rate: rate)
-    }
-
-    private func drain(_ stretcher: TimeStretcher, _ buffers: Buffers, rate: Float) {
-        while case let produced = stretcher.receive(into: buffers.output), produced > 0 {
-            push(UnsafeBufferPointer(rebasing: buffers.output[..<(produced * voice.channelCount)]), rate: rate)
-        }
+        isChangingSpeed = isChangingSpeed || rate != 1
+        guard isChangingSpeed else { return push(frames, rate: 1) }
+        rateStage.speed = rate
+        try rateStage.process(frames, through: buffers.output) { push($0, rate: rate) }
     }
 
     /// Pushes out what the resampler of the current file still holds.
     private func flushResampler(_ buffers: Buffers) throws {
         guard let resampler = source.resampler else { return }
         while case let produced = try resampler.flush(into: buffers.resampled), produced > 0 {
-            stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
+            try changeSpeedAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
         }
     }
 
-    /// After the last pass: pushes out what the resampler and the stretcher still hold.
+    /// After the last pass: pushes out what the resampler and the rate stage still hold.
     private func finish(_ buffers: Buffers) throws {
         try flushResampler(buffers)
-        if let stretcher, isStretching {
-            stretcher.flush()
-            drain(stretcher, buffers, rate: stretcher.tempo)
+        if let rateStage, isChangingSpeed {
+            let rate = rateStage.speed
+            try rateStage.finish(through: buffers.output) { push($0, rate: rate) }
         }
     }
 

@@ -30,7 +30,7 @@ package enum PlaybackPipeline {
         observers.prepare(voice)
         let decoder = try PlaybackDecoder(
             file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
-            enableRate: controls.enableRate, next: next)
+            enableRate: controls.enableRate, pitchAlgorithm: controls.pitchAlgorithm, next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder. Not for an

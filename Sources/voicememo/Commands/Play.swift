@@ -22,7 +22,7 @@ extension VoiceMemo {
 
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: space \
                 pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, +/- change the speed by 0.25 \
-                (pitch kept), n and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, \
+                (0.25 to 4), n and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, \
                 off), q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
                 --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
@@ -52,6 +52,11 @@ extension VoiceMemo {
         var device = "default"
 
         @OptionGroup var sound: SoundOptions
+
+        @Option(help: ArgumentHelp(
+            "How the speed changes: time-domain keeps the pitch (SoundTouch, tuned for speech); varispeed lets it follow the speed, as a tape played faster (libsoxr).",
+            valueName: "algorithm"))
+        var pitch: PitchOption = .timeDomain
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
             "Extra passes: 0 plays once, -1 loops until stopped; of the whole list for memos played in turn.", valueName: "n"))
@@ -139,6 +144,7 @@ extension VoiceMemo {
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
+                player.audioTimePitchAlgorithm = pitch.algorithm
                 player.isMeteringEnabled = onTerminal && !noMeter
                 return player
             }
@@ -161,6 +167,7 @@ extension VoiceMemo {
             queue.volume = sound.volume
             queue.pan = sound.pan
             queue.rate = sound.rate
+            queue.audioTimePitchAlgorithm = pitch.algorithm
             queue.isMeteringEnabled = metering
             queue.currentTime = start
             return playQueue
