@@ -97,6 +97,22 @@ import Testing
         #expect(abs(measured - hertz) < hertz * 0.02, "--pitch \(pitch): \(measured) Hz")
     }
 
+    @Test func startEndAndLoopsPlayExactlyTheRangeAgainAndAgainWithoutAGap() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("noise.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 1, "whitenoise whitenoise")
+        #expect(try cli.run("import", source, "--title", "Noise").status == 0)
+        let range = Array(try Sox.samples(of: source)[(2 * 12000)..<(2 * 28800)])
+        let output = device(cli)
+        let result = try cli.run("play", "Noise", "--start", "0.25", "--end", "0.6", "--loops", "2", "--device", output.name)
+        #expect(result.status == 0, "\(result.standardError)")
+        let played = try samples(output.file)
+        let firstSound = try #require(played.firstIndex { $0 != 0 }) / 2 * 2
+        let heard = Array(played[firstSound...].prefix(3 * range.count))
+        #expect(heard == range + range + range, "0.25–0.6 s three times, to the sample")
+        #expect(played[(firstSound + heard.count)...].allSatisfy { $0 == 0 }, "and nothing after")
+    }
+
     @Test func ctrlCStopsALoopAndExitsWith130() throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Loop", seconds: 0.5)
@@ -132,7 +148,7 @@ import Testing
         #expect(result.standardError.contains("cannot open audio device 'hw:77'") && result.standardError.contains("--device"))
     }
 
-    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "5"], ["--rate", "0.2"], ["--pitch", "chipmunk"], ["--start", "-1"], ["--sleep", "20"], ["--sleep", "0m"], ["--sleep", "1m1h"]])
+    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "5"], ["--rate", "0.2"], ["--pitch", "chipmunk"], ["--start", "-1"], ["--start", "2", "--end", "1"], ["--end", "1", "Tone"], ["--sleep", "20"], ["--sleep", "0m"], ["--sleep", "1m1h"]])
     func outOfRangeValuesAreUsageErrors(arguments: [String]) throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Tone")

@@ -152,7 +152,7 @@ extension AudioPlayer {
             let loops = self.loops
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
-                file: file, item: passesHeard, on: engine, owner: self, startTime: state.time,
+                file: file, item: passesHeard, range: state.range, on: engine, owner: self, startTime: state.time,
                 controls: state.controls, observers: state.observers,
                 onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
@@ -237,7 +237,7 @@ extension AudioPlayer: VoiceOwner {
             guard state.voice === voice else { return }
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
             state.release()
-            state.time = 0
+            state.time = state.range.start
             state.passesHeard = 0
             state.startWasReported = false
             state.seeks.end(finished: true)

@@ -8,6 +8,8 @@ extension AudioPlayer {
         var status = Status.unknown
         var isPlaying = false
         var controls = PlaybackControls()
+        /// ``AudioPlayer/forwardPlaybackStartTime`` and ``AudioPlayer/forwardPlaybackEndTime``.
+        var range = PlaybackRange()
         /// The position while no voice is prepared (and where the next one starts), in seconds.
         var time: TimeInterval = 0
         var engine: StreamEngine?

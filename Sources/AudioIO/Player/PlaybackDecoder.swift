@@ -1,9 +1,9 @@
 import Atomics
 import FoundationEssentials
 
-/// What a decoder plays after the end of a file.
+/// What a decoder plays after the end of a file (or of its range).
 enum NextSource {
-    /// The same file again, from its start (a loop).
+    /// The same file again, from its range's start (a loop).
     case rewind
     /// Another file, which becomes item `item` of the voice (a queue).
     case file(AudioFile, item: Int)
@@ -11,10 +11,30 @@ enum NextSource {
     case end
 }
 
-/// The decoder thread of one voice: reads the file, maps its channels to the device's, resamples to the
+/// The part of a file a decoder plays: a player's ``AudioPlayer/forwardPlaybackStartTime`` and
+/// ``AudioPlayer/forwardPlaybackEndTime``.
+struct PlaybackRange: Equatable {
+    /// Seconds into the file where it starts, where a loop starts again.
+    var start: TimeInterval = 0
+    /// Seconds into the file where it ends; nil: at the file's end.
+    var end: TimeInterval?
+
+    /// The frame of `file` where the range starts.
+    func startFrame(of file: AudioFile) -> Int64 {
+        min(file.frameCount, Int64(frames: start, rate: file.sampleRate))
+    }
+
+    /// The frame of `file` where the range ends, never before its start.
+    func endFrame(of file: AudioFile) -> Int64 {
+        max(startFrame(of: file), end.map { min(file.frameCount, Int64(frames: $0, rate: file.sampleRate)) } ?? file.frameCount)
+    }
+}
+
+/// The decoder thread of one voice: reads the file (its range), maps its channels to the device's, resamples to the
 /// device rate (libsoxr), changes speed when the player's rate is enabled (``RateStage``: SoundTouch, or libsoxr's
-/// variable rate for varispeed), and fills the voice's ring ahead of the render thread. At the end of a file it asks what follows — the same file
-/// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
+/// variable rate for varispeed), and fills the voice's ring ahead of the render thread. At the end of a file's range it asks what
+/// follows — the range again (a loop), another file (a queue, played whole) or nothing — and goes on without a gap,
+/// ending with an end marker.
 ///
 /// The resampler runs across seams between files of one rate, and the rate stage across all, so a loop or a
 /// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
@@ -37,6 +57,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
         var item: Int
         let channelMap: ChannelMap
         let resampler: Resampler?
+        let range: PlaybackRange
     }
 
     private var source: Source
@@ -53,20 +74,20 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
     private var isChangingSpeed = false
 
-    /// Prepares to decode `file` from `startTime` seconds into `voice`, changing speed by `pitchAlgorithm` when
+    /// Prepares to decode `file`'s `range` from `startTime` seconds into `voice`, changing speed by `pitchAlgorithm` when
     /// `enableRate`; `next` says what follows each file, given how many passes have completed.
     ///
     /// - Throws: ``AudioFileError`` when the file's channels cannot be mapped to the device's, or it cannot
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
-        file: AudioFile, item: Int = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
-        enableRate: Bool, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain,
+        file: AudioFile, item: Int = 0, range: PlaybackRange = PlaybackRange(), voice: Voice, deviceRate: Double,
+        startTime: Double, rate: Float, enableRate: Bool, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
         self.voice = voice
         self.deviceRate = deviceRate
         self.next = next
-        source = try Self.source(file, item: item, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
+        source = try Self.source(file, item: item, range: range, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
         rateStage = enableRate ? try RateStage(pitchAlgorithm, sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
         outputTime = startTime
@@ -80,12 +101,12 @@ package final class PlaybackDecoder: @unchecked Sendable {
     }
 
     /// Where an address's file is to be sought to before the first read (see
-    /// ``init(file:item:voice:deviceRate:startTime:rate:enableRate:pitchAlgorithm:next:)``).
+    /// ``init(file:item:range:voice:deviceRate:startTime:rate:enableRate:pitchAlgorithm:next:)``).
     private var pendingSeek: Int64?
 
-    /// The pipeline for `file`, keeping `previous`'s resampler when the rate is the same.
+    /// The pipeline for `file`'s `range`, keeping `previous`'s resampler when the rate is the same.
     private static func source(
-        _ file: AudioFile, item: Int, channels: Int, deviceRate: Double, continuing previous: Source?
+        _ file: AudioFile, item: Int, range: PlaybackRange = PlaybackRange(), channels: Int, deviceRate: Double, continuing previous: Source?
     ) throws -> Source {
         guard let map = ChannelMap(from: file.channelCount, to: channels) else {
             throw AudioFileError(path: file.url.path, reason: .unsupported(
@@ -99,7 +120,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
         } else {
             resampler = try Resampler(inputRate: file.sampleRate, outputRate: deviceRate, channelCount: channels)
         }
-        return Source(file: file, item: item, channelMap: map, resampler: resampler)
+        return Source(file: file, item: item, channelMap: map, resampler: resampler, range: range)
     }
 
     /// Seconds the thread sleeps at most while the ring is full: a quarter of what the ring holds, which it refills
@@ -152,7 +173,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
             backoff.reset()
             do {
                 let file = source.file
-                let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
+                let wanted = Int(min(Int64(Self.chunkFrames), max(0, source.range.endFrame(of: file) - file.framePosition)))
+                let frames = wanted == 0 ? 0 : try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(wanted * file.channelCount)]))
                 if frames > 0 {
                     let input = UnsafeBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
                     if voice.isMeteringEnabled.load(ordering: .relaxed) { meter(input) }
@@ -165,9 +187,11 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 // All of this file is in the ring: whoever waits for priming may go on (and may hold a lock
                 // that `next` needs).
                 voice.isPrimed.store(true, ordering: .releasing)
-                switch next(completedPasses) {
+                // A range of nothing loops to nothing: it ends rather than spin.
+                let isEmpty = source.range.startFrame(of: file) == source.range.endFrame(of: file)
+                switch isEmpty ? .end : next(completedPasses) {
                 case .rewind:
-                    try file.seek(toFrame: 0)
+                    try file.seek(toFrame: source.range.startFrame(of: file))
                     // The next pass is an item of its own: a player that makes a new voice (a seek) knows from
                     // the voice's current item how many passes were heard.
                     source.item += 1
@@ -281,7 +305,11 @@ package final class PlaybackDecoder: @unchecked Sendable {
             voice.isPrimed.store(true, ordering: .releasing)
         }
         outputTime += Double(count) * secondsPerFrame
-        if outputTime >= source.file.duration { outputTime -= source.file.duration }
+        // Past the range's end (by more than the sums' rounding): frames of the next pass, held by the resampler or the
+        // rate stage across the seam, or the first of it.
+        let range = source.range
+        let end = range.end.map { min($0, source.file.duration) } ?? source.file.duration
+        if outputTime + secondsPerFrame / 2 >= end, end > range.start { outputTime -= end - range.start }
     }
 
     private func pushEnd() {

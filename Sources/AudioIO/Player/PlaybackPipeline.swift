@@ -14,10 +14,10 @@ package enum PlaybackPipeline {
         max(Int(engine.sampleRate * ringSeconds), 4 * engine.configuration.periodFrames)
     }
 
-    /// A primed voice (not yet in the mix) and its running decoder, with the player's `controls` and its time
-    /// `observers` applied.
+    /// A primed voice (not yet in the mix) and its running decoder of `file`'s `range`, with the player's `controls`
+    /// and its time `observers` applied.
     static func start(
-        file: AudioFile, item: Int = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
+        file: AudioFile, item: Int = 0, range: PlaybackRange = PlaybackRange(), reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
         controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(),
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
@@ -29,7 +29,7 @@ package enum PlaybackPipeline {
         controls.apply(to: voice)
         observers.prepare(voice)
         let decoder = try PlaybackDecoder(
-            file: file, item: item, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
+            file: file, item: item, range: range, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
             enableRate: controls.enableRate, pitchAlgorithm: controls.pitchAlgorithm, next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)

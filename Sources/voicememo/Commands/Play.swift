@@ -25,6 +25,10 @@ extension VoiceMemo {
                 (0.25 to 4), n and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, \
                 off), q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
+                --start and --end play a range of a memo, to the frame, and --loops repeats exactly that range, without \
+                a gap: a sentence to learn or to transcribe. --rate plays at 0.25 to 4 times the speed, the pitch kept, \
+                or with --pitch varispeed following the speed, as a tape played faster.
+
                 --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
                 measured of each memo (a file that is not a memo is measured first).
 
@@ -62,8 +66,15 @@ extension VoiceMemo {
             "Extra passes: 0 plays once, -1 loops until stopped; of the whole list for memos played in turn.", valueName: "n"))
         var loops = 0
 
-        @Option(help: ArgumentHelp("Where to start, in seconds (in the first of memos played in turn).", valueName: "seconds"))
+        @Option(help: ArgumentHelp(
+            "Where to start, in seconds (in the first of memos played in turn); a memo alone, or memos played together, loop from there.",
+            valueName: "seconds"))
         var start: Double = 0
+
+        @Option(help: ArgumentHelp(
+            "Where to stop, in seconds, to the frame; with --loops the range from --start repeats without a gap. Not for memos played in turn.",
+            valueName: "seconds"))
+        var end: Double?
 
         @Option(
             help: ArgumentHelp("Stop after this much playing, fading out over its last 10 s: 90s, 20m, 1h, 1h30m.", valueName: "duration"),
@@ -78,6 +89,12 @@ extension VoiceMemo {
 
         func validate() throws {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
+            if let end {
+                guard end.isFinite, end > start else { throw ValidationError("--end must be after --start (\(start) s), not \(end).") }
+                guard memos.count == 1 || together else {
+                    throw ValidationError("--end plays a range of one memo, or of memos played --together, not of memos played in turn.")
+                }
+            }
         }
 
         func run() async throws {
@@ -141,6 +158,8 @@ extension VoiceMemo {
                 player.gain = Float(gains?[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
+                player.forwardPlaybackStartTime = start
+                player.forwardPlaybackEndTime = end
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
@@ -150,7 +169,6 @@ extension VoiceMemo {
             }
             for (item, player) in zip(items, players) {
                 guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
-                player.currentTime = min(start, player.duration)
             }
             if announces {
                 for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }
