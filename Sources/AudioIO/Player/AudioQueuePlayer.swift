@@ -62,6 +62,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         let token: Int
         /// Seconds.
         let duration: TimeInterval
+        /// Who queued it: the listener (`.none`), or the repeat mode, as the next pass of the item before it (`.one`) or
+        /// an item come round again at the end (`.all`).
+        var queuedBy = RepeatMode.none
+        /// Whether repeat all has queued it again at the end.
+        var hasComeRound = false
     }
 
     struct State {
@@ -83,6 +88,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var status = Status.unknown
         /// The queue's voices have a rate stage from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
         var controls = PlaybackControls(enableRate: true)
+        var repeatMode = RepeatMode.none
         var observers = TimeObservers()
         /// Seconds into the current item where the voice started, or where the next one starts.
         var time: TimeInterval = 0
@@ -98,9 +104,9 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var subscribers = EventSubscribers<Event>()
         var listeners = EventListeners<Event>()
 
-        /// Adds `url`, of `duration` seconds, at `index` (the end when nil).
-        mutating func insert(_ url: URL, duration: TimeInterval, at index: Int? = nil) {
-            items.insert(Item(url: url, token: nextToken, duration: duration), at: index ?? items.count)
+        /// Adds `url`, of `duration` seconds, at `index` (the end when nil), queued by the listener or by the repeat mode.
+        mutating func insert(_ url: URL, duration: TimeInterval, at index: Int? = nil, queuedBy: RepeatMode = .none) {
+            items.insert(Item(url: url, token: nextToken, duration: duration, queuedBy: queuedBy), at: index ?? items.count)
             nextToken += 1
         }
 
@@ -122,6 +128,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             decoder = nil
             isInMix = false
             observers.voiceReleased()
+            // The next pass of the current item, queued by repeat one: the next decoder queues it again if it is still due.
+            removeRepeatedPasses()
             decoded = 0
             decodeFailure = nil
             skipped.removeAll()
@@ -361,9 +369,14 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// Decoder thread: the file after the last one opened, if the queue has one and `generation` is the
     /// decoder in use. Items that can no longer be played are skipped, to be reported in their turn.
     private func nextSource(generation: Int, channels: Int) -> NextSource {
+        // The item read to its end is queued again as the repeat mode says; not one skipped on the way.
+        var hasEndedAnItem = true
         while true {
             let next = state.withLock { state -> (URL, Int)? in
-                guard state.generation == generation, state.decoded < state.items.count else { return nil }
+                guard state.generation == generation else { return nil }
+                if hasEndedAnItem { state.queueAgainTheLastDecoded() }
+                hasEndedAnItem = false
+                guard state.decoded < state.items.count else { return nil }
                 return (state.items[state.decoded].url, state.items[state.decoded].token)
             }
             guard let (url, token) = next else { return .end }
