@@ -173,7 +173,7 @@ extension AudioPlayer {
         }
     }
 
-    private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
+    func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
         guard !state.isPlaying else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
         guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
