@@ -160,6 +160,7 @@ package final class Mixer: @unchecked Sendable {
         let rightGain = min(1, 1 + pan)
         var record = LevelRecord.empty
         let isMetering = voice.isMeteringEnabled.load(ordering: .relaxed)
+        let tap = voice.tap.load()
         while written < frames {
             guard nextMarker(voice, pointer: pointer) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
@@ -172,16 +173,28 @@ package final class Mixer: @unchecked Sendable {
                 }
                 let outputIndex = (written + frame) * channelCount
                 let inputIndex = frame * channelCount
+                // What the voice adds to the mix, kept in place for a tap.
                 if channelCount >= 2 {
-                    output[outputIndex] += scratch[inputIndex] * voice.gain * leftGain
-                    output[outputIndex + 1] += scratch[inputIndex + 1] * voice.gain * rightGain
+                    scratch[inputIndex] *= voice.gain * leftGain
+                    scratch[inputIndex + 1] *= voice.gain * rightGain
+                    output[outputIndex] += scratch[inputIndex]
+                    output[outputIndex + 1] += scratch[inputIndex + 1]
+                    for channel in 2..<channelCount { scratch[inputIndex + channel] = 0 }
                 } else {
-                    output[outputIndex] += scratch[inputIndex] * voice.gain
+                    scratch[inputIndex] *= voice.gain
+                    output[outputIndex] += scratch[inputIndex]
                 }
                 // The file's levels are measured by the decoder, per file channel; here, what they are heard at.
                 if isMetering { record.add(gain: voice.gain) }
             }
             record.frames += got
+            if let tap, got > 0 {
+                let marker = voice.marker
+                tap.write(UnsafeBufferPointer(rebasing: scratch[..<(got * channelCount)]), marker: RenderTapMarker(
+                    deviceFrame: firstFrame + Int64(written), frames: got,
+                    fileTime: marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame,
+                    secondsPerFrame: marker.secondsPerFrame, item: marker.item))
+            }
             voice.markerFramesLeft -= got
             written += got
             if got > 0, firstFrame + Int64(written) > endOfMix.load(ordering: .relaxed) {

@@ -153,7 +153,7 @@ extension AudioPlayer {
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
                 file: file, item: passesHeard, range: state.range, on: engine, owner: self, startTime: state.time,
-                controls: state.controls, observers: state.observers,
+                controls: state.controls, observers: state.observers, tap: state.tap,
                 onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)

@@ -37,6 +37,8 @@ extension AudioPlayer {
         /// For an address: why the output waits for the download, if it does.
         var wait: RemoteWait?
         var listeners = EventListeners<Event>()
+        /// What ``AudioPlayer/renderedAudio()`` streams, once asked for.
+        var tap: PlayerTap?
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
         /// device still holds queued in front of it (a sound server may hold a second or more).

@@ -103,6 +103,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var delegate = WeakQueueDelegate()
         var subscribers = EventSubscribers<Event>()
         var listeners = EventListeners<Event>()
+        /// What ``AudioQueuePlayer/renderedAudio()`` streams, once asked for.
+        var tap: PlayerTap?
 
         /// Adds `url`, of `duration` seconds, at `index` (the end when nil), queued by the listener or by the repeat mode.
         mutating func insert(_ url: URL, duration: TimeInterval, at index: Int? = nil, queuedBy: RepeatMode = .none) {
@@ -333,7 +335,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
                     file: file, item: first.token, reportsItems: true, on: engine, owner: self, startTime: state.time,
-                    controls: state.controls, observers: state.observers,
+                    controls: state.controls, observers: state.observers, tap: state.tap,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
                 voice.startFrame.store(Voice.immediately, ordering: .releasing)

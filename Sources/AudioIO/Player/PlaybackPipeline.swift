@@ -14,11 +14,11 @@ package enum PlaybackPipeline {
         max(Int(engine.sampleRate * ringSeconds), 4 * engine.configuration.periodFrames)
     }
 
-    /// A primed voice (not yet in the mix) and its running decoder of `file`'s `range`, with the player's `controls`
-    /// and its time `observers` applied.
+    /// A primed voice (not yet in the mix) and its running decoder of `file`'s `range`, with the player's `controls`,
+    /// its time `observers` and its `tap` applied.
     static func start(
         file: AudioFile, item: Int = 0, range: PlaybackRange = PlaybackRange(), reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
-        controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(),
+        controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(), tap: PlayerTap? = nil,
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws -> (Voice, PlaybackDecoder) {
@@ -28,6 +28,7 @@ package enum PlaybackPipeline {
         voice.owner = owner
         controls.apply(to: voice)
         observers.prepare(voice)
+        tap?.attach(to: voice, on: engine)
         let decoder = try PlaybackDecoder(
             file: file, item: item, range: range, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
             enableRate: controls.enableRate, pitchAlgorithm: controls.pitchAlgorithm, next: next)
