@@ -4,7 +4,8 @@
 #   figure | voicememo | anchor | ratio | goal | met?
 # Usage: Benchmarks/compare.sh PATH/TO/voicememo   (a release build; `make bench` passes its own)
 # Environment: BENCH_REPS (repetitions, default 5), BENCH_KEEP=1 keeps the scratch directory, BENCH_ONLY the
-# sections to run (default all: opus conversion playback list latency memory pulse).
+# sections to run (default all: opus conversion playback list store latency memory pulse), BENCH_BEFORE an earlier
+# voicememo build whose pulse rows are measured in the same rounds (a before/after in one run).
 # Exit status: 0 when every comparison ran (goals missed or met), 1 when one could not run.
 set -euo pipefail
 
@@ -21,7 +22,6 @@ want() { [[ $only == *" $1 "* ]]; }
 for tool in sox soxi opusenc opusinfo soundstretch espeak-ng arecord aplay pulseaudio pactl parec python3 script; do
     command -v "$tool" >/dev/null || { echo "compare.sh: $tool is missing; run make deps" >&2; exit 1; }
 done
-[ -x /usr/bin/time ] || { echo "compare.sh: /usr/bin/time is missing; apt-get install time" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/voicememo-test-bench-XXXXXX)
 pulse_pid=
@@ -51,12 +51,12 @@ fmt() { printf "%.${2:-2}f" "$1"; }
 # met VALUE OP LIMIT → yes/no
 met() { if python3 -c "import sys; sys.exit(0 if $1 $2 $3 else 1)"; then echo yes; else echo no; fi; }
 
-# timed OUT CMD...: runs CMD once and appends "wall cpu maxrss_kb" to OUT (cpu = user + system seconds).
+# timed OUT CMD...: runs CMD once and appends "wall cpu maxrss_kb" to OUT (cpu = user + system seconds, to the
+# microsecond: timed.py).
 timed() {
     local out=$1; shift
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || {
-        echo "compare.sh: failed: $* ($(tail -n 3 "$work/stderr.txt" | tr '\n' ' '))" >&2; exit 1; }
-    awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$work/time.txt" >> "$out"
+    python3 "$benchmarks/timed.py" "$out" "$@" || {
+        echo "compare.sh: failed: $* ($(tail -n 3 "$out.stderr" | tr '\n' ' '))" >&2; exit 1; }
 }
 # column FILE N → median of column N
 column() { awk -v n="$2" '{ print $n }' "$1" | median; }
@@ -318,8 +318,8 @@ if want pulse; then
 # A private server (as Tests/TestSupport/PulseAudioServer.swift starts it) with a 48 kHz null sink; parec keeps
 # its clock fine. CPU = user + system of the process. Steady state: the CPU of a 22 s run less that of a 2 s run,
 # over 20 s, so that start-up (loading libraries, opening the store) is not counted. The live meter is drawn on a
-# terminal (script(1)); without it, --no-meter. Key to sound: Benchmarks/key-delay.py types a space (pause) into
-# `play` on a terminal and times, on the sink's monitor, when the tone stops.
+# terminal (script(1)); without it, --no-meter. Key to sound: Benchmarks/key-delay.py types keys into `play` on a
+# terminal (space to pause and resume, → to seek, + for ×1.25) and times, on the sink's monitor, when they are heard.
 echo "compare.sh: real-time CPU on PulseAudio" >&2
 mkdir -m 700 "$work/pulse"
 pulse_env=(env XDG_RUNTIME_DIR="$work/pulse" HOME="$work/pulse" PULSE_SERVER="unix:$work/pulse/native")
@@ -340,32 +340,57 @@ for seconds in 2 22; do
     printf -v "tone$seconds" '%s' "$("$voicememo" import "$work/tone$seconds.wav" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
 done
 reps_saved=$reps; reps=$rt_reps
+# BENCH_BEFORE=PATH/TO/voicememo runs an earlier build beside this one, in the same rounds: a before/after in one run.
+builds=("$voicememo")
+[ -n "${BENCH_BEFORE:-}" ] && builds+=("$(realpath "$BENCH_BEFORE")")
 specs=()
 for seconds in 2 22; do
     tone_var="tone$seconds"; tone=${!tone_var}
-    specs+=("rec-vm-$seconds|:|\"\${pulse_env[@]}\" $voicememo record --device pulse --duration $seconds --no-meter"
-            "rec-ar-$seconds|:|\"\${pulse_env[@]}\" arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d $seconds $work/arecord.wav"
-            "play-vm-$seconds|:|\"\${pulse_env[@]}\" $voicememo play $tone --device pulse --no-meter"
-            "play-ap-$seconds|:|\"\${pulse_env[@]}\" aplay -q -D pulse $work/tone$seconds.wav"
-            "rec-tty-$seconds|:|\"\${pulse_env[@]}\" script -qec \"$voicememo record --device pulse --duration $seconds </dev/null\" /dev/null"
-            "play-tty-$seconds|:|\"\${pulse_env[@]}\" script -qec \"$voicememo play $tone --device pulse </dev/null\" /dev/null")
+    specs+=("rec-ar-$seconds|:|\"\${pulse_env[@]}\" arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d $seconds $work/arecord.wav"
+            "play-ap-$seconds|:|\"\${pulse_env[@]}\" aplay -q -D pulse $work/tone$seconds.wav")
+    for build in "${!builds[@]}"; do
+        binary=${builds[$build]}
+        specs+=("rec-vm$build-$seconds|:|\"\${pulse_env[@]}\" $binary record --device pulse --duration $seconds --no-meter"
+                "play-vm$build-$seconds|:|\"\${pulse_env[@]}\" $binary play $tone --device pulse --no-meter"
+                "rec-tty$build-$seconds|:|\"\${pulse_env[@]}\" script -qec \"$binary record --device pulse --duration $seconds </dev/null\" /dev/null"
+                "play-tty$build-$seconds|:|\"\${pulse_env[@]}\" script -qec \"$binary play $tone --device pulse </dev/null\" /dev/null")
+    done
 done
 runs "${specs[@]}"
 reps=$reps_saved
 # steady NAME → CPU ms per second of audio in the steady state
 steady() { calc "($(column "$work/$1-22" 2) - $(column "$work/$1-2" 2)) * 1000 / 20"; }
-rec=$(steady rec-vm); arec=$(steady rec-ar); play=$(steady play-vm); aplay=$(steady play-ap)
-rec_tty=$(steady rec-tty); play_tty=$(steady play-tty)
-row "record --no-meter on PulseAudio, steady state (CPU ms per s of audio)" "$(fmt "$rec" 1) ms" "$(fmt "$arec" 1) ms (arecord)" \
-    "$(fmt "$(calc "$rec / max($arec, 0.001)")")×" "≤ 1.5×" "$(met "$rec" '<=' "1.5 * $arec")"
-row "play --no-meter on PulseAudio, steady state (CPU ms per s of audio)" "$(fmt "$play" 1) ms" "$(fmt "$aplay" 1) ms (aplay)" \
-    "$(fmt "$(calc "$play / max($aplay, 0.001)")")×" "≤ 2×" "$(met "$play" '<=' "2 * $aplay")"
-row "record with the meter drawn, steady state (CPU ms per s of audio)" "$(fmt "$rec_tty" 1) ms" "$(fmt "$rec" 1) ms (--no-meter)" \
-    "+$(fmt "$(calc "$rec_tty - $rec")" 1) ms" "≤ +5 ms" "$(met "$rec_tty - $rec" '<=' 5)"
-row "play with the meter drawn, steady state (CPU ms per s of audio)" "$(fmt "$play_tty" 1) ms" "$(fmt "$play" 1) ms (--no-meter)" \
-    "+$(fmt "$(calc "$play_tty - $play")" 1) ms" "≤ +5 ms" "$(met "$play_tty - $play" '<=' 5)"
-delay=$("${pulse_env[@]}" python3 "$benchmarks/key-delay.py" "$rt_reps" "$voicememo" "$tone22")
-row "play --no-meter: space typed → silence on the sink's monitor (ms)" "$delay ms" "-" "-" "≤ 100 ms" "$(met "$delay" '<=' 100)"
+arec=$(steady rec-ar); aplay=$(steady play-ap)
+# First that the key measurement sees a delay where there is one (it exits non-zero when it does not).
+"${pulse_env[@]}" python3 "$benchmarks/key-delay.py" --check "$voicememo" >&2
+for build in "${!builds[@]}"; do
+    binary=${builds[$build]}
+    of=; [ "$build" = 0 ] || of=" (before: $binary)"
+    rec=$(steady "rec-vm$build"); play=$(steady "play-vm$build")
+    rec_tty=$(steady "rec-tty$build"); play_tty=$(steady "play-tty$build")
+    row "record --no-meter on PulseAudio, steady state (CPU ms per s of audio)$of" "$(fmt "$rec" 1) ms" "$(fmt "$arec" 1) ms (arecord)" \
+        "$(fmt "$(calc "$rec / max($arec, 0.001)")")×" "≤ 1.5×" "$(met "$rec" '<=' "1.5 * $arec")"
+    row "play --no-meter on PulseAudio, steady state (CPU ms per s of audio)$of" "$(fmt "$play" 1) ms" "$(fmt "$aplay" 1) ms (aplay)" \
+        "$(fmt "$(calc "$play / max($aplay, 0.001)")")×" "≤ 2×" "$(met "$play" '<=' "2 * $aplay")"
+    row "record with the meter drawn, steady state (CPU ms per s of audio)$of" "$(fmt "$rec_tty" 1) ms" "$(fmt "$rec" 1) ms (--no-meter)" \
+        "+$(fmt "$(calc "$rec_tty - $rec")" 1) ms" "≤ +5 ms" "$(met "$rec_tty - $rec" '<=' 5)"
+    row "play with the meter drawn, steady state (CPU ms per s of audio)$of" "$(fmt "$play_tty" 1) ms" "$(fmt "$play" 1) ms (--no-meter)" \
+        "+$(fmt "$(calc "$play_tty - $play")" 1) ms" "≤ +5 ms" "$(met "$play_tty - $play" '<=' 5)"
+    delays=$("${pulse_env[@]}" python3 "$benchmarks/key-delay.py" "$rt_reps" "$binary")
+    echo "compare.sh: key delays$of: $delays" >&2
+    for key in pause resume seek rate; do
+        delay=$(python3 -c "import json, sys; value = json.loads(sys.argv[1])['$key']; print('none' if value is None else value)" "$delays")
+        case $key in
+            pause) what="space typed → silence";; resume) what="space again → sound";;
+            seek) what="→ typed → the tone 5 s on (silence)";; rate) what="+ typed → ×1.25 heard (±25 ms)";;
+        esac
+        if [ "$delay" = none ]; then
+            row "play --no-meter: $what on the sink's monitor (ms)$of" "not heard within 1 s" "-" "-" "≤ 100 ms" "no"
+        else
+            row "play --no-meter: $what on the sink's monitor (ms)$of" "$delay ms" "-" "-" "≤ 100 ms" "$(met "$delay" '<=' 100)"
+        fi
+    done
+done
 fi
 
 # --- The table ----------------------------------------------------------------------------------------------------

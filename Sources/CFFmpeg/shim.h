@@ -1,6 +1,7 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 
 // FFmpeg's error codes and "no timestamp" are macros Swift cannot import.
@@ -11,4 +12,6 @@ static inline int cffmpeg_seek_size(void) { return AVSEEK_SIZE; }
 static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
 static inline int cffmpeg_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int cffmpeg_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int cffmpeg_error_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+static inline int cffmpeg_error_no_memory(void) { return AVERROR(ENOMEM); }
 static inline int64_t cffmpeg_no_timestamp(void) { return AV_NOPTS_VALUE; }

@@ -28,11 +28,13 @@ struct AudioFileFacts {
         byteCount = FileManager.default.sizeOfItem(atPath: url.path) ?? 0
     }
 
-    /// The index entry these facts make for a memo whose identity and state come from elsewhere.
+    /// The index entry these facts make for a memo whose identity and state come from elsewhere, with the file's tags
+    /// and markers.
     func memo(id: String, title: String, createdAt: Date, fileName: String, state: Memo.State) -> Memo {
         Memo(
             id: id, title: title, createdAt: createdAt, duration: duration, fileName: fileName, format: format,
             sampleRate: sampleRate, channels: channelCount, sizeBytes: byteCount, peakDBFS: levels.peak,
-            averageDBFS: levels.average, state: state, loudness: loudness)
+            averageDBFS: levels.average, state: state, loudness: loudness, artist: metadata.artist, album: metadata.album,
+            comment: metadata.comment, markers: metadata.markers)
     }
 }

@@ -42,12 +42,23 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     /// end of a recording, at import, and for a memo of an older store when first asked for
     /// (``MemoStore/measuringLoudness(of:)``); `nil` until then, and while it is being recorded.
     public var loudness: AudioLoudness?
+    /// Who is heard, or who made it (an author, a speaker); `nil` for none.
+    public var artist: String?
+    /// What it belongs to (a series, a course, a project); `nil` for none.
+    public var album: String?
+    /// Free text about it; `nil` for none.
+    public var comment: String?
+    /// Points marked in it, in order, in frames of ``sampleRate`` (see `AudioMarker`): what `AudioRecorder.addMarker(_:)`
+    /// dropped while recording, or what the imported file held. Its audio file keeps them too where its format has a
+    /// place for them (WAV cue points, Opus comments, M4A chapters); a CAF memo keeps them beside its file.
+    public var markers: [AudioMarker]
 
     /// Creates a memo record.
     public init(
         id: String, title: String, createdAt: Date, duration: Double, fileName: String, format: AudioFileFormat,
         sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State,
-        loudness: AudioLoudness? = nil
+        loudness: AudioLoudness? = nil, artist: String? = nil, album: String? = nil, comment: String? = nil,
+        markers: [AudioMarker] = []
     ) {
         self.id = id
         self.title = title
@@ -62,11 +73,59 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.averageDBFS = averageDBFS
         self.state = state
         self.loudness = loudness
+        self.artist = artist
+        self.album = album
+        self.comment = comment
+        self.markers = markers
+    }
+
+    /// The tags and markers its audio file is to hold: title, date, artist, album, comment, markers.
+    public var metadata: AudioMetadata {
+        AudioMetadata(title: title, creationDate: createdAt, artist: artist, album: album, comment: comment, markers: markers)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
-        case peakDBFS, averageDBFS, state, loudness
+        case peakDBFS, averageDBFS, state, loudness, artist, album, comment, markers
+    }
+
+    // Written by hand for the keys that came later: an index without them (schema 1 and 2) reads as memos without
+    // loudness, tags and markers, and a memo without them writes none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id), title: try container.decode(String.self, forKey: .title),
+            createdAt: try container.decode(Date.self, forKey: .createdAt), duration: try container.decode(Double.self, forKey: .duration),
+            fileName: try container.decode(String.self, forKey: .fileName), format: try container.decode(AudioFileFormat.self, forKey: .format),
+            sampleRate: try container.decode(Double.self, forKey: .sampleRate), channels: try container.decode(Int.self, forKey: .channels),
+            sizeBytes: try container.decode(Int64.self, forKey: .sizeBytes), peakDBFS: try container.decode([Double].self, forKey: .peakDBFS),
+            averageDBFS: try container.decode([Double].self, forKey: .averageDBFS), state: try container.decode(State.self, forKey: .state),
+            loudness: try container.decodeIfPresent(AudioLoudness.self, forKey: .loudness),
+            artist: try container.decodeIfPresent(String.self, forKey: .artist),
+            album: try container.decodeIfPresent(String.self, forKey: .album),
+            comment: try container.decodeIfPresent(String.self, forKey: .comment),
+            markers: try container.decodeIfPresent([AudioMarker].self, forKey: .markers) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(duration, forKey: .duration)
+        try container.encode(fileName, forKey: .fileName)
+        try container.encode(format, forKey: .format)
+        try container.encode(sampleRate, forKey: .sampleRate)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(sizeBytes, forKey: .sizeBytes)
+        try container.encode(peakDBFS, forKey: .peakDBFS)
+        try container.encode(averageDBFS, forKey: .averageDBFS)
+        try container.encode(state, forKey: .state)
+        try container.encodeIfPresent(loudness, forKey: .loudness)
+        try container.encodeIfPresent(artist, forKey: .artist)
+        try container.encodeIfPresent(album, forKey: .album)
+        try container.encodeIfPresent(comment, forKey: .comment)
+        if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
     }
 
     /// Whether every number is one a real memo can have. The index may have been edited by hand or damaged,
@@ -82,6 +141,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             && peakDBFS.count == channels && averageDBFS.count == channels
             && peakDBFS.allSatisfy(\.isFinite) && averageDBFS.allSatisfy(\.isFinite)
             && loudness.map { [$0.integrated, $0.range, $0.truePeak].allSatisfy { (-1000.0...1000.0).contains($0) } } ?? true
+            && markers.count <= AudioMarker.maximumStoredCount && markers.allSatisfy { $0.framePosition >= 0 }
     }
 
     /// Whether the entry names its file by its own id (else it is forged, and must not lead outside the store) and
@@ -105,20 +165,25 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
     }
 
-    /// The formats the store keeps memos in: what a recording is written as. Export writes the others. Two bits of a
-    /// file key tell them apart.
-    static let storedFormats: [AudioFileFormat] = [.wav, .caf, .opus]
+    /// The formats the store keeps memos in: what a recording is written as (AAC as `.m4a`). Export writes the others.
+    /// Two bits of a file key tell them apart: there is no room for a fifth.
+    static let storedFormats: [AudioFileFormat] = [.wav, .caf, .opus, .aac]
 
     /// The formats the store keeps memos in, and their extensions in UTF-8.
-    private static let storeFormats = storedFormats.map { ($0, Array($0.rawValue.utf8)) }
+    private static let storeFormats = storedFormats.map { ($0, Array($0.fileExtension.utf8)) }
 
-    /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus>`.
+    /// The name of memo `id`'s audio file in `format`: `<id>.<extension>`.
+    static func fileName(id: String, format: AudioFileFormat) -> String {
+        "\(id).\(format.fileExtension)"
+    }
+
+    /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus|m4a>`.
     static func id(fromFileName name: String) -> Substring? {
         guard fileKey(ofFileName: name) != nil else { return nil }
         return name[..<name.utf8.index(name.startIndex, offsetBy: 12)]
     }
 
-    /// A store file name, `<12 hex digits>.<wav|caf|opus>`, as one number: the id's 48 bits, then the format's place
+    /// A store file name, `<12 hex digits>.<wav|caf|opus|m4a>`, as one number: the id's 48 bits, then the format's place
     /// among the store's. A store of 50,000 memos is compared with its directory as numbers, not strings.
     static func fileKey(ofFileName name: String) -> UInt64? {
         var name = name
@@ -150,7 +215,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     /// The file name whose ``fileKey(_:)`` is `key`.
     static func fileName(forKey key: UInt64) -> String {
         let digits = String(key >> 2, radix: 16)
-        return String(repeating: "0", count: 12 - digits.count) + digits + "." + storeFormats[Int(key & 3)].0.rawValue
+        return String(repeating: "0", count: 12 - digits.count) + digits + "." + storeFormats[Int(key & 3)].0.fileExtension
     }
 
     /// The keys the audio file of memo `id` would have, one per format.

@@ -15,6 +15,16 @@ public enum MemoEdit: Codable, Equatable, Sendable {
         case .trim(let start, let end): (start...end).contains(time) ? time - start : nil
         }
     }
+
+    /// Where `markers` of the version before the edit (in frames of its `sampleRate`) lie in the version after it; those
+    /// the edit removed are dropped.
+    func markersAfter(_ markers: [AudioMarker], sampleRate: Double) -> [AudioMarker] {
+        switch self {
+        case .trim(let start, let end):
+            let frames = Int64((start * sampleRate).rounded())..<Int64((end * sampleRate).rounded())
+            return markers.compactMap { $0.inExcerpt(frames) }
+        }
+    }
 }
 
 /// A version of a memo kept in the trash: the memo as it was before an edit, with its audio file.

@@ -12,10 +12,10 @@ import SystemPackage
 /// The audio files are the truth; the index is a cache of their facts and titles that can always be
 /// rebuilt from them (``MemoStore`` does so when it is missing or unreadable).
 struct MemoIndex: Codable {
-    /// The schema this code writes. Schema 1 (no generation, no journal) and 2 (memos without loudness) are read, and
-    /// `memos.json` is written whole as 3 at the first change; a voicememo that knows only 1 leaves a store of 2 or 3
-    /// alone rather than miss its journal, and one that knows 2 leaves a store of 3 alone rather than stop at a journal
-    /// record it cannot read.
+    /// The schema this code writes. Schema 1 (no generation, no journal) and 2 (memos without loudness, tags and
+    /// markers, which its journal's records lack) are read, and `memos.json` is written whole as 3 at the first change;
+    /// a voicememo that knows only 1 leaves a store of 2 or 3 alone rather than miss its journal, and one that knows 2
+    /// leaves a store of 3 alone rather than stop at a journal record it cannot read.
     static let currentSchemaVersion = 3
 
     var schemaVersion = MemoIndex.currentSchemaVersion
@@ -246,7 +246,8 @@ struct MemoIndex: Codable {
     }
 
     /// Saves the index's ``changes`` at `url`, whose journal is at `journal`: appended to the journal and synced, or,
-    /// when `wholly`, when the journal is full or cannot be used, `memos.json` written whole (a temporary file beside
+    /// when `wholly`, when the journal is full or cannot be used, or the index is of an older schema (which a voicememo
+    /// of that schema would read with a journal it cannot read to the end), `memos.json` written whole (a temporary file beside
     /// it, 0600, synced, renamed over it) with a new generation, and a new journal started. Returns where the
     /// journal stands then, `nil` when it was not appended to.
     @discardableResult

@@ -27,7 +27,8 @@ enum MemoIndexCache {
     /// The cache's name in the store directory.
     static let fileName = ".memos.cache"
 
-    /// "VMCACHE" and the layout's version: 4 since memos have a loudness (an older cache is not read, but remade).
+    /// "VMCACHE" and the layout's version: 4 since memos have a loudness, tags and markers (an older cache is not read,
+    /// but remade).
     private static let magic: UInt64 = 0x0445_4843_4143_4D56
 
     /// Which version of a file or directory: of `memos.json`, which a cache was made from, or of the store directory,

@@ -12,10 +12,9 @@ import SystemPackage
 /// new generation, and starts a new journal (see ``MemoIndex``).
 ///
 /// The layout, in the machine's byte order: the magic, the generation; then records of a 32-bit length of the
-/// payload, a 32-bit kind (3: a memo put in, replacing the one with its id or appended; 1: the same, of schema 2, a memo
-/// without its loudness; 2: the memo with an id
-/// taken out), a 64-bit FNV-1a checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it,
-/// or an id).
+/// payload, a 32-bit kind (3: a memo put in, replacing the one with its id or appended; 1: the same, written by schema
+/// 2, a memo without its loudness, tags and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a
+/// checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it, or an id).
 enum MemoJournal {
     /// The journal's name in the store directory.
     static let fileName = "memos.journal"
@@ -71,7 +70,7 @@ enum MemoJournal {
                 var record = MemoRecordReader(bytes: payload)
                 switch kind {
                 case 1, 3:
-                    guard let memo = record.memo(layout: kind == 1 ? .withoutLoudness : .current), record.offset == length
+                    guard let memo = record.memo(layout: kind == 1 ? .schema2 : .current), record.offset == length
                     else { return .contents(contents) }
                     contents.changes.append(.put(memo))
                 case 2:

@@ -2,8 +2,10 @@ import AudioIO
 import FoundationEssentials
 
 /// The binary layout of memos in the index's cache and journal, in the machine's byte order: per memo its strings
-/// (a 32-bit length and UTF-8), numbers, level lists and loudness (a word 0 for none, or 1 and its three numbers;
-/// journals of schema 2 have memos without it: ``MemoRecordLayout``).
+/// (a 32-bit length and UTF-8), numbers and level lists, then the fields of schema 3: its loudness (a word 0 for none,
+/// or 1 and its three numbers), its tags, texts that may be absent (a length of 2³² − 1), and its markers (a count,
+/// then each one's frame and name). Journals of schema 2 have memos without the fields of schema 3
+/// (``MemoRecordLayout``).
 struct MemoRecordWriter {
     var bytes: [UInt8] = []
 
@@ -17,6 +19,15 @@ struct MemoRecordWriter {
         withUnsafeBytes(of: UInt32(text.utf8.count)) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: text.utf8)
     }
+
+    /// A text that may be absent: ``absent`` for none.
+    mutating func append(optional text: String?) {
+        guard let text else { return withUnsafeBytes(of: Self.absent) { bytes.append(contentsOf: $0) } }
+        append(text)
+    }
+
+    /// The length that says a text is absent.
+    static let absent = UInt32.max
 
     mutating func append(_ levels: [Double]) {
         append(UInt64(levels.count))
@@ -41,6 +52,12 @@ struct MemoRecordWriter {
         } else {
             append(UInt64(0))
         }
+        for text in [memo.artist, memo.album, memo.comment] { append(optional: text) }
+        append(UInt64(memo.markers.count))
+        for marker in memo.markers {
+            append(UInt64(bitPattern: marker.framePosition))
+            append(optional: marker.name)
+        }
     }
 
     /// 64-bit FNV-1a over 64-bit words (and the last bytes one by one): a byte at a time, 1.5 MB took milliseconds.
@@ -59,8 +76,8 @@ struct MemoRecordWriter {
 
 /// Which fields a memo record has.
 enum MemoRecordLayout {
-    /// Schema 2's, in the journal of a store written before memos had a loudness.
-    case withoutLoudness
+    /// Schema 2's, in the journal of a store written before memos had a loudness, tags and markers.
+    case schema2
     /// What ``MemoRecordWriter`` writes.
     case current
 }
@@ -99,6 +116,17 @@ struct MemoRecordReader {
         return UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + length)]).assumingMemoryBound(to: UInt8.self)
     }
 
+    /// A text that may be absent (see ``MemoRecordWriter/append(optional:)``): `.some(nil)` when it is, `nil` when
+    /// what is left is no such text.
+    mutating func optionalText() -> String?? {
+        guard bytes.count - offset >= 4 else { return nil }
+        if bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == MemoRecordWriter.absent {
+            offset += 4
+            return .some(nil)
+        }
+        return text().map { .some($0) }
+    }
+
     private static let formats = AudioFileFormat.allCases.map { ($0, Array($0.rawValue.utf8)) }
     private static let states = Memo.State.allCases.map { ($0, Array($0.rawValue.utf8)) }
 
@@ -124,13 +152,13 @@ struct MemoRecordReader {
             offset += 8 * count
         }
         switch word() {
-        case 0: return true
+        case 0: break
         case 1:
             guard bytes.count - offset >= 3 * 8 else { return false }
             offset += 3 * 8
-            return true
         default: return false
         }
+        return tagsAndMarkers() != nil
     }
 
     mutating func memo(layout: MemoRecordLayout = .current) -> Memo? {
@@ -140,20 +168,39 @@ struct MemoRecordReader {
               let channels = word(), let sizeBytes = word(),
               let peakDBFS = levels(), let averageDBFS = levels()
         else { return nil }
-        var loudness: AudioLoudness?
-        if layout == .current {
-            switch word() {
-            case 0: break
-            case 1:
-                guard let integrated = number(), let range = number(), let truePeak = number() else { return nil }
-                loudness = AudioLoudness(integrated: integrated, range: range, truePeak: truePeak)
-            default: return nil
-            }
-        }
-        return Memo(
+        var memo = Memo(
             id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
             fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
-            sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state,
-            loudness: loudness)
+            sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
+        guard layout == .current else { return memo }
+        switch word() {
+        case 0: break
+        case 1:
+            guard let integrated = number(), let range = number(), let truePeak = number() else { return nil }
+            memo.loudness = AudioLoudness(integrated: integrated, range: range, truePeak: truePeak)
+        default: return nil
+        }
+        guard let (tags, markers) = tagsAndMarkers() else { return nil }
+        (memo.artist, memo.album, memo.comment) = (tags[0], tags[1], tags[2])
+        memo.markers = markers
+        return memo
+    }
+
+    /// The tags (artist, album, comment) and markers after a memo's loudness.
+    private mutating func tagsAndMarkers() -> (tags: [String?], markers: [AudioMarker])? {
+        var tags: [String?] = []
+        for _ in 0..<3 {
+            guard let tag = optionalText() else { return nil }
+            tags.append(tag)
+        }
+        // A marker takes 12 bytes at least.
+        guard let count = word().flatMap({ Int(exactly: $0) }), count <= (bytes.count - offset) / 12 else { return nil }
+        var markers: [AudioMarker] = []
+        markers.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let frame = word(), let name = optionalText() else { return nil }
+            markers.append(AudioMarker(framePosition: Int64(bitPattern: frame), name: name))
+        }
+        return (tags, markers)
     }
 }

@@ -9,9 +9,10 @@ extension MemoStore {
     ///
     /// A WAV or CAF file is rewritten with the new title through `AudioFileConverter`, keeping its settings
     /// (`AudioSettings.init(preserving:as:)`): 16- and 24-bit PCM stay bit for bit. An Opus file is copied packet by
-    /// packet with a new comment header (`OpusTags`, on its own pages, libogg framing them): every audio packet and
-    /// granule position stays as it was, nothing is encoded again. The new file is written beside the old one, synced,
-    /// and replaces it in one step, so a failure leaves the memo as it was.
+    /// packet with a new comment header (`OpusTags`, on its own pages, libogg framing them), an M4A file's AAC packets
+    /// into one with new tags (FFmpeg's MP4 muxer): every audio packet and its position stays as it was, nothing is
+    /// encoded again. The new file is written beside the old one, synced, and replaces it in one step, so a failure
+    /// leaves the memo as it was; its artist, album, comment and markers stay, in the file and in the index.
     ///
     /// A file keeps at most `AudioMetadata.maximumStoredTitleBytes` of a title; a longer one is kept whole in the
     /// index and beside the file, so an index rebuilt from the files has it too. So is the title of an Opus file whose
@@ -55,14 +56,20 @@ extension MemoStore {
         return (memo, try rename(memo, to: title))
     }
 
-    /// A copy of `memo`'s WAV or CAF file with `title` inside, staged beside it.
+    /// A copy of `memo`'s WAV, CAF or M4A file with `title` inside, staged beside it.
     private func stageRetitled(_ memo: Memo, title: String) throws -> StagedAudioFile {
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
         guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
         let file = fileURL(of: current)
+        var metadata = current.metadata
+        metadata.title = title
+        if current.format == .aac,
+           let copy = try AudioFileConverter.stageM4ACopy(of: file, beside: file, metadata: metadata, permissions: [.ownerReadWrite]) {
+            return copy
+        }
         return try AudioFileConverter.stage(
             contentsOf: file, beside: file, settings: AudioSettings(preserving: AudioFile(forReading: file)),
-            metadata: AudioMetadata(title: title, creationDate: current.createdAt), permissions: [.ownerReadWrite])
+            metadata: metadata, permissions: [.ownerReadWrite])
     }
 
     /// Renames memo `id` in `index`, putting `staged` (its WAV or CAF file with the new title inside) in place of its
@@ -78,7 +85,7 @@ extension MemoStore {
         var retitled = staged
         do throws(AudioFileError) {
             if renamed.format == .opus {
-                retitled = try Self.stageRetaggedOpus(file, metadata: AudioMetadata(title: title, creationDate: renamed.createdAt))
+                retitled = try Self.stageRetaggedOpus(file, metadata: renamed.metadata)
             }
             if let retitled { renamed.sizeBytes = try retitled.place(at: file, replacingExisting: true).byteCount }
         } catch {
@@ -148,6 +155,7 @@ extension MemoStore {
                     return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
                 }
                 DurableFile.removeQuietly(titlePath(of: memo.id))
+                DurableFile.removeQuietly(markersPath(of: memo.id))
                 // Its earlier versions go with it: a deleted memo is personal data gone, not in a trash.
                 MemoTrash(store: directory).empty(ids: [memo.id])
                 removed.titles.withLock { $0.append(memo.title) }

@@ -19,8 +19,10 @@ extension MemoStore {
     /// WAV and CAF are cut to the sample, their samples copied as they are. Opus is cut to the sample too, its audio
     /// packets kept byte for byte: whole packets before the start (as many as the pre-skip can hold, so that the
     /// decoder has settled by the cut) and after the end are dropped, the stream's pre-skip and last granule position
-    /// drop the rest (RFC 7845), and libogg pages it anew. The memo keeps its id, title and date; its length, size,
-    /// levels and loudness become the cut's.
+    /// drop the rest (RFC 7845), and libogg pages it anew. The memo keeps its id, title, date, artist, album and
+    /// comment; its length, size, levels and loudness become the cut's, and its markers move with the audio (back by
+    /// the start; those before it or past the end are dropped), in its file and in the index. An M4A memo is not cut:
+    /// its AAC would have to be encoded again.
     ///
     /// Times are rounded to the nearest frame. A memo being recorded is not cut.
     ///
@@ -29,7 +31,8 @@ extension MemoStore {
     ///   - start: Seconds from the memo's start where the cut begins; `nil` for its start.
     ///   - end: Seconds from the memo's start where the cut ends; `nil` for its end.
     /// - Returns: The memo after the cut.
-    /// - Throws: ``MemoStoreError/invalidCut(title:reason:)`` for a cut outside the memo, empty, or keeping all of it;
+    /// - Throws: ``MemoStoreError/invalidCut(title:reason:)`` for a cut outside the memo, empty, or keeping all of it,
+    ///   or of an M4A memo;
     ///   ``MemoStoreError/recordingInProgress(_:)``, ``MemoStoreError/noMatch(_:)``,
     ///   ``MemoStoreError/changedDuringEdit(title:)``, ``MemoStoreError/editFailed(path:reason:)``; `AudioFileError`
     ///   when its file cannot be read or the cut written. The memo is as it was when this throws.
@@ -38,14 +41,20 @@ extension MemoStore {
         try requireChangeable()
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
         guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
+        guard current.format != .aac else {
+            throw MemoStoreError.invalidCut(
+                title: current.title,
+                reason: "an M4A memo is not trimmed, as its AAC would be encoded again; export it as WAV, import that and trim it")
+        }
         let file = fileURL(of: current)
         let identity = MemoIndexCache.Identity(path: file.path)
         let input = try AudioFile(forReading: file)
         let frames = try Self.frames(from: start, to: end, of: input, title: current.title)
-        let staged = try AudioFileConverter.stageExcerpt(
-            of: file, frames: frames, beside: file, metadata: AudioMetadata(title: current.title, creationDate: current.createdAt),
-            permissions: [.ownerReadWrite])
         let edit = MemoEdit.trim(start: Double(frames.lowerBound) / input.sampleRate, end: Double(frames.upperBound) / input.sampleRate)
+        var metadata = current.metadata
+        metadata.markers = edit.markersAfter(current.markers, sampleRate: input.sampleRate)
+        let staged = try AudioFileConverter.stageExcerpt(
+            of: file, frames: frames, beside: file, metadata: metadata, permissions: [.ownerReadWrite])
         return try editing(current, unchangedSince: identity) { before throws(MemoStoreError) in
             _ = try MemoTrash(store: directory).keep(before, file: file.path, before: edit)
             do {
@@ -60,6 +69,8 @@ extension MemoStore {
             after.peakDBFS = summary.levels.peak
             after.averageDBFS = summary.levels.average
             after.loudness = summary.loudness
+            after.markers = metadata.markers
+            try keepMarkers(after.markers, of: after.id, fileHoldsThem: after.format.keepsMarkers)
             return after
         }
     }
@@ -85,7 +96,7 @@ extension MemoStore {
     }
 
     /// Brings back the version of `memo` before its last edit, from the trash: its audio replaces the memo's file, and
-    /// its length, levels and loudness come back with it; the memo keeps its current title. The version after the edit
+    /// its length, levels, loudness and markers come back with it; the memo keeps its current title. The version after the edit
     /// is dropped (the edit can be made again). Under the store's lock, as safe against a kill as an edit.
     ///
     /// - Returns: The memo restored, and the version it was.
@@ -151,6 +162,7 @@ extension MemoStore {
             restored.state = .complete
             let fileTitle = (try? AudioFile(forReading: URL(filePath: file, directoryHint: .notDirectory)))?.metadata.title
             try keepTitle(restored.title, of: restored.id, fileTitle: fileTitle)
+            try keepMarkers(restored.markers, of: restored.id, fileHoldsThem: restored.format.keepsMarkers)
             index.replace(at: position, with: restored)
             return restored
         }
@@ -242,8 +254,20 @@ extension MemoStore {
                     pending = true
                     continue
                 }
-                index.replace(at: position, with: facts.memo(
-                    id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .complete))
+                var finished = facts.memo(
+                    id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .complete)
+                // An edit keeps the tags. A CAF file holds no markers: they are the entry's, before the edit, unless
+                // the file's length says the edit replaced it, and then where the edit moved them.
+                (finished.artist, finished.album, finished.comment) = (memo.artist, memo.album, memo.comment)
+                if !memo.format.keepsMarkers {
+                    let replaced = abs(facts.duration - memo.duration) * facts.sampleRate >= 0.5
+                    let version = MemoTrash(store: directory).versions().last { $0.memo.id == id }
+                    finished.markers = replaced
+                        ? version.map { $0.edit.markersAfter($0.memo.markers, sampleRate: $0.memo.sampleRate) } ?? []
+                        : memo.markers
+                    try? keepMarkers(finished.markers, of: id, fileHoldsThem: false)
+                }
+                index.replace(at: position, with: finished)
             }
             removeEditMark(of: id)
         }

@@ -14,11 +14,17 @@ extension MemoStore {
     ///
     /// - Parameters:
     ///   - title: The memo's title: any text; it never becomes part of a path.
-    ///   - settings: How the recorder writes the file (WAV, CAF or Opus); validated here. The file is `<id>.<format>`.
-    /// - Returns: The ticket saying where to record; hand it to ``finishRecording(_:summary:)``.
+    ///   - settings: How the recorder writes the file (WAV, CAF, Opus or AAC); validated here. The file is
+    ///     `<id>.<extension>` (`.m4a` for AAC).
+    ///   - artist: Who is heard, or who made it, if anyone.
+    ///   - album: What it belongs to, if anything.
+    ///   - comment: Free text about it, if any.
+    /// - Returns: The ticket saying where to record; hand it to ``finishRecording(_:summary:markers:)``.
     /// - Throws: `AudioSettingsError` for settings that cannot be written, ``MemoStoreError`` for the
     ///   store.
-    public func beginRecording(title: String, settings: AudioSettings) throws -> RecordingTicket {
+    public func beginRecording(
+        title: String, settings: AudioSettings, artist: String? = nil, album: String? = nil, comment: String? = nil
+    ) throws -> RecordingTicket {
         try settings.validate()
         guard Memo.storedFormats.contains(settings.format) else { throw MemoStoreError.unstoredFormat(settings.format) }
         // Whole seconds: what the file's metadata keeps.
@@ -31,9 +37,10 @@ extension MemoStore {
                 let lock = try FileLock(path: recordingLockPath(of: id), storePath: directory.path)
                 let silence = Array(repeating: AudioLevels.floor, count: settings.channelCount)
                 let memo = Memo(
-                    id: id, title: title, createdAt: createdAt, duration: 0, fileName: "\(id).\(settings.format.rawValue)",
+                    id: id, title: title, createdAt: createdAt, duration: 0, fileName: Memo.fileName(id: id, format: settings.format),
                     format: settings.format, sampleRate: settings.sampleRate, channels: settings.channelCount,
-                    sizeBytes: 0, peakDBFS: silence, averageDBFS: silence, state: .recording)
+                    sizeBytes: 0, peakDBFS: silence, averageDBFS: silence, state: .recording, artist: artist, album: album,
+                    comment: comment)
                 try keepTitle(title, of: id, fileTitle: Self.storedTitle(title))
                 index.append(memo)
                 return RecordingTicket(memo: memo, fileURL: fileURL(of: memo), settings: settings, lock: lock)
@@ -45,6 +52,20 @@ extension MemoStore {
         }
     }
 
+    /// Keeps `markers`, the markers of the recording of `ticket` so far (`AudioRecorder.markers`), with its memo while it
+    /// records: in the index and beside its file, so that a recording whose process dies keeps them when it is
+    /// recovered.
+    ///
+    /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
+    public func noteMarkers(_ markers: [AudioMarker], of ticket: RecordingTicket) throws(MemoStoreError) {
+        try update { index throws(MemoStoreError) in
+            guard var memo = index.memos.first(where: { $0.id == ticket.memo.id }) else { return }
+            memo.markers = markers
+            try keepMarkers(markers, of: memo.id, fileHoldsThem: false)
+            index.put(memo)
+        }
+    }
+
     /// Marks the memo of `ticket` ``Memo/State/complete`` with what was recorded, and releases the
     /// recording lock.
     ///
@@ -52,16 +73,21 @@ extension MemoStore {
     /// recovered from its file on the next read of the store.
     ///
     /// - Parameters:
-    ///   - ticket: What ``beginRecording(title:settings:)`` returned.
+    ///   - ticket: What ``beginRecording(title:settings:artist:album:comment:)`` returned.
     ///   - summary: What was written: frames, rate, channels, levels (dBFS per channel), file size and loudness.
+    ///   - markers: The recording's markers (`AudioRecorder.markers`), in frames of the file's rate.
     /// - Returns: The finished memo.
     /// - Throws: ``MemoStoreError`` when the index cannot be read or written.
     @discardableResult
-    public func finishRecording(_ ticket: RecordingTicket, summary: AudioFileSummary) throws(MemoStoreError) -> Memo {
+    public func finishRecording(
+        _ ticket: RecordingTicket, summary: AudioFileSummary, markers: [AudioMarker] = []
+    ) throws(MemoStoreError) -> Memo {
         defer { ticket.release() }
         return try update { index throws(MemoStoreError) in
             var memo = index.memos.first { $0.id == ticket.memo.id } ?? ticket.memo
             memo.state = .complete
+            memo.markers = markers
+            try keepMarkers(markers, of: memo.id, fileHoldsThem: memo.format.keepsMarkers)
             memo.duration = summary.duration
             memo.sampleRate = summary.sampleRate
             memo.channels = summary.channelCount

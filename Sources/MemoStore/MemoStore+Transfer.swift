@@ -5,8 +5,8 @@ import SystemPackage
 extension MemoStore {
     /// Adds the audio file at `source` to the store as a new memo.
     ///
-    /// The file is converted through `AudioFileConverter` into `<id>.<format>` (mode 0600), with the
-    /// title and creation date written into the file's own metadata, then listed in the index. The conversion
+    /// The file is converted through `AudioFileConverter` into `<id>.<extension>` (mode 0600), with the
+    /// title, creation date, tags and markers written into the file's own metadata, then listed in the index. The conversion
     /// happens before the store's lock is taken, into a hidden file that is put in place and listed in one hold of
     /// the lock: other processes neither wait for it nor see a file that is not yet a memo.
     ///
@@ -16,13 +16,20 @@ extension MemoStore {
     ///   - settings: How to store it; `nil` keeps it as it is where the store can: WAV and CAF keep their
     ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus, its packets
     ///     copied as they are (a stream cut short ends with its last whole packet; the links of a chained file, which
-    ///     make no one stream, are encoded again one after another); other formats (FLAC, MP3, Vorbis, ...) become
-    ///     WAV at their own rate.
-    /// - Returns: The new memo.
+    ///     make no one stream, are encoded again one after another); AAC in an MP4 or MOV (an M4A from a phone or
+    ///     Apple's Voice Memos) becomes an M4A of its very packets; other formats (FLAC, MP3, Vorbis, ALAC, ADTS AAC,
+    ///     ...) become WAV at their own rate.
+    ///   - artist: The memo's artist; `nil` keeps the file's, if it has one.
+    ///   - album: The memo's album; `nil` keeps the file's, if it has one.
+    ///   - comment: The memo's comment; `nil` keeps the file's, if it has one.
+    /// - Returns: The new memo, with the file's markers (those of the first link of a chained file).
     /// - Throws: `AudioFileError` for a source that cannot be read or a file that cannot be written,
     ///   `AudioSettingsError` for settings that cannot be written, ``MemoStoreError/unstoredFormat(_:)`` for a format
-    ///   other than WAV, CAF and Opus, ``MemoStoreError`` for the index.
-    public func importAudio(from source: URL, title: String? = nil, settings: AudioSettings? = nil) throws -> Memo {
+    ///   other than WAV, CAF, Opus and AAC, ``MemoStoreError`` for the index.
+    public func importAudio(
+        from source: URL, title: String? = nil, settings: AudioSettings? = nil, artist: String? = nil, album: String? = nil,
+        comment: String? = nil
+    ) throws -> Memo {
         try requireChangeable()
         let (inputs, repaired) = try Self.openForImport(source)
         let input = inputs[0]
@@ -32,34 +39,47 @@ extension MemoStore {
         try settings.validate()
         guard Memo.storedFormats.contains(settings.format) else { throw MemoStoreError.unstoredFormat(settings.format) }
         let id = Memo.newID(unlike: try memos())
-        let fileName = "\(id).\(settings.format.rawValue)"
+        let fileName = Memo.fileName(id: id, format: settings.format)
         // Whole seconds: what the file's metadata and the index keep.
-        let createdAt = input.metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        let memoTitle = title ?? input.metadata.title ?? source.deletingPathExtension().lastPathComponent
+        var metadata = input.metadata
+        metadata.creationDate = metadata.creationDate ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        metadata.title = title ?? metadata.title ?? source.deletingPathExtension().lastPathComponent
+        metadata.artist = artist ?? metadata.artist
+        metadata.album = album ?? metadata.album
+        metadata.comment = comment ?? metadata.comment
         let destination = directory.appendingPathComponent(fileName)
-        let metadata = AudioMetadata(title: memoTitle, creationDate: createdAt)
-        // Opus kept as it is: its packets copied, not decoded and encoded again.
-        let copy = input.format == .opus && inputs.count == 1 && settings == preserving
-            ? try AudioFileConverter.stageOpusCopy(
+        // Opus and AAC kept as they are: their packets copied, not decoded and encoded again.
+        let copy: StagedAudioFile? = switch input.format {
+        case .opus where inputs.count == 1 && settings == preserving:
+            try AudioFileConverter.stageOpusCopy(
                 of: input.url, beside: destination, metadata: metadata, measuringLoudness: true, permissions: [.ownerReadWrite])
-            : nil
+        case .aac where settings == preserving:
+            try AudioFileConverter.stageM4ACopy(
+                of: input.url, beside: destination, metadata: metadata, measuringLoudness: true, permissions: [.ownerReadWrite])
+        default: nil
+        }
         let staged = try copy ?? AudioFileConverter.stage(
             reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite],
             measuringLoudness: true)
         withExtendedLifetime(repaired) {}
         let summary = staged.summary
+        // As the file keeps them: at its rate, in order, as many as it can hold.
+        let markers = metadata.markers.map { $0.resampled(from: input.sampleRate, to: summary.sampleRate) }
+            .sorted { $0.framePosition < $1.framePosition }.prefix(AudioMarker.maximumStoredCount)
         let memo = Memo(
-            id: id, title: memoTitle, createdAt: createdAt, duration: summary.duration, fileName: fileName,
-            format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
+            id: id, title: metadata.title ?? "", createdAt: metadata.creationDate ?? Date(), duration: summary.duration,
+            fileName: fileName, format: settings.format, sampleRate: summary.sampleRate, channels: summary.channelCount,
             sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak, averageDBFS: summary.levels.average,
-            state: .complete, loudness: summary.loudness)
+            state: .complete, loudness: summary.loudness, artist: metadata.artist, album: metadata.album,
+            comment: metadata.comment, markers: Array(markers.filter { $0.framePosition <= summary.frameCount }))
         let placed: Result<Void, AudioFileError> = try update(entering: fileName) { index throws(MemoStoreError) in
             do throws(AudioFileError) {
                 try staged.place(at: destination, replacingExisting: false)
             } catch {
                 return .failure(error)
             }
-            try keepTitle(memoTitle, of: id, fileTitle: Self.storedTitle(memoTitle))
+            try keepTitle(memo.title, of: id, fileTitle: Self.storedTitle(memo.title))
+            try keepMarkers(memo.markers, of: id, fileHoldsThem: memo.format.keepsMarkers)
             index.append(memo)
             return .success(())
         }
@@ -87,7 +107,8 @@ extension MemoStore {
     ///   - memo: A memo of this store.
     ///   - destination: The file to create, outside the store; written atomically.
     ///   - format: The target format; `nil` takes it from `destination`'s extension, which must then name a format
-    ///     this library writes.
+    ///     this library writes. The memo's title, date, tags and markers go into it where the format has a place for
+    ///     them (see `AudioMetadata`).
     ///   - sampleRate: The target rate in hertz; `nil` keeps the memo's (48 kHz when Opus cannot take it).
     ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
     ///   - volume: Linear gain, 0…1, as `AudioPlayer.volume`.
@@ -135,19 +156,29 @@ extension MemoStore {
         var settings = AudioSettings(preserving: input, as: format)
         if let sampleRate { settings.sampleRate = sampleRate }
         if let bitRate { settings.bitRate = bitRate }
-        let metadata = AudioMetadata(title: memo.title, creationDate: memo.createdAt)
-        // Opus to Opus as it is: its packets copied, not decoded and encoded again.
-        if input.format == .opus, format == .opus, settings.sampleRate == input.sampleRate, bitRate == nil,
-           volume == 1, pan == 0, rate == 1,
-           let copy = try AudioFileConverter.stageOpusCopy(
-               of: source, beside: destination, metadata: metadata, gain: gain, permissions: permissions) {
-            return copy
+        var metadata = memo.metadata
+        // Opus to Opus and AAC to AAC as they are: their packets copied, not decoded and encoded again (an Opus
+        // normalized through its output gain; an AAC one is decoded, scaled and encoded again).
+        if input.format == format, settings.sampleRate == input.sampleRate, bitRate == nil, volume == 1, pan == 0, rate == 1 {
+            let copy = switch format {
+            case .opus:
+                try AudioFileConverter.stageOpusCopy(of: source, beside: destination, metadata: metadata, gain: gain, permissions: permissions)
+            case .aac where gain == 0:
+                try AudioFileConverter.stageM4ACopy(of: source, beside: destination, metadata: metadata, permissions: permissions)
+            default: StagedAudioFile?.none
+            }
+            if let copy { return copy }
         }
         guard volume == 1, pan == 0, rate == 1 else {
             if pan != 0 { settings.channelCount = 2 }
             try settings.validate()
             let renderer = try OfflineRenderer(sampleRate: settings.sampleRate, channelCount: min(settings.channelCount, 2))
             settings.channelCount = renderer.channelCount
+            // Sped up or slowed down, the markers stay with what they marked.
+            metadata.markers = metadata.markers.map { marker in
+                AudioMarker(framePosition: Int64((Double(marker.framePosition) * settings.sampleRate / input.sampleRate / Double(rate)).rounded()),
+                            name: marker.name)
+            }
             let player = try AudioPlayer(contentsOf: source)
             player.currentDevice = renderer.device
             player.volume = volume

@@ -9,7 +9,7 @@ import SystemPackage
 /// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
 /// own metadata (an unreadable one is kept aside as `memos.json.broken-<time>`, never deleted), audio
 /// files it does not list are adopted, entries whose file is gone are dropped, and a recording whose
-/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:)``). Beside the index
+/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:artist:album:comment:)``). Beside the index
 /// lies `.memos.cache`, a binary copy of it that is read instead of the JSON when it was made from the very
 /// same `memos.json` (see `MemoIndexCache`). Once a reconciliation finds nothing to change in a directory that
 /// has been still for two seconds, the cache vouches for that directory, and until a file comes or goes in it
@@ -238,14 +238,20 @@ public struct MemoStore: Sendable {
     }
 
     /// `memo`, whose recording process died, as its file now stands: the file's cut end repaired (an Opus page torn
-    /// by the kill), then its length, levels and size read from it. A file with no audio in it (empty, headers
-    /// only) or one that cannot be read makes a memo of length 0 with silent levels: the memo stays
-    /// listed, so that nobody loses sight of a recording that failed.
+    /// by the kill, an M4A's torn fragment), then its length, levels and size read from it; its tags and the markers
+    /// noted while it recorded as the index has them. A file with no audio in it (empty, headers only) or one that
+    /// cannot be read makes a memo of length 0 with silent levels: the memo stays listed, so that nobody loses sight
+    /// of a recording that failed.
     private func recovered(_ memo: Memo, access: Access) -> Memo {
         let file = fileURL(of: memo)
         if access == .changing { _ = try? AudioFile.repairCutRecording(at: file) }
         if let facts = try? AudioFileFacts(url: file) {
-            return facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
+            var recovered = facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .recovered)
+            (recovered.artist, recovered.album, recovered.comment) = (memo.artist, memo.album, memo.comment)
+            // The file holds markers only if it was finished; of those noted, the ones within the audio that reached it.
+            let markers = memo.markers.isEmpty ? recovered.markers : memo.markers
+            recovered.markers = markers.filter { $0.framePosition <= Int64((recovered.duration * recovered.sampleRate).rounded()) }
+            return recovered
         }
         var empty = memo
         empty.state = .recovered
@@ -288,14 +294,16 @@ public struct MemoStore: Sendable {
         case .live: .recording
         case .ended: .recovered
         }
-        return facts.memo(
+        var memo = facts.memo(
             id: id, title: keptTitle(of: id) ?? facts.metadata.title ?? "Untitled",
             createdAt: facts.metadata.creationDate ?? modified, fileName: fileName, state: state)
+        if let markers = keptMarkers(of: id) { memo.markers = markers }
+        return memo
     }
 
     /// Removes what killed processes left half-written: drafts of the index, its cache and kept titles, the recording
-    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles kept for
-    /// audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
+    /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles and markers
+    /// kept for audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
     /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared
     /// any leftover.
     private func removeLeftovers(in listing: DirectoryListing.Listing, listed memos: [Memo]) -> Bool {
@@ -307,8 +315,8 @@ public struct MemoStore: Sendable {
             let path = directory.appendingPathComponent(name).path
             if name.hasSuffix(".tmp") {
                 DurableFile.removeQuietly(path)
-            } else if name.hasSuffix(".title"),
-                      !Memo.fileKeys(ofID: name.dropFirst().dropLast(".title".count)).contains(where: listing.storeFiles.contains) {
+            } else if let suffix = [".title", ".markers"].first(where: name.hasSuffix),
+                      !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
                 DurableFile.removeQuietly(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
                 spared = !removeUnlocked(path) || spared

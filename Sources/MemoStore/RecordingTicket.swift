@@ -6,9 +6,9 @@ import Synchronization
 /// and the lock on its file `.<id>.recording` in the store that tells every other process the recording
 /// is alive.
 ///
-/// Get one from ``MemoStore/beginRecording(title:settings:)``, record into ``fileURL`` with an
-/// `AudioFileWriter` made from ``settings`` and ``metadata`` (permissions `0o600`), close the writer,
-/// then hand the ticket to ``MemoStore/finishRecording(_:summary:)``. The lock is held for as long as the
+/// Get one from ``MemoStore/beginRecording(title:settings:artist:album:comment:)``, record into ``fileURL`` with an
+/// `AudioFileWriter` (or an `AudioRecorder`) made from ``settings`` and ``metadata`` (permissions `0o600`), close the
+/// writer, then hand the ticket to ``MemoStore/finishRecording(_:summary:markers:)``. The lock is held for as long as the
 /// ticket lives: if the process dies, or the ticket is released without being finished, the next read of
 /// the store finds the lock free and lists the memo as ``Memo/State/recovered``, with the audio that
 /// reached the disk.
@@ -34,10 +34,8 @@ public final class RecordingTicket: Sendable {
 
     deinit { release() }
 
-    /// Title and creation date to write into the file, so that the index can be rebuilt from it.
-    public var metadata: AudioMetadata {
-        AudioMetadata(title: memo.title, creationDate: memo.createdAt)
-    }
+    /// Title, creation date, artist, album and comment to write into the file, so that the index can be rebuilt from it.
+    public var metadata: AudioMetadata { memo.metadata }
 
     /// Releases the recording lock; later calls do nothing.
     func release() {

@@ -91,7 +91,9 @@ extension AudioQueuePlayer: ConnectedPlayer {
             case .timeJumped: handler(.jumped)
             case .currentItemChanged: handler(.itemChanged)
             case .finishedPlaying: handler(.finished)
-            case .statusChanged, .timeControlStatusChanged, .rateChanged, .itemDidPlayToEnd, .itemDidFailToPlayToEnd: handler(.other)
+            case .statusChanged, .timeControlStatusChanged, .rateChanged, .itemDidPlayToEnd, .itemDidFailToPlayToEnd, .playbackStalled,
+                 .playbackResumed:
+                handler(.other)
             }
         }
     }

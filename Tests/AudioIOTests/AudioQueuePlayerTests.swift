@@ -31,6 +31,8 @@ import Testing
         let queue = try AudioQueuePlayer(items: urls)
         queue.currentDevice = rig.device
         #expect(queue.currentItem == urls[0] && queue.items == urls)
+        // Files are here whole: nothing to wait for.
+        #expect(queue.loadedTimeRanges == [0..<queue.currentItemDuration] && queue.isPlaybackLikelyToKeepUp && !queue.isPlaybackBufferEmpty)
         let events = await playToEnd(queue)
         #expect(happenings(events) == [.statusChanged(.readyToPlay)] + urls.map { .itemDidPlayToEnd($0) } + [.finishedPlaying(successfully: true)])
         // The current item follows the items one by one (an unclocked device may mix one item's start before the

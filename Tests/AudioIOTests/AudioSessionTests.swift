@@ -162,6 +162,19 @@ import Testing
         #expect(inputs.contains { $0.name == "null" } && inputs.contains { $0.name == "pulse" })
     }
 
+    @Test func thePreferredIOBufferDurationIsClampedAndSetsThePeriodsOfStreamsOpenedAfter() {
+        #expect(session.preferredIOBufferDuration == 0.01)
+        #expect(session.playbackRequest.periodFrames == 480 && session.playbackRequest.periods == 4)
+        session.setPreferredIOBufferDuration(0.125)
+        #expect(session.preferredIOBufferDuration == 0.125)
+        #expect(session.playbackRequest.periodFrames == 6000, "125 ms at 48 kHz")
+        #expect(session.streamRequest(sampleRate: 44100, channelCount: 1, formats: [.int16]).periodFrames == 5513)
+        for (asked, got) in [(0.0, 0.001), (-1, 0.001), (10, 0.5), (Double.nan, 0.01), (Double.infinity, 0.5)] {
+            session.setPreferredIOBufferDuration(asked)
+            #expect(session.preferredIOBufferDuration == got, "\(asked) s")
+        }
+    }
+
     @Test func aMachineWithoutACardDirectoryActivatesWithoutWatchingCards() throws {
         let missing = AudioSession(directory: scratch.path("nosuch"), handlesSignals: false)
         try missing.setActive(true)

@@ -21,6 +21,8 @@ import Testing
                 func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
                 func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
                 func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
+                func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) {}
+                func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) {}
                 func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
                 func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError) {}
             }
@@ -51,6 +53,8 @@ import Testing
             func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
             func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
             func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
+            func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) {}
+            func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) {}
             """),
         ("AudioRecorderDelegate", """
             func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}

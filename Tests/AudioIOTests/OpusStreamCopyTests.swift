@@ -24,14 +24,15 @@ import Testing
         return (packets, end)
     }
 
-    @Test func aCopyKeepsEveryAudioPacketAndRewritesOnlyTheTitleAndDate() throws {
+    @Test func aCopyKeepsEveryAudioPacketAndRewritesOnlyTheTags() throws {
         let scratch = try ScratchDirectory()
         try Sox.synth(to: scratch.path("noise.wav"), rate: 48000, channels: 2, seconds: 2, "pinknoise pinknoise")
         let source = scratch.file("source.opus")
         try Tool.output("opusenc", ["--quiet", "--artist", "Ann", "--title", "Old", scratch.path("noise.wav"), source.path])
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         let staged = try #require(try AudioFileConverter.stageOpusCopy(
-            of: source, beside: scratch.file("copy.opus"), metadata: AudioMetadata(title: "New", creationDate: date)))
+            of: source, beside: scratch.file("copy.opus"),
+            metadata: AudioMetadata(title: "New", creationDate: date, album: "Talks", markers: [AudioMarker(framePosition: 72000, name: "Q&A")])))
         try staged.place(at: scratch.file("copy.opus"), replacingExisting: false)
 
         let original = try packets(of: source)
@@ -44,8 +45,12 @@ import Testing
         let after = try #require(OpusTags(packet: copy.packets[1].data))
         #expect(after.vendor == before.vendor)
         let comments = after.comments.map { String(decoding: $0, as: UTF8.self) }
-        #expect(comments.contains("artist=Ann") && comments.contains("TITLE=New") && !comments.contains("title=Old"), "opusenc writes its keys in lower case: \(comments)")
-        #expect(comments.contains("DATE=2023-11-14T22:13:20Z"), "\(comments)")
+        // opusenc writes its keys in lower case; the tags are the metadata's, the other comments stay.
+        #expect(comments.contains("TITLE=New") && comments.contains("ALBUM=Talks") && !comments.contains("title=Old") && !comments.contains("artist=Ann"),
+                "\(comments)")
+        #expect(comments.contains("DATE=2023-11-14T22:13:20Z") && comments.contains { $0.hasPrefix("ENCODER=opusenc") }, "\(comments)")
+        #expect(comments.contains("CHAPTER001=00:00:01.500") && comments.contains("CHAPTER001NAME=Q&A"), "\(comments)")
+        #expect(try FFprobe.chapters(of: scratch.path("copy.opus")).map { "\($0.start) \($0.title ?? "")" } == ["1.5 Q&A"])
         #expect(staged.summary.frameCount == 96000 && staged.summary.channelCount == 2)
     }
 

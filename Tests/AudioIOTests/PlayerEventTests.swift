@@ -220,4 +220,6 @@ final class QueueRecordingDelegate: AudioQueuePlayerDelegate {
     }
     func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) { note(.rateChanged(rate)) }
     func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) { note(.timeJumped) }
+    func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) { note(.playbackStalled) }
+    func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) { note(.playbackResumed) }
 }

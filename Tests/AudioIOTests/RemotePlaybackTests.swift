@@ -167,6 +167,39 @@ import Testing
         #expect(firstDifference(try played.read(frameCount: Int(played.frameCount)), expected + expected) == nil)
     }
 
+    @Test func aQueueOnADeviceWithoutAClockWaitsForItsItemsDownloadAndNeverStalls() async throws {
+        // The first 300 KB (9.4 s) of each response at once, then 1 KB/s: the talk's download is mid-way whenever the
+        // test looks (its check and its playing take 600 KB at the most).
+        let server = try HTTPServer(rate: "1k", rateAfter: "300k")
+        let intro = scratch.file("intro.wav")
+        try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 2, "whitenoise")
+        let introFile = try AudioFile(forReading: intro)
+        let introSamples = try introFile.read(frameCount: Int(introFile.frameCount))
+        try server.put(intro, as: "intro.wav")
+        try server.put(talk, as: "talk.wav")
+        let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
+        let queue = try AudioQueuePlayer(items: [server.url("intro.wav"), server.url("talk.wav")], cache: cache)
+        queue.currentDevice = renderer.device
+        let log = EventLog(queue.events())
+        #expect(queue.loadedTimeRanges.isEmpty && !queue.isPlaybackLikelyToKeepUp, "not opened before it plays")
+        #expect(queue.play())
+        // A second past the end, for the queue to be told of it.
+        let rendering = Rendering { renderer.render(frameCount: 33 * 16000) }
+        // The render waits for what is missing of the talk.
+        #expect(try await eventually { queue.currentItem == server.url("talk.wav") && queue.isPlaybackBufferEmpty })
+        #expect(server.isRunning)
+        server.kill()
+        let loaded = queue.loadedTimeRanges
+        #expect(loaded.first?.lowerBound == 0 && (loaded.first?.upperBound ?? 30) < 20, "killed mid-download: \(loaded)")
+        #expect(queue.isPlaybackBufferEmpty && !queue.isPlaybackLikelyToKeepUp && queue.isPlaying)
+        try server.limit(rate: nil)
+        try server.start()
+        let played = await rendering.samples
+        #expect(firstDifference(Array(played.prefix(32 * 16000)), introSamples + expected) == nil, "every sample, in order, across the outage")
+        #expect(try await eventually { log.events.contains(.finishedPlaying(successfully: true)) }, "\(log.events)")
+        #expect(!log.events.contains(.playbackStalled) && !log.events.contains(.playbackResumed), "\(log.events)")
+    }
+
     @Test func aFailedDownloadIsTheStatusWithTheReason() async throws {
         let server = try HTTPServer()
         let renderer = try OfflineRenderer()

@@ -1,11 +1,12 @@
 import AudioIO
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
-/// A download that stops while an address plays on a device with a real clock (a PulseAudio null sink): the output
-/// pauses where the audio ran out, and goes on by itself once the server is back and enough is buffered. In
-/// `make test`'s clocked suites.
+/// A download that stops while an address plays on a device with a real clock (a PulseAudio null sink), in a player or
+/// a queue: the output pauses where the audio ran out, and goes on by itself once the server is back and enough is
+/// buffered. In `make test`'s clocked suites.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct RemoteStallTests {
     let scratch: ScratchDirectory
 
@@ -14,8 +15,12 @@ import Testing
         scratch = try ScratchDirectory()
     }
 
-    @Test func aServerKilledMidwayStallsPlaybackWhichResumesByItselfWhenItIsBack() async throws {
+    /// Also for an address that took the place of a file the player played (`replaceCurrentItem(with:cache:)`).
+    @Test(arguments: [false, true])
+    func aServerKilledMidwayStallsPlaybackWhichResumesByItselfWhenItIsBack(replacingAFile: Bool) async throws {
         let talk = scratch.file("talk.wav")
+        let intro = scratch.file("intro.wav")
+        try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 2, "sine 440")
         // 30 s at 32 KB/s: the first 160 KB (5 s) at once, then 1 KB/s, a download that stops mid-way however late the
         // test looks; the server is then killed, and started again without the limit.
         try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
@@ -25,10 +30,15 @@ import Testing
         let pulse = try PulseAudioServer()
         defer { pulse.stop() }
         do {
-            let player = try AudioPlayer(contentsOf: server.url("talk.wav"), cache: RemoteCache(directory: scratch.file("cache")))
+            let cache = RemoteCache(directory: scratch.file("cache"))
+            let player = try AudioPlayer(contentsOf: replacingAFile ? intro : server.url("talk.wav"), cache: cache)
             player.currentDevice = pulse.device
             let log = EventLog(player.events())
             #expect(player.play())
+            if replacingAFile {
+                try player.replaceCurrentItem(with: server.url("talk.wav"), cache: cache)
+                #expect(player.isPlaying && player.url == server.url("talk.wav"))
+            }
             #expect(try await eventually { player.currentTime > 1 })
             #expect(server.isRunning)
             server.kill()
@@ -55,4 +65,93 @@ import Testing
             player.stop()
         }
     }
+
+    /// Also for an address that took the place of a queue's file (`replaceCurrentItem(with:)`), in a queue that had no
+    /// address before.
+    @Test(arguments: [false, true])
+    func aQueueOfAddressesStallsWhereTheDownloadOfItsItemStoppedAndPlaysOnToTheEndWhenTheServerIsBack(replacingAFile: Bool) async throws {
+        // 2 s, then 9 s, at 32 KB/s: each response's first 100 KB (3.1 s) at once, then 1 KB/s. The first item is here
+        // at once; the second stops mid-way (by 6.4 s: two responses' worth, checking it and playing it), however late
+        // the test looks. The server is then killed, and started again without the limit.
+        let intro = scratch.file("intro.wav")
+        let talk = scratch.file("talk.wav")
+        try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 2, "whitenoise")
+        try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 9, "whitenoise")
+        let server = try HTTPServer(rate: "1k", rateAfter: "100k")
+        try server.put(intro, as: "intro.wav")
+        try server.put(talk, as: "talk.wav")
+        let pulse = try PulseAudioServer()
+        defer { pulse.stop() }
+        do {
+            let (introURL, talkURL) = (server.url("intro.wav"), server.url("talk.wav"))
+            let queue = try AudioQueuePlayer(
+                items: replacingAFile ? [intro] : [introURL, talkURL], cache: RemoteCache(directory: scratch.file("cache")))
+            queue.currentDevice = pulse.device
+            // Where the queue was when told, read by the delegate as it is told, however late this task runs.
+            let delegate = PositionRecordingDelegate()
+            queue.delegate = delegate
+            #expect(queue.play())
+            if replacingAFile { try queue.replaceCurrentItem(with: talkURL) }
+            #expect(try await eventually(within: 20) { queue.currentItem == talkURL && queue.currentTime > 0.5 })
+            #expect(queue.loadedTimeRanges.first?.lowerBound == 0)
+            #expect(server.isRunning)
+            server.kill()
+            let downloaded = try #require(queue.loadedTimeRanges.first?.upperBound)
+            #expect(downloaded < 7, "killed mid-download: \(queue.loadedTimeRanges)")
+            // Stalled where the downloaded audio ends (a busy machine may have stalled it on the way there too).
+            #expect(try await eventually(within: 20) {
+                delegate.told.last?.event == .playbackStalled && abs(queue.currentTime - downloaded) < 0.3
+            }, "\(delegate.told), at \(queue.currentTime) s of \(queue.loadedTimeRanges)")
+            let stalls = delegate.told.count
+            let stalledAt = try #require(delegate.told.last?.time)
+            #expect(abs(stalledAt - downloaded) < 0.3, "stalled where the downloaded audio ends: \(stalledAt) s of \(downloaded) s")
+            #expect(queue.isPlaying && queue.isPlaybackBufferEmpty && !queue.isPlaybackLikelyToKeepUp)
+            #expect(queue.currentItem == talkURL && queue.timeControlStatus == .playing)
+            // The output waits: the position holds still (on a busy machine it moves even less).
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(abs(queue.currentTime - stalledAt) < 0.15, "the output waits: \(stalledAt) s, then \(queue.currentTime) s")
+            try server.limit(rate: nil)
+            try server.start()
+            let resumedAt = ContinuousClock.now
+            #expect(try await eventually { delegate.told.dropFirst(stalls).contains { $0.event == .playbackResumed } }, "\(delegate.told)")
+            let resumed = try #require(delegate.told.dropFirst(stalls).first { $0.event == .playbackResumed })
+            #expect(abs(resumed.time - stalledAt) < 0.15, "from where it stalled: \(stalledAt) s, \(resumed.time) s")
+            // Nothing skipped on the way to the end: the rest of the talk takes as long as it lasts, played by the clock
+            // (less what the device may take in ahead of it, well under a second).
+            #expect(try await eventually(within: 20) { delegate.told.contains { $0.event == .finishedPlaying(successfully: true) } }, "\(delegate.told)")
+            let heard = ContinuousClock.now - resumedAt
+            #expect(heard > .seconds(9 - resumed.time - 1), "\(9 - resumed.time) s left at the resume, heard in \(heard)")
+            let events = delegate.told.map(\.event)
+            #expect((replacingAFile || events.contains(.itemDidPlayToEnd(introURL))) && events.contains(.itemDidPlayToEnd(talkURL)), "\(events)")
+            // The file replaced leaves without playing to its end.
+            #expect(!events.contains(.itemDidPlayToEnd(intro)), "\(events)")
+            #expect(!events.contains(.timeJumped) && !events.contains { if case .itemDidFailToPlayToEnd = $0 { true } else { false } })
+            #expect(events.filter { $0 == .playbackStalled }.count == events.filter { $0 == .playbackResumed }.count, "\(events)")
+        }
+    }
+}
+
+/// A queue's delegate that writes down each stall, resume and end it is told of, with the queue's position then.
+private final class PositionRecordingDelegate: AudioQueuePlayerDelegate {
+    private let seen = Mutex<[(event: AudioQueuePlayer.Event, time: TimeInterval)]>([])
+    var told: [(event: AudioQueuePlayer.Event, time: TimeInterval)] { seen.withLock { $0 } }
+
+    private func note(_ event: AudioQueuePlayer.Event, of player: AudioQueuePlayer) {
+        let time = player.currentTime
+        seen.withLock { $0.append((event, time)) }
+    }
+
+    func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) { note(.playbackStalled, of: player) }
+    func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) { note(.playbackResumed, of: player) }
+    func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidPlayToEnd item: URL) { note(.itemDidPlayToEnd(item), of: player) }
+    func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidFailToPlayToEnd item: URL, error: AudioFileError) {
+        note(.itemDidFailToPlayToEnd(item, error), of: player)
+    }
+    func audioQueuePlayerDidFinishPlaying(_ player: AudioQueuePlayer, successfully: Bool) {
+        note(.finishedPlaying(successfully: successfully), of: player)
+    }
+    func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) { note(.timeJumped, of: player) }
+    func audioQueuePlayer(_ player: AudioQueuePlayer, currentItemDidChangeTo item: URL?) {}
+    func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
+    func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
 }

@@ -65,7 +65,7 @@ extension MemoStoreTests {
         let limit = MemoIndex.journalLimit(memoCount: memos.count)
         for number in 0...limit { try store.rename(memos[number % memos.count], to: "Change \(number)") }
         let after = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: index)))
-        #expect(after.generation != before.generation && after.schemaVersion == 3)
+        #expect(after.generation != before.generation && after.schemaVersion == MemoIndex.currentSchemaVersion)
         #expect(after.memos == (try store.memos()))
         #expect(after.memos[limit % memos.count].title == "Change \(limit)")
     }

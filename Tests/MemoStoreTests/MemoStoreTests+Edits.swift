@@ -113,4 +113,34 @@ extension MemoStoreTests {
         #expect(store.trashedVersions().map(\.memo) == [memo])
         #expect(try store.restore(trimmed).memo == memo)
     }
+
+    /// A CAF memo's markers, which wait beside its file, follow a killed edit as its file does: moved when the new file
+    /// had replaced the old, as they were when it had not; its tags stay.
+    @Test(arguments: [true, false])
+    func aKilledEditOfACAFMemoLeavesItsMarkersWithTheFileItLeft(replaced: Bool) throws {
+        let markers = [AudioMarker(framePosition: 24000, name: "Intro"), AudioMarker(framePosition: 72000, name: "Middle")]
+        let memo = try store.importAudio(from: markedTone("marked.wav", markers: markers), settings: AudioSettings(format: .caf))
+        let sidecar = store.directory.appendingPathComponent(".\(memo.id).markers")
+        let kept = try Data(contentsOf: sidecar)
+        let moved = [AudioMarker(framePosition: 24000, name: "Middle")]
+        if replaced {
+            #expect(try store.trim(memo, start: 1).markers == moved)
+            // The index and the markers beside the file as they were before the edit, with the edit's mark.
+            var index = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: self.index)))
+            index.put(memo)
+            try MemoIndex.encoder.encode(index).write(to: URL(fileURLWithPath: self.index))
+            try FileManager.default.removeItem(atPath: cache)
+            try kept.write(to: sidecar)
+        } else {
+            _ = try MemoTrash(store: store.directory).keep(memo, file: store.filePath(of: memo), before: .trim(start: 1, end: 2))
+        }
+        try Data().write(to: store.directory.appendingPathComponent(".\(memo.id).edit"))
+        let finished = try #require(try store.memos().first)
+        #expect(finished.markers == (replaced ? moved : markers) && finished.artist == "Ann" && finished.album == "Team")
+        #expect(finished.duration == (replaced ? 1 : 2))
+        // Beside the file too: what an index rebuilt from the files takes.
+        try FileManager.default.removeItem(atPath: self.index)
+        try FileManager.default.removeItem(atPath: cache)
+        #expect(try store.memos().first?.markers == (replaced ? moved : markers))
+    }
 }

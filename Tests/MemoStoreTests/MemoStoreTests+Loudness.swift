@@ -89,7 +89,8 @@ extension MemoStoreTests {
         renamed.loudness = nil
         var payload = MemoRecordWriter()
         payload.append(renamed)
-        let record = Array(payload.bytes.dropLast(8))  // without the word that says "no loudness"
+        // Without the fields of schema 3: the word that says "no loudness", three absent tags, no markers.
+        let record = Array(payload.bytes.dropLast(8 + 3 * 4 + 8))
         var journalBytes = MemoRecordWriter()
         journalBytes.append(UInt64(0x0131_4C4E_524A_4D56))  // "VMJRNL" and the layout's version
         journalBytes.append(try #require(old.generationNumber))
@@ -108,10 +109,12 @@ extension MemoStoreTests {
         #expect(written.memos[3] == renamed && written.memos[4].title == "Renamed by schema 3")
     }
 
-    @Test func loudnessGoesThroughTheJournalAndTheCache() throws {
+    /// One record of schema 3 holds them all: loudness, tags, markers.
+    @Test func loudnessTagsAndMarkersGoThroughTheJournalAndTheCache() throws {
         let memos = try largeStore(MemoIndex.journalingMemoCount)
-        let imported = try store.importAudio(from: tone("loud.wav", seconds: 0.5), title: "Loud")
-        #expect(imported.loudness != nil)
+        let markers = [AudioMarker(framePosition: 4800, name: "Here"), AudioMarker(framePosition: 9600)]
+        let imported = try store.importAudio(from: markedTone("loud.wav", markers: markers, seconds: 0.5), title: "Loud")
+        #expect(imported.loudness != nil && imported.artist == "Ann" && imported.comment == "take 2" && imported.markers == markers)
         try FileManager.default.removeItem(atPath: cache)
         #expect(try MemoStore(directory: store.directory).memos() == memos + [imported], "from the JSON and the journal")
         #expect(try MemoStore(directory: store.directory).memos() == memos + [imported], "from the cache and the journal")

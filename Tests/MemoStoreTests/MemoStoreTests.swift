@@ -22,10 +22,10 @@ import Testing
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1
     }
 
-    /// FLAC, Vorbis, MP3 and AIFF are for export: a memo is kept as WAV, CAF or Opus, and asking for another keeps
+    /// FLAC, Vorbis, MP3 and AIFF are for export: a memo is kept as WAV, CAF, Opus or AAC, and asking for another keeps
     /// nothing.
     @Test(arguments: [AudioFileFormat.flac, .vorbis, .mp3, .aiff])
-    func memosAreKeptOnlyAsWAVCAFOrOpus(format: AudioFileFormat) throws {
+    func memosAreKeptOnlyAsWAVCAFOpusOrAAC(format: AudioFileFormat) throws {
         let source = try tone("a.wav")
         #expect(throws: MemoStoreError.unstoredFormat(format)) { try store.importAudio(from: source, settings: AudioSettings(format: format)) }
         #expect(throws: MemoStoreError.unstoredFormat(format)) { try store.beginRecording(title: "T", settings: AudioSettings(format: format)) }
@@ -61,7 +61,7 @@ import Testing
         #expect(try store.memos() == [memo])
     }
 
-    @Test(arguments: ["voice", "lecture", "music", "lossless"])
+    @Test(arguments: ["voice", "lecture", "music", "lossless", "m4a"])
     func theIndexSaysWhatTheFileReadsAs(preset: String) throws {
         let memo = try store.importAudio(
             from: tone("a.wav", rate: 22050, seconds: 1.5), settings: AudioPreset.named(preset).settings)

@@ -42,6 +42,39 @@ public enum FFprobe {
         return (container, codec, tags)
     }
 
+    /// The first audio stream's codec (`aac`), profile (`LC`) and length in frames as its container states it
+    /// (`duration_ts`: an MP4's edit list applied).
+    ///
+    /// - Throws: ``ToolFailure`` when ffprobe fails or does not tell them.
+    public static func codec(of path: String) throws -> (codec: String, profile: String, frames: Int) {
+        let result = try Tool.run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,profile,duration_ts",
+                                              "-of", "default=nw=1", path])
+        var values: [String: String] = [:]
+        for line in result.standardOutput.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { values[parts[0]] = parts[1] }
+        }
+        guard result.status == 0, let codec = values["codec_name"], let profile = values["profile"],
+              let frames = values["duration_ts"].flatMap({ Int($0) })
+        else { throw ToolFailure(command: "ffprobe \(path)", result: result) }
+        return (codec, profile, frames)
+    }
+
+    /// The file's chapters as ffprobe reads them (MP4 chapters, the `CHAPTERnnn` comments of Ogg and FLAC files): each
+    /// one's start in seconds and its title.
+    ///
+    /// - Throws: ``ToolFailure`` when ffprobe fails.
+    public static func chapters(of path: String) throws -> [(start: Double, title: String?)] {
+        let result = try Tool.run("ffprobe", ["-v", "error", "-show_chapters", "-of", "json", path])
+        guard result.status == 0,
+              let object = try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+              let chapters = object["chapters"] as? [[String: Any]]
+        else { throw ToolFailure(command: "ffprobe -show_chapters \(path)", result: result) }
+        return chapters.map { chapter in
+            (Double(chapter["start_time"] as? String ?? "") ?? .nan, (chapter["tags"] as? [String: String])?["title"])
+        }
+    }
+
     /// A SHA-256 of each audio packet of the first audio stream of `path`, in order, as FFmpeg's demuxer reads them (for
     /// Ogg Opus, the audio packets without the two headers): equal hashes, equal packets, byte for byte.
     ///

@@ -142,6 +142,15 @@ public final class PulseAudioServer: @unchecked Sendable {
     /// The ALSA PCM name that reaches this server from this process: plays to `spk`, records its monitor.
     public var device: String { "testpulse:'unix:\(socket)'" }
 
+    /// Starts `parec` recording what the sink plays (its monitor) into the WAV file at `path`, 16-bit at 48 kHz in
+    /// `channels` channels, until it is sent SIGINT.
+    public func recordMonitor(to path: String, channels: Int) throws -> RunningTool {
+        try Tool.start("parec", [
+            "--server=unix:\(socket)", "--device=\(Self.sinkName).monitor", "--file-format=wav",
+            "--format=s16le", "--rate=48000", "--channels=\(channels)", "--latency-msec=20", path,
+        ], environment: try environment)
+    }
+
     /// What a child process needs in its environment to reach this server through ALSA's `pulse` PCM
     /// (and `default`, which alsa-lib routes to PulseAudio when a server answers), and the test devices.
     public var environment: [String: String] {

@@ -164,7 +164,7 @@ import Testing
         let target = cli.scratch.path(name)
         let result = try cli.run("export", id, target)
         #expect(result.status == 2)
-        #expect(result.standardError == "voicememo: cannot tell which format to write '\(target)' in: voicememo writes .wav, .caf, .opus, .flac, .ogg, .mp3, .aiff; end the name with one of those or give --format\n")
+        #expect(result.standardError == "voicememo: cannot tell which format to write '\(target)' in: voicememo writes .wav, .caf, .opus, .flac, .ogg, .mp3, .aiff, .m4a; end the name with one of those or give --format\n")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 

@@ -45,7 +45,7 @@ import Testing
             let memos = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
             for memo in memos {
                 #expect(Set(memo.keys) == ["id", "title", "createdAt", "duration", "file", "format", "sampleRate",
-                                           "channels", "sizeBytes", "peakDBFS", "averageDBFS", "state", "loudness"])
+                                           "channels", "sizeBytes", "peakDBFS", "averageDBFS", "state", "loudness", "markers"])
             }
             return memos.compactMap { $0["title"] as? String }
         }

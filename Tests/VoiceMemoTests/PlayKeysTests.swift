@@ -65,4 +65,31 @@ import Testing
             #expect(play.localModes == play.initialModes)
         }
     }
+
+    /// `]` and `[` go to the markers of the memo heard: the first's, then after `n` the second's.
+    @Test func theMarkerKeysGoToTheMarkersOfTheMemoHeardInTurn() async throws {
+        try await PulseAudioServer.own { server in
+            let cli = try CLI()
+            _ = try MarkerEditTests.importMarked(cli, title: "One", seconds: 20, markers: [(0, "Start"), (5, "A"), (10, "B")], format: "wav")
+            _ = try MarkerEditTests.importMarked(cli, title: "Two", seconds: 20, markers: [(0, "Start"), (3, "C"), (12, "D")], format: "opus")
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "One", "Two", "--no-meter", "--device", "pulse"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            func at(_ title: String, _ time: Double) -> (String) -> Bool {
+                { screen in
+                    TerminalDisplayTests.frames(screen, height: 1).last.flatMap { QueueStatus($0[0]) }
+                        .map { $0.title == title && $0.position >= time - 0.05 && $0.position < time + 0.6 } ?? false
+                }
+            }
+            #expect(play.read(until: at("One", 0.2), timeout: 10), "\(play.screen.suffix(300))")
+            // Back within a second of a marker goes to the one before it, as a player's "previous" does.
+            for (key, title, time) in [("]", "One", 5.0), ("]", "One", 10), ("[", "One", 5), ("n", "Two", 0), ("]", "Two", 3),
+                                       ("]", "Two", 12), ("[", "Two", 3)] {
+                play.type(key)
+                #expect(play.read(until: at(title, time), timeout: 5), "\(key) to \(title) \(time): \(play.screen.suffix(300))")
+            }
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
+        }
+    }
 }

@@ -107,10 +107,7 @@ import Testing
             #expect(try cli.run("import", signal, "--title", "Signal").status == 0)
             #expect(try cli.run("import", cli.scratch.path("inverse.wav"), "--title", "Inverse").status == 0)
             let heard = cli.scratch.path("heard.wav")
-            let recorder = try Tool.start("parec", [
-                "--server=unix:\(server.socket)", "--device=\(PulseAudioServer.sinkName).monitor", "--file-format=wav",
-                "--format=s16le", "--rate=48000", "--channels=2", "--latency-msec=20", heard,
-            ], environment: try server.environment)
+            let recorder = try server.recordMonitor(to: heard, channels: 2)
             defer { if recorder.isRunning { recorder.kill() } }
             try await Task.sleep(for: .milliseconds(300))
 

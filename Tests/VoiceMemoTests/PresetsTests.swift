@@ -24,7 +24,8 @@ import Testing
         let result = try Tool.run(CLI.binary, ["presets"], environment: environment)
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 5, "\(result.standardOutput)")
+        #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 6, "\(result.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("m4a ") && $0.contains("aac 48 kHz mono 64 kb/s") && $0.contains("built in") })
         #expect(lines.contains { $0.hasPrefix("voice ") && $0.contains("opus 48 kHz mono 32 kb/s") && $0.contains("built in") })
         #expect(lines.contains { $0.hasPrefix("lossless ") && $0.contains("wav 48 kHz stereo 24-bit") })
     }

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `voicememo play URL` on a pseudo-terminal, on a PulseAudio null sink of its own: the download bar under the status
-/// line. A clocked suite (its name is matched by `make test`'s `TerminalDisplayTests`).
+/// `voicememo play URL` (and `play URL1 URL2`) on a pseudo-terminal, on a PulseAudio null sink of its own: the download
+/// bar under the status line, and "buffering" while the download falls behind. A clocked suite (its name is matched by `make test`'s `TerminalDisplayTests`).
 @Suite(.timeLimit(.minutes(1))) struct RemoteTerminalDisplayTests {
     @Test func playOfAnAddressDrawsWhatWasHeardAndWhatIsDownloadedUnderTheStatusLine() async throws {
         let cli = try CLI()
@@ -34,6 +34,64 @@ import Testing
             play.type("q")
             #expect(play.waitForExit(timeout: 10) == 0)
             #expect(TerminalDisplayTests.redrawsInPlace(play.screen, height: 2), "\(play.screen.suffix(2000))")
+        }
+    }
+
+    @Test func playOfTwoAddressesShowsTheSecondBufferingWhereItsDownloadStopsAndPlaysOnWithoutLosingASample() async throws {
+        let cli = try CLI()
+        // KeyToSoundTests' staircase, whose level tells where in it the listener is: its first second, then the next 5.
+        let staircase = cli.scratch.path("staircase.wav")
+        try KeyToSoundTests.writeStaircase(seconds: 6, channels: 1, to: staircase, scratch: cli.scratch)
+        let intro = cli.scratch.path("intro.wav")
+        let talk = cli.scratch.path("talk.wav")
+        try Tool.output("sox", [staircase, intro, "trim", "0", "1"])
+        try Tool.output("sox", [staircase, talk, "trim", "1"])
+        // 96 KB a second; each response's first 150 KB at once, then 1 KB/s: the talk's download stops mid-way (by 3.1 s:
+        // its check's and its playing's), however late the test looks.
+        let http = try HTTPServer(rate: "1k", rateAfter: "150k")
+        try http.put(URL(fileURLWithPath: intro), as: "intro.wav")
+        try http.put(URL(fileURLWithPath: talk), as: "talk.wav")
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        do {
+            let heard = cli.scratch.path("heard.wav")
+            let recorder = try server.recordMonitor(to: heard, channels: 1)
+            defer { if recorder.isRunning { recorder.kill() } }
+            try await Task.sleep(for: .milliseconds(300))
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", http.url("intro.wav").absoluteString, http.url("talk.wav").absoluteString, "--no-meter", "--device", "pulse"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            // `… talk.wav  0:02.1 / 0:05.0  buffering  2/2` over the bar: what was heard, reaching what is downloaded.
+            func buffering() -> (position: Double, bar: String)? {
+                TerminalDisplayTests.frames(play.screen, height: 2).last.flatMap { frame in
+                    frame[0].wholeMatch(of: #/… talk\.wav  0:(\d\d\.\d) / 0:05\.0  buffering  2/2/#).flatMap { match in
+                        Double(match.1).map { ($0, frame[1]) }
+                    }
+                }
+            }
+            #expect(play.read(until: { _ in buffering() != nil }, timeout: 20), "\(play.screen.suffix(2000))")
+            let (position, bar) = try #require(buffering())
+            #expect(position < 4.5, "stalled where the download stopped: \(position) s")
+            // 99 cells of 5 s: heard, perhaps the last of what is downloaded (the device still holds it), then not here.
+            #expect(bar.wholeMatch(of: #/█+▒*·+/#) != nil && bar.count == 99, "\(bar)")
+            http.kill()
+            try http.limit(rate: nil)
+            try http.start()
+            #expect(play.waitForExit(timeout: 20) == 0, "\(play.screen.suffix(2000))")
+            try await Task.sleep(for: .milliseconds(300))
+            recorder.send(SIGINT)
+            #expect(recorder.finish().status == 0)
+
+            // Every 2.5 ms window of the 6 s was heard once, in order: the staircase goes on across the stall (each
+            // window read as the median of five around it: one a stall's edge cuts short reads low, and is no jump).
+            let sounding = KeyToSoundTests.steps(in: try Sox.samples(of: heard)).compactMap { $0 }
+            #expect(abs(sounding.count - 2400) <= 40, "\(sounding.count) windows of sound, of 2400")
+            let smoothed = sounding.indices.map { index in
+                let around = sounding[max(0, index - 2)...min(sounding.count - 1, index + 2)]
+                return around.sorted { KeyToSoundTests.distance(from: $0, to: $1) > 0 }[around.count / 2]
+            }
+            let jumps = zip(smoothed, smoothed.dropFirst()).map { KeyToSoundTests.distance(from: $0, to: $1) }.filter { !(-5...12).contains($0) }
+            #expect(jumps.isEmpty, "jumps of \(jumps) steps")
         }
     }
 }

@@ -162,6 +162,30 @@ import Testing
         }
     }
 
+    /// `play` holds a long buffer on a sound server (a second queued): the meter shows the level of what is heard, as the
+    /// position does, not of what the engine has mixed ahead.
+    @Test func playsMeterShowsWhatIsHeardNotWhatIsQueued() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let source = cli.scratch.path("tone-then-silence.wav")
+            try Sox.synth(to: source, rate: 48000, channels: 1, seconds: 1.5, "sine 440")
+            let padded = cli.scratch.path("padded.wav")
+            try Tool.output("sox", [source, padded, "pad", "0", "2.5"])
+            #expect(try cli.run("import", padded, "--title", "Then").status == 0)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Then", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            #expect(play.waitForExit(timeout: 15) == 0)
+            let shown = Self.frames(play.screen, height: 2).compactMap { frame in
+                Self.playback(frame, title: "Then").flatMap { state in ChannelLine(frame[0]).map { (state.position, $0.peak) } }
+            }
+            // The tone is shown while it is heard (to 1.5 s, the position shown to a tenth, a redraw 50 ms late at most),
+            // and silence after.
+            let early = shown.filter { $0.0 >= 0.3 && $0.0 <= 1.3 }, late = shown.filter { $0.0 >= 1.8 && $0.0 <= 3.5 }
+            #expect(early.count > 10 && early.allSatisfy { $0.1 > -10 }, "\(early)")
+            #expect(late.count > 10 && late.allSatisfy { $0.1 == -160 }, "\(late)")
+        }
+    }
+
     @Test func ctrlCStopsPlayWith130AndRestoresTheTerminal() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

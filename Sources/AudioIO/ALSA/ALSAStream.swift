@@ -113,13 +113,16 @@ final class ALSAStream: PCMStream {
         return read
     }
 
-    /// Until about `frames` frames (a period at most) can be moved, as the stream's clock tells (at least 1 ms): one
-    /// wake-up per transfer on a sound server instead of several. The corresponding C function is
-    /// `snd_pcm_avail_update`.
+    /// Until about `frames` frames (a period at most) can be moved, as the stream's clock tells: one wake-up per
+    /// transfer on a sound server instead of several; 0 when they can be now, and for a PCM whose transfers wait
+    /// themselves. The corresponding C function is `snd_pcm_avail_update`.
     func waitingTime(for frames: Int) -> Double {
-        let available = max(0, snd_pcm_avail_update(handle))
+        guard waitsBySleeping else { return 0 }
+        let available = snd_pcm_avail_update(handle)
+        // An xrun or a failure: the transfer tells which, at once.
+        guard available >= 0 else { return 0 }
         let missing = min(frames, periodFrames) - available
-        return max(Double(missing) / Double(rate), 0.001)
+        return missing > 0 ? Double(missing) / Double(rate) : 0
     }
 
     /// Reads or writes in a row that may move no audio (xruns, or nothing at all) before a stream counts as failed:

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Who hears what happens to the stream engines as a whole: a device opened, failed, suspended by the system and
-/// resumed. ``AudioSession`` subscribes, and turns these into its events and its policy; nothing in `Engine/` knows
-/// who listens. (What happens to one voice or tap goes to its owner instead.)
+/// resumed. The session subscribes, and turns these into its events and its policy; nothing in `Engine/` knows who
+/// listens. (What happens to one voice or tap goes to its owner instead.)
 ///
 /// Called on an engine's event thread or on the thread that opened it; a call returns before the engine goes on
 /// (on a suspension, the session pauses its players and recorders first).

@@ -23,6 +23,9 @@ package final class Mixer: @unchecked Sendable {
     let starvationWait: ManagedAtomic<Int>
     /// Started, finished and removed voices, for the engine's event thread.
     let events = SPSCRing<EngineEvent>(minimumCapacity: 1024)
+    /// Render thread: how many times a voice took up another item (a loop's next pass, a queue's next file), events or
+    /// not: its owner learns of a pass at its next tick, for which the event thread must wake.
+    private(set) var itemsTakenUp = 0
     /// The device frame after the last frame any voice has mixed: where an offline render's audio ends.
     let endOfMix = ManagedAtomic<Int64>(0)
 
@@ -147,7 +150,7 @@ package final class Mixer: @unchecked Sendable {
             if start > firstFrame {
                 written = Int(start - firstFrame)
             } else if start < firstFrame {
-                skip(voice, frames: Int(firstFrame - start), pointer: pointer)
+                skip(voice, frames: Int(firstFrame - start), pointer: pointer, atFrame: firstFrame)
             }
         }
         if !voice.hasStarted.load(ordering: .relaxed) {
@@ -162,31 +165,11 @@ package final class Mixer: @unchecked Sendable {
         let isMetering = voice.isMeteringEnabled.load(ordering: .relaxed)
         let tap = voice.tap.load()
         while written < frames {
-            guard nextMarker(voice, pointer: pointer) else { break }
+            guard nextMarker(voice, pointer: pointer, atFrame: firstFrame + Int64(written)) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
             let got = voice.audio.read(into: UnsafeMutableBufferPointer(rebasing: scratch[..<(wanted * channelCount)])) / channelCount
-            for frame in 0..<got {
-                if voice.rampFramesLeft > 0 {
-                    voice.gain += voice.gainStep
-                    voice.rampFramesLeft -= 1
-                    if voice.rampFramesLeft == 0 { voice.gain = voice.gainTarget }
-                }
-                let outputIndex = (written + frame) * channelCount
-                let inputIndex = frame * channelCount
-                // What the voice adds to the mix, kept in place for a tap.
-                if channelCount >= 2 {
-                    scratch[inputIndex] *= voice.gain * leftGain
-                    scratch[inputIndex + 1] *= voice.gain * rightGain
-                    output[outputIndex] += scratch[inputIndex]
-                    output[outputIndex + 1] += scratch[inputIndex + 1]
-                    for channel in 2..<channelCount { scratch[inputIndex + channel] = 0 }
-                } else {
-                    scratch[inputIndex] *= voice.gain
-                    output[outputIndex] += scratch[inputIndex]
-                }
-                // The file's levels are measured by the decoder, per file channel; here, what they are heard at.
-                if isMetering { record.add(gain: voice.gain) }
-            }
+            mix(got, from: voice, into: output.baseAddress! + written * channelCount, leftGain: leftGain, rightGain: rightGain,
+                isMetering: isMetering, keepsWhatIsAdded: tap != nil, record: &record)
             record.frames += got
             if let tap, got > 0 {
                 let marker = voice.marker
@@ -202,7 +185,7 @@ package final class Mixer: @unchecked Sendable {
             }
             let marker = voice.marker
             let position = marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame
-            voice.positionBits.store(position.bitPattern, ordering: .relaxed)
+            voice.setPosition(position, beforeFrame: firstFrame + Int64(written))
             if got < wanted { break }
         }
         if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
@@ -216,11 +199,68 @@ package final class Mixer: @unchecked Sendable {
         }
     }
 
-    /// Render thread: notes, in ``audioWasCut``, voices paused or being removed before their end. Called before a
-    /// period is rendered, so that a seek (one voice removed, its successor added) is seen before the successor
-    /// sounds.
+    /// Adds the first `frames` frames of ``scratch`` to `output` at the voice's gain (moving through its fade, if it
+    /// is in one) and pan, noting the gains in `record` when `isMetering`; when `keepsWhatIsAdded` (for a tap), leaves in
+    /// ``scratch`` what was added, the channels past the second silent. The gain is kept in locals for the frames: the
+    /// voice's fields, a class's, are read and written once per call rather than once per sample.
+    @inline(__always)
+    private func mix(
+        _ frames: Int, from voice: Voice, into output: UnsafeMutablePointer<Float>, leftGain: Float, rightGain: Float,
+        isMetering: Bool, keepsWhatIsAdded: Bool, record: inout LevelRecord
+    ) {
+        let input = scratch.baseAddress!
+        var gain = voice.gain
+        var rampFramesLeft = voice.rampFramesLeft
+        let (gainStep, gainTarget) = (voice.gainStep, voice.gainTarget)
+        // In a fade, the gain moves with every frame.
+        let fading = min(rampFramesLeft, frames)
+        for frame in 0..<fading {
+            gain += gainStep
+            rampFramesLeft -= 1
+            if rampFramesLeft == 0 { gain = gainTarget }
+            add(frame, from: input, to: output, gain: gain, leftGain: leftGain, rightGain: rightGain, keeping: keepsWhatIsAdded)
+            if isMetering { record.add(gain: gain) }
+        }
+        // After it, one gain for the rest.
+        if fading < frames {
+            for frame in fading..<frames {
+                add(frame, from: input, to: output, gain: gain, leftGain: leftGain, rightGain: rightGain, keeping: keepsWhatIsAdded)
+            }
+            if isMetering { record.add(gain: gain, frames: frames - fading) }
+        }
+        if keepsWhatIsAdded, channelCount > 2 {
+            for frame in 0..<frames { (input + frame * channelCount + 2).update(repeating: 0, count: channelCount - 2) }
+        }
+        voice.gain = gain
+        voice.rampFramesLeft = rampFramesLeft
+    }
+
+    /// Adds frame `frame` of `input` to `output` at `gain` and the pan's gains (a mono device's one channel at `gain`),
+    /// leaving in `input` what was added when `keeping`.
+    @inline(__always)
+    private func add(
+        _ frame: Int, from input: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, gain: Float,
+        leftGain: Float, rightGain: Float, keeping: Bool
+    ) {
+        if channelCount >= 2 {
+            let left = input[frame * channelCount] * gain * leftGain
+            let right = input[frame * channelCount + 1] * gain * rightGain
+            output[frame * channelCount] += left
+            output[frame * channelCount + 1] += right
+            if keeping { (input[frame * channelCount], input[frame * channelCount + 1]) = (left, right) }
+        } else {
+            let sample = input[frame] * gain
+            output[frame] += sample
+            if keeping { input[frame] = sample }
+        }
+    }
+
+    /// Render thread: notes, in ``audioWasCut``, voices being removed before their end. Called before a period is
+    /// rendered, so that a seek (one voice removed, its successor added) is seen before the successor sounds. A paused
+    /// voice cuts nothing: on a device that queues long a player's pause removes its voice, and what pauses one there
+    /// is a stall for a download, whose last audio, queued on the device, is still to be heard.
     func noteCutVoices() {
-        if anyVoice({ ($0.isPaused.load(ordering: .relaxed) || $0.removalRequested.load(ordering: .acquiring)) && isCut($0) }) {
+        if anyVoice({ $0.removalRequested.load(ordering: .acquiring) && isCut($0) }) {
             audioWasCut = true
         }
     }
@@ -230,9 +270,10 @@ package final class Mixer: @unchecked Sendable {
         voice.hasStarted.load(ordering: .relaxed) && !voice.hasFinished.load(ordering: .relaxed)
     }
 
-    /// Makes the voice's current marker one with frames left, waiting briefly for the decoder; false at the
+    /// Makes the voice's current marker one with frames left (`frame` is the device frame its next frame is mixed
+    /// at), waiting briefly for the decoder; false at the
     /// end of the stream (reported as finished) or when the decoder does not deliver in time.
-    private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer) -> Bool {
+    private func nextMarker(_ voice: Voice, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) -> Bool {
         if voice.markerFramesLeft > 0 {
             return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
         }
@@ -244,33 +285,34 @@ package final class Mixer: @unchecked Sendable {
             _ = events.push(EngineEvent(kind: .finished, voice: pointer))
             return false
         }
-        take(marker, voice, pointer: pointer)
+        take(marker, voice, pointer: pointer, atFrame: frame)
         return voice.audio.availableToRead > 0 || waitForData(voice) { voice.audio.availableToRead > 0 }
     }
 
     /// Makes `marker` the voice's current one. One of another item (a queue's next file, a loop's next pass) is
     /// published, with its position, before any of its frames is mixed: a player that lets the voice go knows
     /// which item it was in.
-    private func take(_ marker: PlaybackMarker, _ voice: Voice, pointer: UnsafeMutableRawPointer) {
+    private func take(_ marker: PlaybackMarker, _ voice: Voice, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) {
         if marker.item != voice.marker.item {
-            voice.positionBits.store(marker.fileTime.bitPattern, ordering: .relaxed)
+            voice.setPosition(marker.fileTime, beforeFrame: frame)
             voice.currentItem.store(marker.item, ordering: .releasing)
+            itemsTakenUp &+= 1
             if voice.reportsItems { _ = events.push(EngineEvent(kind: .itemStarted, voice: pointer)) }
         }
         voice.marker = marker
         voice.markerFramesLeft = marker.frames
     }
 
-    /// Drops `frames` frames of the voice unheard: a start frame that was already written when the voice
-    /// arrived is honoured by starting where the voice would be by now.
-    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer) {
+    /// Drops `frames` frames of the voice unheard, before device frame `frame`: a start frame that was already
+    /// written when the voice arrived is honoured by starting where the voice would be by now.
+    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) {
         var remaining = frames
         while remaining > 0 {
             if voice.markerFramesLeft == 0 {
                 guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
                       let marker = voice.markers.peek(), !marker.isEnd
                 else { return }
-                take(voice.markers.pop()!, voice, pointer: pointer)
+                take(voice.markers.pop()!, voice, pointer: pointer, atFrame: frame)
             }
             let wanted = min(remaining, voice.markerFramesLeft)
             guard voice.audio.availableToRead >= wanted * channelCount

@@ -33,6 +33,9 @@ package final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Consumer: elements ready to read.
     package var availableToRead: Int { written.load(ordering: .acquiring) - consumed.load(ordering: .relaxed) }
 
+    /// Producer: elements written since the ring was made: a change tells that something was written.
+    var writeCount: Int { written.load(ordering: .relaxed) }
+
     /// Producer: appends as much of `elements` as fits; returns how many.
     @discardableResult
     package func write(_ elements: UnsafeBufferPointer<Element>) -> Int {

@@ -214,6 +214,11 @@ final class StreamEngine: @unchecked Sendable {
         eventWake.signal()
     }
 
+    /// Wakes the event thread alone: a voice now needs ticks (a time observer was added).
+    func wakeEventThread() {
+        eventWake.signal()
+    }
+
     /// The failure that stopped the device, if it has stopped.
     var failure: AudioDeviceError? {
         guard hasFailed.load(ordering: .acquiring) else { return nil }
@@ -268,9 +273,11 @@ final class StreamEngine: @unchecked Sendable {
         defer { buffers.deallocate() }
         var run = (startedAt: 0, frames: 0)
         while !isClosing.load(ordering: .relaxed) {
+            let events = eventCount
             if case .capture(let capture) = cycle { capture.releaseRemovedTaps() }
             guard needsRunning else {
                 enterIdle()
+                tellEventThread(since: events)
                 streamWake.wait()
                 continue
             }
@@ -283,10 +290,27 @@ final class StreamEngine: @unchecked Sendable {
             case .render(let mixer): moved = renderPeriod(mixer, floats: floats, raw: raw)
             case .capture(let capture): moved = capturePeriod(capture, floats: floats, raw: raw)
             }
+            tellEventThread(since: events)
             guard let moved else { return }
             run.frames += moved
             noteSpeed(since: run.startedAt, frames: run.frames)
         }
+    }
+
+    /// Stream thread (or an offline engine's rendering thread): the events the cycle has put out so far, and the items
+    /// its voices took up.
+    private var eventCount: Int {
+        switch cycle {
+        case .render(let mixer): mixer.events.writeCount &+ mixer.itemsTakenUp
+        case .capture(let capture): capture.events.writeCount
+        }
+    }
+
+    /// Stream thread (or an offline engine's rendering thread): wakes the event thread, which sleeps until it has something to do, when the cycle put out events
+    /// since ``eventCount`` was `count`: a few times in a voice's or a tap's life (started, another item or pass,
+    /// finished, removed, overrun).
+    private func tellEventThread(since count: Int) {
+        if eventCount != count { eventWake.signal() }
     }
 
     /// Whether a period must be moved: a client plays or captures, or waits for its start frame.
@@ -300,7 +324,9 @@ final class StreamEngine: @unchecked Sendable {
     /// Offline engines: mixes and writes the next `frames` frames (at most a period), on the caller's thread.
     func renderOffline(frames: Int) {
         guard isOffline, case .render(let mixer) = cycle, let periodBuffers else { preconditionFailure("not an offline playback engine") }
+        let events = eventCount
         _ = renderPeriod(mixer, floats: periodBuffers.floats, raw: periodBuffers.raw, frames: min(frames, configuration.periodFrames))
+        tellEventThread(since: events)
     }
 
     /// Offline engines: the frames rendered so far, which are its clock.
@@ -323,9 +349,9 @@ final class StreamEngine: @unchecked Sendable {
     private func renderPeriod(
         _ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer, frames: Int? = nil
     ) -> Int? {
-        if queuedAudioIsUnwanted(mixer) { discardQueuedAudio(mixer) }
-        let first = framesTransferred.load(ordering: .relaxed)
         let frames = frames ?? configuration.periodFrames
+        guard waitForRoom(frames: frames, mixer) else { return 0 }
+        let first = framesTransferred.load(ordering: .relaxed)
         mixer.render(into: floats, frames: frames, firstFrame: first)
         SampleConversion.encode(UnsafeBufferPointer(rebasing: floats[..<(frames * configuration.channelCount)]), as: configuration.format, into: raw)
         var done = 0
@@ -337,7 +363,7 @@ final class StreamEngine: @unchecked Sendable {
                 // No room yet: wait for it, or for a client. One that cut its voice off leaves the rest of this
                 // period unwritten, and what is queued is dropped with the next period or the idle.
                 if queuedAudioIsUnwanted(mixer) { break }
-                _ = streamWake.wait(timeout: .now() + stream.waitingTime(for: frames - done))
+                _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: frames - done), 0.001))
             } catch .xrun {
                 underruns.wrappingIncrement(ordering: .relaxed)
                 do { try stream.recover(from: .xrun) } catch { return fail(error) }
@@ -354,6 +380,22 @@ final class StreamEngine: @unchecked Sendable {
         clockFrames.store(first + Int64(done) - Int64(delay), ordering: .relaxed)
         clockAt.store(Self.nanoseconds(), ordering: .releasing)
         return done
+    }
+
+    /// Waits until `frames` fit into a stream that does not wait in its writes (a sound server's), so that a period is
+    /// mixed when it can be written at once: one write a period, and what changed meanwhile (a pause, a volume) is in
+    /// it. Drops what is queued once it is of voices cut off. Returns false when there is nothing left to render: the
+    /// last voice paused or ended meanwhile, or the engine closes.
+    private func waitForRoom(frames: Int, _ mixer: Mixer) -> Bool {
+        while true {
+            if queuedAudioIsUnwanted(mixer) { discardQueuedAudio(mixer) }
+            // An offline render is asked for its periods, whether voices sound or not.
+            if isOffline { return true }
+            guard needsRunning, !isClosing.load(ordering: .relaxed) else { return false }
+            let wait = stream.waitingTime(for: frames)
+            guard wait > 0 else { return true }
+            _ = streamWake.wait(timeout: .now() + wait)
+        }
     }
 
     /// Whether what the device holds queued is of voices cut off, and no other voice sounds, on a device that holds
@@ -382,6 +424,10 @@ final class StreamEngine: @unchecked Sendable {
     /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
     /// counted as lost), or nil when the stream failed.
     private func capturePeriod(_ capture: CaptureCycle, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
+        // A stream that does not wait in its reads (a sound server's): the wait for a period comes first, so that it
+        // is read in one go.
+        let wait = stream.waitingTime(for: configuration.periodFrames)
+        if wait > 0 { _ = streamWake.wait(timeout: .now() + wait) }
         let first = framesTransferred.load(ordering: .relaxed)
         let got: Int
         do {
@@ -403,7 +449,7 @@ final class StreamEngine: @unchecked Sendable {
         // Nothing there yet, from a stream that does not wait (a sound server's), or a device that answers at once
         // without audio (which fails the read after a while, see ``ALSAStream``).
         guard got > 0 else {
-            _ = streamWake.wait(timeout: .now() + stream.waitingTime(for: configuration.periodFrames))
+            _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: configuration.periodFrames), 0.001))
             return 0
         }
         capture.process(raw, frames: got, firstFrame: first)
@@ -477,21 +523,15 @@ final class StreamEngine: @unchecked Sendable {
 
     // MARK: Event thread
 
-    /// Seconds the event thread waits for events while clients are in the cycle: a quarter of a second on a device
-    /// with a clock (each wake-up costs, and a start or an end is told within it), 20 ms on one without (which may
-    /// play a whole file in that time).
-    private var eventInterval: Double {
-        isUnclocked ? 0.02 : 0.25
-    }
-
     private func eventLoop() {
         while true {
-            let (hasClients, wantsTicks) = clients.withLock { clients in
-                (!clients.isEmpty, clients.values.contains { ($0 as? Voice)?.wantsTicks.load(ordering: .relaxed) ?? false })
+            let wantsTicks = clients.withLock { clients in
+                clients.values.contains { ($0 as? Voice)?.wantsTicks.load(ordering: .relaxed) ?? false }
             }
-            if hasClients {
-                // Fine ticks only for time observers.
-                _ = eventWake.wait(timeout: .now() + (wantsTicks ? 0.005 : eventInterval))
+            // Woken by the stream thread's events, a failure, a suspension, a client or the close; by the clock only
+            // for time observers.
+            if wantsTicks {
+                _ = eventWake.wait(timeout: .now() + 0.005)
             } else {
                 eventWake.wait()
             }

@@ -41,6 +41,12 @@ package struct LevelRecord: BitwiseCopyable {
         squareSum.0 += Double(gain * gain)
     }
 
+    /// Notes the volume gain `gain` of `frames` frames (before pan).
+    mutating func add(gain: Float, frames: Int) {
+        peak.0 = max(peak.0, gain)
+        squareSum.0 += Double(gain * gain) * Double(frames)
+    }
+
     /// Fills in the sides from the volume, for a period whose pan gains were `left` and `right`.
     mutating func pan(left: Float, right: Float) {
         peak.1 = peak.0 * left
@@ -107,8 +113,11 @@ package final class Voice: @unchecked Sendable {
     let decodeFailed = ManagedAtomic<Bool>(false)
 
     // Set by the render thread, read by anyone.
-    /// Seconds into the file of the last frame mixed.
-    let positionBits = ManagedAtomic<UInt64>(0)
+    /// Seconds into the file of the last frame mixed, and the device frame after it: ``mixedPosition``.
+    private let positionBits = ManagedAtomic<UInt64>(0)
+    private let positionFrame = ManagedAtomic<Int64>(0)
+    /// Odd while the render thread changes the two: a reader that sees it odd, or changed, reads them again.
+    private let positionVersion = ManagedAtomic<Int>(0)
     let hasStarted = ManagedAtomic<Bool>(false)
     let hasFinished = ManagedAtomic<Bool>(false)
     /// The item (a queue's file, a loop's pass) of the last marker the render thread took up.
@@ -140,7 +149,29 @@ package final class Voice: @unchecked Sendable {
     }
 
     /// Seconds into the file of the last frame mixed.
-    var position: Double { Double(bitPattern: positionBits.load(ordering: .relaxed)) }
+    var position: Double { mixedPosition.seconds }
+
+    /// Seconds into the file of the last frame mixed, and the device frame after it, as one reading: how much of what
+    /// was mixed the device still holds is that frame less the frame heard, wherever the render thread is in a period.
+    var mixedPosition: (seconds: Double, beforeFrame: Int64) {
+        while true {
+            let version = positionVersion.load(ordering: .acquiring)
+            let bits = positionBits.load(ordering: .relaxed)
+            let frame = positionFrame.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            if version & 1 == 0, positionVersion.load(ordering: .relaxed) == version { return (Double(bitPattern: bits), frame) }
+        }
+    }
+
+    /// Render thread: the last frame mixed is `seconds` into the file, and `frame` the device frame after it. Wait-free:
+    /// a reader that comes in between reads again.
+    func setPosition(_ seconds: Double, beforeFrame frame: Int64) {
+        positionVersion.wrappingIncrement(ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        positionBits.store(seconds.bitPattern, ordering: .relaxed)
+        positionFrame.store(frame, ordering: .relaxed)
+        positionVersion.wrappingIncrement(ordering: .releasing)
+    }
 }
 
 /// What the engine tells a voice's owner, on the engine's event thread.

@@ -44,7 +44,8 @@ public final class AudioFile {
     public let bitDepth: Int?
     /// Size of the file in bytes when it was opened.
     public let byteCount: Int64
-    /// Title and creation date stored in the file, where it has them.
+    /// Title, creation date, artist, album, comment and markers stored in the file, where it has them (see
+    /// ``AudioMetadata`` for where each format keeps them).
     public let metadata: AudioMetadata
     /// The next frame ``read(into:)`` returns, counted from 0.
     public private(set) var framePosition: Int64 = 0
@@ -184,9 +185,36 @@ public final class AudioFile {
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: Int64(info.frames), bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
-            metadata: AudioMetadata(
-                title: file.string(Int32(SF_STR_TITLE)).flatMap { $0.isEmpty ? nil : $0 },
-                creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:))))
+            metadata: Self.metadata(of: file, format: format, path: remote == nil ? url.path : nil))
+    }
+
+    /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), an Opus file's
+    /// `CHAPTERnnn` comments, or the chapters FFmpeg reads in a FLAC, Vorbis or MP3 file. AIFF's one free text is its
+    /// comment, or its date when it reads as one. Markers outside the WAV file's own chunks are read from `path`; an
+    /// address (`nil`) is not read again for them.
+    private static func metadata(of file: SndFile, format: AudioFileFormat, path: String?) -> AudioMetadata {
+        var metadata = AudioMetadata(
+            title: AudioMetadata.text(file.string(Int32(SF_STR_TITLE))),
+            creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)),
+            artist: AudioMetadata.text(file.string(Int32(SF_STR_ARTIST))),
+            album: AudioMetadata.text(file.string(Int32(SF_STR_ALBUM))),
+            comment: AudioMetadata.text(file.string(Int32(SF_STR_COMMENT))))
+        if format == .aiff, metadata.creationDate == nil, let date = metadata.comment.flatMap(AudioMetadata.date(fromText:)) {
+            metadata.creationDate = date
+            metadata.comment = nil
+        }
+        switch format {
+        case .opus:
+            metadata.markers = path.flatMap(OpusTags.init(contentsOf:))?.markers(sampleRate: Double(file.info.samplerate)) ?? []
+        case .flac, .vorbis, .mp3:
+            let read = path.flatMap { ChapterCopy.read($0, sampleRate: Double(file.info.samplerate)) }
+            metadata.markers = read?.markers ?? []
+            metadata.comment = metadata.comment ?? read?.comment
+        default:
+            metadata.markers = file.cues.map { AudioMarker(framePosition: $0.frame, name: $0.name) }
+                .filter { $0.framePosition <= Int64(file.info.frames) }.sorted { $0.framePosition < $1.framePosition }
+        }
+        return metadata
     }
 
     /// Checks what the decoder says of the file against what any real file has, and keeps it.
@@ -217,6 +245,12 @@ public final class AudioFile {
         self.bitDepth = bitDepth
         self.isIntegerPCM = isIntegerPCM
         self.metadata = metadata
+    }
+
+    /// Whether the file is AAC in an MP4 or MOV (M4A, 3GP, ...): its packets copy into an M4A as they are.
+    var isAACInMP4: Bool {
+        guard format == .aac, case .ffmpeg(let decoder) = decoder else { return false }
+        return decoder.isMP4
     }
 
     /// Reads interleaved frames into `buffer` (its count a multiple of ``channelCount``), from

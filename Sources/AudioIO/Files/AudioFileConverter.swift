@@ -38,7 +38,8 @@ public enum AudioFileConverter {
     ///   - source: Any file ``AudioFile`` reads.
     ///   - destination: The file to create or replace.
     ///   - settings: The target format; its sample rate and channel count are what the file gets.
-    ///   - metadata: Title and creation date for the new file; `nil` keeps the source's.
+    ///   - metadata: Tags and markers for the new file (the markers in frames of the source's rate); `nil` keeps the
+    ///     source's. Markers move with the rate: a marker at 1 s stays at 1 s in a file resampled.
     ///   - permissions: Mode bits of the new file; recordings and the memo store use `0o600`.
     ///   - replacingExisting: Whether a file already at `destination` is replaced; when false, it is kept and
     ///     the conversion fails with ``AudioFileError/Reason/exists`` (also should one appear meanwhile).
@@ -93,8 +94,10 @@ public enum AudioFileConverter {
         // The Opus header's "original rate" stays the encoded rate: libsndfile decodes at that rate, so
         // the file reads back at the rate it was written with.
         let frames = inputs.reduce(Int64(0)) { $0 + Int64((Double($1.frameCount) * settings.sampleRate / $1.sampleRate).rounded(.up)) }
+        var metadata = metadata ?? inputs[0].metadata
+        metadata.markers = metadata.markers.map { $0.resampled(from: inputs[0].sampleRate, to: settings.sampleRate) }
         return try stage(
-            beside: destination, settings: settings, metadata: metadata ?? inputs[0].metadata, permissions: permissions,
+            beside: destination, settings: settings, metadata: metadata, permissions: permissions,
             expectedFrameCount: frames, measuringLoudness: measuringLoudness
         ) { output, meter in
             for (input, channelMap) in zip(inputs, channelMaps) {
@@ -115,7 +118,8 @@ public enum AudioFileConverter {
     ///
     /// - Parameters:
     ///   - frames: The frames to keep, within the file's ``AudioFile/frameCount`` and not empty.
-    ///   - metadata: Title and date for the new file; `nil` keeps the source's.
+    ///   - metadata: Tags and markers for the new file (the markers in its frames); `nil` keeps the source's, the
+    ///     markers moved back by the cut's start and those outside it dropped.
     /// - Throws: ``AudioFileError`` when `source` cannot be read or is no WAV, CAF or Opus file
     ///   (``AudioFileError/Reason/unsupported(_:)``), or the new file cannot be written.
     package static func stageExcerpt(
@@ -127,10 +131,15 @@ public enum AudioFileConverter {
             throw AudioFileError(path: source.path, reason: .unsupported(
                 "frames \(frames.lowerBound) to \(frames.upperBound) are not within its \(input.frameCount)"))
         }
+        let metadata = metadata ?? {
+            var kept = input.metadata
+            kept.markers = kept.markers.compactMap { $0.inExcerpt(frames) }
+            return kept
+        }()
         if input.format == .opus {
             return try stageOpusExcerpt(
                 of: source, frames: frames, sampleRate: input.sampleRate, beside: destination,
-                metadata: metadata ?? input.metadata, permissions: permissions)
+                metadata: metadata, permissions: permissions)
         }
         let settings = AudioSettings(preserving: input)
         guard settings.format == input.format, [.wav, .caf].contains(input.format) else {
@@ -139,7 +148,7 @@ public enum AudioFileConverter {
         }
         try input.seek(toFrame: frames.lowerBound)
         return try stage(
-            beside: destination, settings: settings, metadata: metadata ?? input.metadata, permissions: permissions,
+            beside: destination, settings: settings, metadata: metadata, permissions: permissions,
             expectedFrameCount: Int64(frames.count), measuringLoudness: true
         ) { output, meter in
             if canCopyIntegers(from: input, to: settings, .identity) {

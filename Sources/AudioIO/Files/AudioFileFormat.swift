@@ -1,7 +1,7 @@
 /// The container and codec of an audio file.
 ///
 /// Every case can be read (``aac``, ``alac``, ``amr`` and ``wma`` through FFmpeg); ``isWritable`` says which ones this
-/// library writes.
+/// library writes (``aac`` as M4A, through FFmpeg).
 public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     /// RIFF WAVE with PCM or float samples.
     case wav
@@ -17,7 +17,8 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     case mp3
     /// AIFF or AIFF-C.
     case aiff
-    /// AAC, in an M4A, MP4, MOV or 3GP file (Apple Voice Memos, most phones) or as ADTS (`.aac`).
+    /// AAC, in an M4A, MP4, MOV or 3GP file (Apple Voice Memos, most phones) or as ADTS (`.aac`). Written as MPEG-4
+    /// AAC-LC in an M4A file.
     case aac
     /// Apple Lossless, in an M4A, MP4 or MOV file.
     case alac
@@ -31,8 +32,12 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
     /// Whether ``AudioFileWriter`` and ``AudioFileConverter`` can write this format.
     public var isWritable: Bool { Self.writable.contains(self) }
 
-    /// What libsndfile writes: WAV, CAF, Opus, FLAC, Vorbis, MP3 (through LAME) and AIFF.
-    private static let writable: [AudioFileFormat] = [.wav, .caf, .opus, .flac, .vorbis, .mp3, .aiff]
+    /// What libsndfile writes — WAV, CAF, Opus, FLAC, Vorbis, MP3 (through LAME) and AIFF — and FFmpeg: AAC in M4A.
+    private static let writable: [AudioFileFormat] = [.wav, .caf, .opus, .flac, .vorbis, .mp3, .aiff, .aac]
+
+    /// Whether a file of this format that this library writes keeps markers (``AudioMetadata/markers``): WAV (cue points),
+    /// Opus, FLAC and Vorbis (`CHAPTERnnn` comments), MP3 (ID3 chapters) and AAC (M4A chapters); not CAF and AIFF.
+    public var keepsMarkers: Bool { isWritable && self != .caf && self != .aiff }
 
     /// Whether the samples are stored as PCM, so that a bit depth applies.
     public var isPCM: Bool { self == .wav || self == .caf || self == .aiff }
@@ -49,7 +54,7 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// The format a file name extension names (`wav`, `caf`, `opus`, `flac`, `ogg`, `mp3`, `aif`, `aiff`), if any.
+    /// The format a file name extension names (`wav`, `caf`, `opus`, `flac`, `ogg`, `mp3`, `aif`, `aiff`, `m4a`), if any.
     public init?(fileExtension: String) {
         switch fileExtension.lowercased() {
         case "wav", "wave": self = .wav
@@ -59,6 +64,7 @@ public enum AudioFileFormat: String, Codable, Sendable, CaseIterable {
         case "ogg", "oga": self = .vorbis
         case "mp3": self = .mp3
         case "aif", "aiff", "aifc": self = .aiff
+        case "m4a": self = .aac
         default: return nil
         }
     }

@@ -3,21 +3,26 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 
-/// Writes a WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3 or AIFF file from interleaved 32-bit float frames, as
-/// ``AudioSettings`` say.
+/// Writes a WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF or M4A (AAC-LC) file from interleaved 32-bit float frames,
+/// as ``AudioSettings`` say.
 ///
 /// Vorbis is written at quality 3 (oggenc's default, about 112 kb/s for stereo at 44.1 kHz), MP3 as variable bit
-/// rate at LAME's `-V 2` (about 190 kb/s for stereo), FLAC at libFLAC's default compression (level 5). The title
-/// and date go into the container's own fields: WAV `LIST/INFO`, CAF `info`, the Opus, Vorbis and FLAC comments,
-/// MP3's ID3 tags (the date as its year only: ID3's `TYER`), AIFF's name and annotation chunks (the date as the
-/// annotation).
+/// rate at LAME's `-V 2` (about 190 kb/s for stereo), FLAC at libFLAC's default compression (level 5), all through
+/// libsndfile; AAC through FFmpeg's own `aac` encoder and MP4 muxer, at the settings' bit rate. The tags go into the
+/// container's own fields (see ``AudioMetadata``), and the ``markers`` too where it has a place for them, written when
+/// the file is closed: WAV cue points with labels, appended; Opus `CHAPTERnnn` comments, its packets copied with them;
+/// MP4 chapters; FLAC and Vorbis `CHAPTERnnn` comments and MP3 ID3 chapters, its packets copied by FFmpeg with them
+/// (which then writes the comment as Vorbis' `DESCRIPTION` or an ID3 `TXXX` frame, where libsndfile does not read it,
+/// and ``AudioFile`` does).
 ///
 /// WAV and CAF headers are rewritten after every ``write(_:)``, so a process killed mid-recording leaves
 /// a file that reads back with every frame that reached the disk. A WAV file whose length is not known in
 /// advance (a recording) is written as RF64 that stays plain WAV (RIFF) below 4 GiB and becomes RF64 past it,
 /// where a RIFF header's 32-bit sizes would wrap. Opus is written in Ogg pages of at most 250 ms of audio,
 /// so that a process killed mid-recording leaves a stream missing at most that much (its torn last page is
-/// dropped when the memo store recovers it). Samples outside −1…1 are clipped, not wrapped.
+/// dropped when the memo store recovers it). M4A is written as fragmented MP4, a fragment each half second, and made a
+/// plain M4A by ``close()`` (see ``AudioFile/repairCutRecording(at:)`` for one cut short). Samples outside −1…1 are
+/// clipped, not wrapped.
 ///
 /// The file is locked (`flock(2)`, exclusive) while it is open for writing.
 ///
@@ -30,16 +35,29 @@ public final class AudioFileWriter {
     public let url: URL
     /// How it is written.
     public let settings: AudioSettings
+    /// The tags written into the file (its markers aside: see ``markers``).
+    public let metadata: AudioMetadata
     /// Frames written so far.
     public private(set) var frameCount: Int64 = 0
+    /// The markers written when the file is closed, in frames of ``settings``' rate: those of the metadata it was made
+    /// with, and any added since (a recording's). Kept where the format has a place for them (see ``AudioMetadata``).
+    public var markers: [AudioMarker]
     /// For Opus and Vorbis of 3 to 8 channels: the order libsndfile is to be given the channels in.
     private let opusOrder: OpusChannelOrder?
     /// Where frames are put into ``opusOrder``; grown to the largest write, then reused.
     private var reordered: [Float] = []
 
-    private let file: SndFile
+    private let encoder: Encoder
     private let descriptor: FileDescriptor
     private var isClosed = false
+
+    /// The library that encodes the file.
+    private enum Encoder {
+        /// libsndfile, writing through the writer's own descriptor.
+        case libsndfile(SndFile)
+        /// FFmpeg, writing M4A.
+        case ffmpeg(M4AEncoder)
+    }
 
     /// The longest stretch of an Opus recording that is held back before it is written out, in milliseconds: the
     /// duration of an Ogg page at most (libsndfile's own default is a second).
@@ -69,46 +87,78 @@ public final class AudioFileWriter {
         let path = url.path
         do {
             descriptor = try FileDescriptor.open(
-                path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: permissions)
+                path, .readWrite, options: [.create, .truncate, .closeOnExec], permissions: permissions)
         } catch {
             throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
         // Held until the descriptor closes: whoever finds the file (a store cleaning up after a killed
         // process) can tell one being written from one left behind.
         _ = flock(descriptor.rawValue, LOCK_EX | LOCK_NB)
+        let stored = metadata.stored
+        do {
+            if settings.format == .aac {
+                encoder = .ffmpeg(try M4AEncoder(path: path, settings: settings, metadata: stored))
+            } else {
+                encoder = .libsndfile(try Self.openSndFile(
+                    on: descriptor, settings: settings, metadata: stored, expectedFrameCount: expectedFrameCount))
+            }
+        } catch {
+            try? descriptor.close()
+            DurableFile.removeQuietly(path)
+            let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
+            throw AudioFileError(path: path, reason: .writeFailed(reason))
+        }
+        self.url = url
+        self.settings = settings
+        self.metadata = stored
+        markers = metadata.markers
+        opusOrder = settings.format == .opus || settings.format == .vorbis ? OpusChannelOrder(channelCount: settings.channelCount) : nil
+    }
+
+    /// libsndfile writing `settings` on `descriptor`, with `metadata`'s tags.
+    private static func openSndFile(
+        on descriptor: FileDescriptor, settings: AudioSettings, metadata: AudioMetadata, expectedFrameCount: Int64?
+    ) throws(SndFileError) -> SndFile {
         var info = SF_INFO()
         info.samplerate = Int32(settings.sampleRate)
         info.channels = Int32(settings.channelCount)
         let bytesPerFrame = Int64(settings.channelCount * settings.effectiveBitDepth.rawValue / 8)
         let mayPassRIFFLimit = expectedFrameCount.map { $0 > Self.riffLimit / bytesPerFrame } ?? true
         info.format = Self.formatCode(settings, mayPassRIFFLimit: mayPassRIFFLimit)
-        do {
-            file = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: false)
-            file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
-            // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
-            if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
-            if let title = metadata.title {
-                try file.setString(Int32(SF_STR_TITLE), String(title.prefix(utf8Bytes: AudioMetadata.maximumStoredTitleBytes)))
+        let file = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: false)
+        file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
+        // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
+        if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
+        for (key, value) in Self.strings(metadata, format: settings.format) { try file.setString(key, value) }
+        try Self.configureEncoder(of: file, for: settings)
+        return file
+    }
+
+    /// libsndfile's strings for `metadata` in `format`: AIFF has no date field, and its annotation is the one free text
+    /// it has (the comment, else the date).
+    private static func strings(_ metadata: AudioMetadata, format: AudioFileFormat) -> [(Int32, String)] {
+        var strings: [(Int32, String)] = []
+        if let title = metadata.title { strings.append((Int32(SF_STR_TITLE), title)) }
+        if let artist = metadata.artist { strings.append((Int32(SF_STR_ARTIST), artist)) }
+        if let album = metadata.album, format != .aiff { strings.append((Int32(SF_STR_ALBUM), album)) }
+        if let comment = metadata.comment { strings.append((Int32(SF_STR_COMMENT), comment)) }
+        if let date = metadata.creationDate {
+            if format != .aiff {
+                strings.append((Int32(SF_STR_DATE), AudioMetadata.dateText(date)))
+            } else if metadata.comment == nil {
+                strings.append((Int32(SF_STR_COMMENT), AudioMetadata.dateText(date)))
             }
-            if let date = metadata.creationDate {
-                // AIFF has no date field; its annotation is the one free text it has.
-                try file.setString(Int32(settings.format == .aiff ? SF_STR_COMMENT : SF_STR_DATE), AudioMetadata.dateText(date))
-            }
-            try file.setString(Int32(SF_STR_SOFTWARE), "voicememo")
-            try Self.configureEncoder(of: file, for: settings)
-        } catch {
-            try? descriptor.close()
-            DurableFile.removeQuietly(path)
-            throw AudioFileError(path: path, reason: .writeFailed("\(error)"))
         }
-        self.url = url
-        self.settings = settings
-        opusOrder = settings.format == .opus || settings.format == .vorbis ? OpusChannelOrder(channelCount: settings.channelCount) : nil
+        strings.append((Int32(SF_STR_SOFTWARE), "voicememo"))
+        return strings
     }
 
     deinit {
         if !isClosed {
-            try? file.close()
+            switch encoder {
+            case .libsndfile(let file): try? file.close()
+            case .ffmpeg(let m4a): try? m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
+            }
             try? descriptor.close()
         }
     }
@@ -133,12 +183,24 @@ public final class AudioFileWriter {
     }
 
     private func writeSamples<Sample: SndFileSample>(_ frames: UnsafeBufferPointer<Sample>) throws(AudioFileError) {
-        do {
-            try file.write(frames)
-            frameCount += Int64(frames.count / settings.channelCount)
-        } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed(error.message))
+        switch encoder {
+        case .libsndfile(let file):
+            do {
+                try file.write(frames)
+            } catch {
+                throw AudioFileError(path: url.path, reason: .writeFailed(error.message))
+            }
+        case .ffmpeg(let m4a):
+            guard let floats = frames as? UnsafeBufferPointer<Float> else {
+                preconditionFailure("integer samples are written to libsndfile's PCM only")
+            }
+            do {
+                try m4a.write(floats)
+            } catch {
+                throw AudioFileError(path: url.path, reason: .writeFailed("FFmpeg: \(error.message)"))
+            }
         }
+        frameCount += Int64(frames.count / settings.channelCount)
     }
 
     /// Waits until everything written so far is on the disk, so that a power cut cannot take it.
@@ -146,14 +208,15 @@ public final class AudioFileWriter {
     /// - Throws: ``AudioFileError`` when the disk reports a failure.
     public func synchronize() throws(AudioFileError) {
         do {
+            if case .ffmpeg(let m4a) = encoder { try m4a.flush() }
             try DurableFile.sync(descriptor)
         } catch {
             throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
         }
     }
 
-    /// Finishes the file (final header or Ogg page), syncs it to the disk and closes it. Calling it again
-    /// does nothing.
+    /// Finishes the file (final header or Ogg page, the markers, an M4A's index), syncs it to the disk and closes it.
+    /// Calling it again does nothing.
     ///
     /// - Throws: ``AudioFileError`` when the last write or the sync fails.
     public func close() throws(AudioFileError) {
@@ -161,10 +224,50 @@ public final class AudioFileWriter {
         isClosed = true
         defer { try? descriptor.close() }
         do {
-            try file.close()
+            switch encoder {
+            case .libsndfile(let file):
+                try file.close()
+                try writeMarkers()
+            case .ffmpeg(let m4a):
+                try m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
+            }
             try DurableFile.sync(descriptor)
+        } catch let error as AudioFileError {
+            throw error
         } catch {
             throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+        }
+    }
+
+    /// ``metadata`` with ``markers``.
+    private var metadataWithMarkers: AudioMetadata {
+        var metadata = metadata
+        metadata.markers = markers
+        return metadata
+    }
+
+    /// Puts ``markers`` into the file libsndfile has finished: a WAV file's cue points, appended; an Opus file's
+    /// comments, by copying its stream with them (its packets as they are); a FLAC, Vorbis or MP3 file's comments or ID3
+    /// chapters, by FFmpeg copying its packets (see ``ChapterCopy``).
+    private func writeMarkers() throws {
+        guard !markers.isEmpty else { return }
+        switch settings.format {
+        case .wav:
+            try WAVCueChunks.append(markers, to: descriptor)
+        case .opus:
+            let metadata = metadataWithMarkers
+            try FileRewrite.replace(url) { temporary in
+                let copy = try FileDescriptor.open(temporary.path, .writeOnly, options: [.truncate, .closeOnExec])
+                defer { try? copy.close() }
+                _ = try OpusStreamCopy(source: descriptor, destination: copy).copy(OpusStreamCopy.Edit(metadata: metadata))
+            }
+        case .flac, .vorbis, .mp3:
+            let metadata = metadataWithMarkers
+            try FileRewrite.replace(url) { temporary in
+                try ChapterCopy.copy(from: url.path, to: temporary.path, format: settings.format, metadata: metadata, frameCount: frameCount)
+            }
+        default:
+            break
         }
     }
 

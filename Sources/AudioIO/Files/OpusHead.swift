@@ -26,6 +26,14 @@ struct OpusHead: Equatable {
         }
     }
 
+    /// The rate libsndfile decodes the stream at, from the header's original rate (bytes 12–15): the lowest rate Opus
+    /// decodes at that is not below it (`ogg_opus_setup_decoder`). ``AudioFile`` counts the stream's frames, and so its
+    /// markers, at that rate.
+    var decodingRate: Double {
+        let original = (12..<16).reduce(0) { $0 | Int(packet[$1]) << (8 * ($1 - 12)) }
+        return AudioSettings.opusSampleRates.first { $0 >= Double(original) } ?? 48000
+    }
+
     /// The largest pre-skip the header can hold (16 bits).
     static let maximumPreSkip = 65535
 

@@ -163,6 +163,28 @@ final class SndFile {
         return sf_command(handle, command, &value, Int32(MemoryLayout<Double>.size)) == Int32(SF_TRUE)
     }
 
+    /// The file's cue points (WAV `cue `, AIFF `MARK`): each one's frame and name (a WAV label), in the file's order.
+    ///
+    /// The corresponding C function is `sf_command` with `SFC_GET_CUE_COUNT` and `SFC_GET_CUE`.
+    var cues: [(frame: Int64, name: String?)] {
+        var count: UInt32 = 0
+        guard sf_command(handle, Int32(SFC_GET_CUE_COUNT), &count, Int32(MemoryLayout<UInt32>.size)) == Int32(SF_TRUE), count > 0
+        else { return [] }
+        let stride = MemoryLayout<SF_CUE_POINT>.stride
+        let size = MemoryLayout<UInt32>.size + Int(count) * stride
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<SF_CUE_POINT>.alignment)
+        defer { buffer.deallocate() }
+        guard sf_command(handle, Int32(SFC_GET_CUE), buffer, Int32(size)) == Int32(SF_TRUE) else { return [] }
+        let read = Int(buffer.load(as: UInt32.self))
+        return (0..<min(read, Int(count))).map { index in
+            var point = buffer.load(fromByteOffset: MemoryLayout<UInt32>.size + index * stride, as: SF_CUE_POINT.self)
+            let name = withUnsafeBytes(of: &point.name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return (Int64(point.sample_offset), name.isEmpty ? nil : name)
+        }
+    }
+
     /// The error libsndfile holds for this file now.
     var lastError: SndFileError { .last(handle) }
 

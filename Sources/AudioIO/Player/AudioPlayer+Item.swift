@@ -9,8 +9,8 @@ extension AudioPlayer {
     /// ``forwardPlaybackEndTime``), the passes of a loop heard.
     ///
     /// ``status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
-    /// when playing a file). An address loads as it does for ``init(contentsOf:cache:)``; playing on, this call then
-    /// waits for its header, as ``play()`` does.
+    /// when playing a file). An address loads, stalls and resumes as it does for ``init(contentsOf:cache:)``; playing on,
+    /// this call then waits for its header, as ``play()`` does.
     ///
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
     ///   downloads; the player then goes on with what it played.

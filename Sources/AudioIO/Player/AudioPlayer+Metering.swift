@@ -13,7 +13,11 @@ extension AudioPlayer {
     /// not in one heard on both (mono, a centre). Calls more than about 5 s apart lose nothing either: what the
     /// first of them cannot take comes with the next.
     public func updateMeters() {
-        state.withLock { $0.controls.updateMeters(from: $0.voice, fileChannels: numberOfChannels) }
+        state.withLock { state in
+            // Up to what is heard, not what is mixed: a long buffer holds half a second or more between the two.
+            let heard = state.currentTime
+            state.controls.updateMeters(from: state.voice, fileChannels: numberOfChannels, heardUpTo: heard)
+        }
     }
 
     /// Peak level of `channel` (0-based, the file's channels) at the last ``updateMeters()``, in dBFS: 0 is full

@@ -16,7 +16,10 @@ extension AudioPlayer {
     public func addPeriodicTimeObserver(
         forInterval interval: TimeInterval, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        state.withLock { $0.observers.addPeriodic(interval: interval, voice: $0.voice, block: block) }
+        let (observer, engine) = state.withLock { ($0.observers.addPeriodic(interval: interval, voice: $0.voice, block: block), $0.engine) }
+        // Its event thread sleeps while no voice needs ticks.
+        engine?.wakeEventThread()
+        return observer
     }
 
     /// Calls `block` with ``currentTime`` each time playback passes one of `times` (seconds into the file),
@@ -26,7 +29,10 @@ extension AudioPlayer {
     public func addBoundaryTimeObserver(
         forTimes times: [TimeInterval], using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        state.withLock { $0.observers.addBoundary(times: times, voice: $0.voice, block: block) }
+        let (observer, engine) = state.withLock { ($0.observers.addBoundary(times: times, voice: $0.voice, block: block), $0.engine) }
+        // Its event thread sleeps while no voice needs ticks.
+        engine?.wakeEventThread()
+        return observer
     }
 
     /// Stops calling an observer's block.

@@ -57,10 +57,11 @@ extension AudioPlayer {
     }
 
     /// After a change to what the voice sounds like (rate, volume) on a device that holds much queued: goes on from
-    /// the position heard with a new voice, so that the change is heard now rather than after the queue.
-    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
+    /// the position heard (`heard`, when the change already moved ``State/currentTime``) with a new voice, so that the
+    /// change is heard now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
-        move(&state, &events, to: state.currentTime, playing: true)
+        move(&state, &events, to: heard ?? state.currentTime, playing: true)
     }
 
     /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value, and the next
@@ -236,6 +237,7 @@ extension AudioPlayer: VoiceOwner {
         withState { state, events in
             guard state.voice === voice else { return }
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
+            state.controls.voiceEnded(voice, fileChannels: numberOfChannels)
             state.release()
             state.time = state.range.start
             state.passesHeard = 0

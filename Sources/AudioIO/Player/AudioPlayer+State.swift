@@ -34,11 +34,14 @@ extension AudioPlayer {
         var load = RemoteLoad.loading
         /// The reader of the voice's file, for an address: whether the decoder waits for bytes.
         var reader: RemoteReader?
-        /// For an address: why the output waits for the download, if it does.
-        var wait: RemoteWait?
+        /// For an address: whether the output waits for the download.
+        var buffering = RemoteBuffering()
         var listeners = EventListeners<Event>()
         /// What ``AudioPlayer/renderedAudio()`` streams, once asked for.
         var tap: PlayerTap?
+
+        /// For an address: whether the decoder waits for bytes.
+        var decoderWaits: Bool { reader?.isWaiting.load(ordering: .relaxed) ?? false }
 
         /// Seconds into the file of what is heard now: the position of the last frame mixed, less what the
         /// device still holds queued in front of it (a sound server may hold a second or more).
@@ -61,7 +64,7 @@ extension AudioPlayer {
             // A decoder waiting for bytes no one will hear ends now.
             reader?.cancel()
             reader = nil
-            wait = nil
+            buffering.reset()
             voice = nil
             decoder = nil
             isInMix = false

@@ -208,9 +208,11 @@ public final class AudioPlayer: @unchecked Sendable {
         set {
             withState { state, events in
                 if newValue == 0 { return _ = pause(&state, &events) }
+                // Where the listener is, reckoned at the rate what is queued was played at.
+                let heard = state.currentTime
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
             }
         }
     }

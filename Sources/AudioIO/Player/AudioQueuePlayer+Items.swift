@@ -67,6 +67,7 @@ extension AudioQueuePlayer {
             state.isPlaying = false
             if wasPlaying { _ = start(&state, &events) }
         }
+        if let url { watchDownloads(of: [url]) }
     }
 
     /// Inserts `url` after `item` (at the end when `item` is nil or not in the queue).
@@ -81,6 +82,7 @@ extension AudioQueuePlayer {
             // The decoder has read past the insertion point: restart it where the listener is.
             if position < state.decoded { restart(&state, &events) }
         }
+        watchDownloads(of: [url])
     }
 
     /// Removes every occurrence of `url`, from the queue and from ``previousItems``; removing the current item

@@ -10,7 +10,10 @@ extension AudioQueuePlayer {
     public func addPeriodicTimeObserver(
         forInterval interval: TimeInterval, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        state.withLock { $0.observers.addPeriodic(interval: interval, voice: $0.voice, block: block) }
+        let (observer, engine) = state.withLock { ($0.observers.addPeriodic(interval: interval, voice: $0.voice, block: block), $0.engine) }
+        // Its event thread sleeps while no voice needs ticks.
+        engine?.wakeEventThread()
+        return observer
     }
 
     /// Calls `block` with ``currentTime`` each time it passes one of `times` (seconds into an item), in every item
@@ -20,7 +23,10 @@ extension AudioQueuePlayer {
     public func addBoundaryTimeObserver(
         forTimes times: [TimeInterval], using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        state.withLock { $0.observers.addBoundary(times: times, voice: $0.voice, block: block) }
+        let (observer, engine) = state.withLock { ($0.observers.addBoundary(times: times, voice: $0.voice, block: block), $0.engine) }
+        // Its event thread sleeps while no voice needs ticks.
+        engine?.wakeEventThread()
+        return observer
     }
 
     /// Stops calling the block of `observer`, which an `add…TimeObserver` of this queue returned.

@@ -18,7 +18,9 @@ import Synchronization
 /// As `AVQueuePlayer` inherits them from `AVPlayer`, it has what ``AudioPlayer`` has, with the same meaning:
 /// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (0.25…4, by ``audioTimePitchAlgorithm``; always available), seeking
 /// with completion handlers, meters and time observers, whose time is that of the item playing. Each applies to the
-/// item playing and to every item after it.
+/// item playing and to every item after it. Items that are `http` or `https` addresses play as they download, and stall
+/// and resume as an ``AudioPlayer`` of one does: ``loadedTimeRanges``, ``isPlaybackBufferEmpty`` and
+/// ``isPlaybackLikelyToKeepUp`` are those of ``currentItem``, as `AVQueuePlayer.currentItem` has them.
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioQueuePlayer: @unchecked Sendable {
@@ -47,6 +49,12 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// vanishes does not end the queue: it pauses where it was, as the session's route change says, and
         /// ``play()`` goes on once the device is back.
         case finishedPlaying(successfully: Bool)
+        /// An address's download fell behind: the buffer ran empty, and the output is paused until enough is buffered,
+        /// as ``AudioPlayer/Event/playbackStalled``. ``isPlaying`` stays true: playback goes on by itself. Only on a
+        /// device with a clock: one without (ALSA's `null`, an ``OfflineRenderer``) waits for the audio instead.
+        case playbackStalled
+        /// Enough is buffered again after ``playbackStalled``: playback goes on where it stalled.
+        case playbackResumed
     }
 
     /// Whether the queue can play: unknown until it first plays, then ready, or failed with the reason
@@ -100,6 +108,16 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         /// An item failed since playback last started from an empty queue.
         var anItemFailed = false
         var seeks = SeekCompletions()
+        /// Whether a thread looks at the buffer: since an address was first queued.
+        var watchesDownloads = false
+        /// Whether the output waits for an address's download.
+        var buffering = RemoteBuffering()
+        /// The readers of the items the decoder opened that are addresses, by token.
+        var readers: [Int: RemoteReader] = [:]
+        /// The item the decoder reads, by token.
+        var reading: Int?
+        /// The decoder opens the next item, an address: it waits for its header, which may take any time.
+        var opensAddress = false
         var delegate = WeakQueueDelegate()
         var subscribers = EventSubscribers<Event>()
         var listeners = EventListeners<Event>()
@@ -119,6 +137,17 @@ public final class AudioQueuePlayer: @unchecked Sendable {
 
         var timeControlStatus: TimeControlStatus { isPlaying ? .playing : .paused }
 
+        /// Whether the decoder waits for bytes: of the address it reads, or to open the next.
+        var decoderWaits: Bool {
+            opensAddress || reading.flatMap { readers[$0] }?.isWaiting.load(ordering: .relaxed) == true
+        }
+
+        /// What is downloaded of the address the decoder reads, and its length in seconds; nil for a file.
+        var download: (progress: RemoteAsset.Progress, duration: TimeInterval)? {
+            guard let reading, let reader = readers[reading], let item = items.first(where: { $0.token == reading }) else { return nil }
+            return (reader.asset.progress, item.duration)
+        }
+
         /// Lets go of the voice and the decoder; the engine drops the voice at its next period.
         mutating func release() {
             if isInMix {
@@ -126,6 +155,12 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 engine?.wake()
             }
             decoder?.stop()
+            // A decoder waiting for bytes no one will hear ends now.
+            readers.values.forEach { $0.cancel() }
+            readers.removeAll()
+            reading = nil
+            opensAddress = false
+            buffering.reset()
             voice = nil
             decoder = nil
             isInMix = false
@@ -146,7 +181,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - items: Files' URLs, or `http` or `https` addresses: those play as they download (checking one waits for its
-    ///     header), without the stall and resume of an ``AudioPlayer``.
+    ///     header), and stall and resume as an ``AudioPlayer`` of one does.
     ///   - cache: Where the addresses' bytes are kept.
     /// - Throws: ``AudioFileError`` for the first item that is not readable audio.
     public init(items: [URL], cache: RemoteCache = .shared) throws(AudioFileError) {
@@ -154,6 +189,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var checked: [(URL, TimeInterval)] = []
         for url in items { checked.append((url, try Self.check(url, cache: cache))) }
         state.withLock { state in checked.forEach { state.insert($0.0, duration: $0.1) } }
+        watchDownloads(of: items)
     }
 
     /// The ALSA PCM to play on; `nil` means "default". Takes effect when playback next starts from scratch.
@@ -302,6 +338,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         guard !state.isPlaying else { return true }
         if let voice = state.voice, let engine = state.engine {
             voice.isPaused.store(false, ordering: .releasing)
+            if state.watchesDownloads { state.buffering.hold(voice, on: engine) }
             engine.wake()
             state.isPlaying = true
             return true
@@ -339,6 +376,10 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
                 voice.startFrame.store(Voice.immediately, ordering: .releasing)
+                if let reader = file.remote { state.readers[first.token] = reader }
+                state.reading = first.token
+                // Before the voice is in the mix: an address's first audio may take any time.
+                if state.watchesDownloads { state.buffering.hold(voice, on: engine) }
                 try engine.add(voice)
                 state.engine = engine
                 state.voice = voice
@@ -379,14 +420,23 @@ public final class AudioQueuePlayer: @unchecked Sendable {
                 if hasEndedAnItem { state.queueAgainTheLastDecoded() }
                 hasEndedAnItem = false
                 guard state.decoded < state.items.count else { return nil }
-                return (state.items[state.decoded].url, state.items[state.decoded].token)
+                let url = state.items[state.decoded].url
+                state.opensAddress = RemoteAsset.isRemote(url)
+                return (url, state.items[state.decoded].token)
             }
             guard let (url, token) = next else { return .end }
             let opened = Result { () throws(AudioFileError) in try Self.open(url, channels: channels, cache: cache) }
             let isCurrent = state.withLock { state in
                 guard state.generation == generation else { return false }
                 state.decoded += 1
-                if case .failure(let error) = opened { state.skipped[token] = error }
+                state.opensAddress = false
+                switch opened {
+                case .success(let file):
+                    state.reading = token
+                    if let reader = file.remote { state.readers[token] = reader }
+                case .failure(let error):
+                    state.skipped[token] = error
+                }
                 return true
             }
             guard isCurrent else { return .end }
@@ -416,6 +466,7 @@ extension AudioQueuePlayer: VoiceOwner {
             let token = voice.currentItem.load(ordering: .acquiring)
             while let first = state.items.first, first.token != token {
                 state.items.removeFirst()
+                state.readers[first.token] = nil
                 state.decoded -= 1
                 state.time = 0
                 events.append(itemEnded(first, &state))
@@ -430,6 +481,7 @@ extension AudioQueuePlayer: VoiceOwner {
             let done = max(state.decoded, 1)
             for item in state.items.prefix(done) { events.append(itemEnded(item, &state)) }
             state.items.removeFirst(min(done, state.items.count))
+            state.controls.voiceEnded(voice, fileChannels: 0)
             state.release()
             state.isPlaying = false
             state.time = 0

@@ -23,6 +23,11 @@ public protocol AudioQueuePlayerDelegate: AnyObject, Sendable {
     func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float)
     /// The position moved other than by playing on: a seek within the current item.
     func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer)
+    /// An address's download fell behind: the output waits until enough is buffered
+    /// (``AudioQueuePlayer/Event/playbackStalled``).
+    func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer)
+    /// Enough is buffered again after a stall: playback goes on where it stalled.
+    func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer)
 }
 
 extension AudioQueuePlayerDelegate {
@@ -36,6 +41,8 @@ extension AudioQueuePlayerDelegate {
         case .timeControlStatusChanged(let status): audioQueuePlayerTimeControlStatusDidChange(player, to: status)
         case .rateChanged(let rate): audioQueuePlayerRateDidChange(player, to: rate)
         case .timeJumped: audioQueuePlayerTimeDidJump(player)
+        case .playbackStalled: audioQueuePlayerPlaybackDidStall(player)
+        case .playbackResumed: audioQueuePlayerPlaybackDidResume(player)
         case .statusChanged: break
         }
     }

@@ -24,6 +24,9 @@ struct PlaybackControls {
     /// The levels taken by the last ``updateMeters(from:fileChannels:)``.
     private var levels = AudioLevels(peak: [], average: [])
     private var meter = VoiceMeter()
+    /// What was heard of a voice that ended before its levels were taken: the next ``updateMeters(from:fileChannels:heardUpTo:)``
+    /// without a voice reports it.
+    private var endedVoiceLevels: AudioLevels?
 
     /// Settings at their defaults (unity volume, centre, rate 1, no metering); `enableRate` as given.
     init(enableRate: Bool = false) {
@@ -86,9 +89,19 @@ struct PlaybackControls {
         voice.isMeteringEnabled.store(isMeteringEnabled, ordering: .relaxed)
     }
 
-    /// Takes the levels heard of `voice` since the last call (silence in `fileChannels` channels without one).
-    mutating func updateMeters(from voice: Voice?, fileChannels: Int) {
-        levels = voice.map { meter.take(from: $0, fileChannels: fileChannels) } ?? LevelAccumulator(channelCount: fileChannels).levels
+    /// Takes the levels heard of `voice` since the last call (silence in `fileChannels` channels without one), up to
+    /// `heard` seconds into the file (by default, what the voice has mixed).
+    mutating func updateMeters(from voice: Voice?, fileChannels: Int, heardUpTo heard: TimeInterval? = nil) {
+        defer { endedVoiceLevels = nil }
+        levels = voice.map { meter.take(from: $0, fileChannels: fileChannels, heardUpTo: heard ?? $0.position) }
+            ?? endedVoiceLevels ?? LevelAccumulator(channelCount: fileChannels).levels
+    }
+
+    /// `voice` played to its end: keeps what was heard of it since the last ``updateMeters(from:fileChannels:heardUpTo:)``
+    /// for the next, which would otherwise find no voice and read silence.
+    mutating func voiceEnded(_ voice: Voice, fileChannels: Int) {
+        guard isMeteringEnabled else { return }
+        endedVoiceLevels = meter.take(from: voice, fileChannels: fileChannels, heardUpTo: .infinity)
     }
 
     /// Peak level of `channel` at the last ``updateMeters(from:fileChannels:)``, in dBFS; −160 for one not there.

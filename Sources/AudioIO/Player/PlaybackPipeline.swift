@@ -9,9 +9,13 @@ package enum PlaybackPipeline {
     /// time, and the decoder refills it from half empty.
     package static let ringSeconds = 0.25
 
-    /// The ring, in device frames, for a voice on `engine`.
+    /// The ring, in device frames, for a voice on `engine`: four periods, and on one whose buffer is long about a
+    /// second (up to eight periods), which the decoder refills a few times a second. There a rate change starts a new
+    /// voice anyway (see ``StreamEngine/queuesLong``): the ring's length delays nothing.
     static func ringFrames(on engine: StreamEngine) -> Int {
-        max(Int(engine.sampleRate * ringSeconds), 4 * engine.configuration.periodFrames)
+        let period = engine.configuration.periodFrames
+        let periods = engine.queuesLong ? min(8, max(4, engine.configuration.sampleRate / period)) : 4
+        return max(Int(engine.sampleRate * ringSeconds), periods * period)
     }
 
     /// A primed voice (not yet in the mix) and its running decoder of `file`'s `range`, with the player's `controls`,

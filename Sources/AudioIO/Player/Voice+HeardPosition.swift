@@ -6,9 +6,12 @@ extension Voice {
     /// more), never before `start`, where the voice started; `start` until the voice has started.
     func heardPosition(on engine: StreamEngine?, isPlaying: Bool, rate: Float, startedAt start: TimeInterval) -> TimeInterval {
         guard let engine, hasStarted.load(ordering: .acquiring) else { return start }
-        let mixed = position
+        let (mixed, mixedBefore) = mixedPosition
         guard isPlaying else { return mixed }
-        let queued = Double(engine.queuedFrames.load(ordering: .relaxed)) / engine.sampleRate * Double(rate)
+        // What the device holds of it now: frames mixed less frames heard by now. (The queue the last write saw is up to
+        // a period old, a long buffer's period apart.)
+        let held = max(0, mixedBefore - engine.frame(at: engine.deviceCurrentTime))
+        let queued = Double(held) / engine.sampleRate * Double(rate)
         return max(mixed - queued, min(start, mixed))
     }
 }

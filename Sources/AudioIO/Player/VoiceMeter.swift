@@ -11,36 +11,37 @@
 struct VoiceMeter {
     /// The voice read last: a new one (a seek, a new item) starts over.
     private var voice: ObjectIdentifier?
-    /// A record taken from the ring but not heard yet.
-    private var held: [Double]?
+    /// The last record taken from the ring; ``isHeld`` when it has not been heard yet. Kept between calls, so that
+    /// taking a record allocates nothing once it has the size of the file's records.
+    private var record: [Double] = []
+    private var isHeld = false
     /// The last gains known, by ``LevelRecord`` index (volume, left, right): peak and RMS.
-    private var gains: [(peak: Double, average: Double)] = Array(repeating: (1, 1), count: 3)
+    private var gains = ((peak: 1.0, average: 1.0), (peak: 1.0, average: 1.0), (peak: 1.0, average: 1.0))
 
-    /// The levels of what was heard of `voice` since the last call, for each channel of its file (`fileChannels`
-    /// when nothing was).
-    mutating func take(from voice: Voice, fileChannels: Int) -> AudioLevels {
+    /// The levels of what was heard of `voice` since the last call, up to `position` seconds into its item, for each
+    /// channel of its file (`fileChannels` when nothing was).
+    mutating func take(from voice: Voice, fileChannels: Int, heardUpTo position: Double) -> AudioLevels {
         if self.voice != ObjectIdentifier(voice) { self = VoiceMeter(voice: ObjectIdentifier(voice)) }
         var mixed = LevelRecord.empty
         while let record = voice.levels.pop() { mixed.merge(record) }
         if mixed.frames > 0 {
             let frames = Double(mixed.frames)
-            gains = [
+            gains = (
                 (Double(mixed.peak.0), (mixed.squareSum.0 / frames).squareRoot()),
                 (Double(mixed.peak.1), (mixed.squareSum.1 / frames).squareRoot()),
-                (Double(mixed.peak.2), (mixed.squareSum.2 / frames).squareRoot()),
-            ]
+                (Double(mixed.peak.2), (mixed.squareSum.2 / frames).squareRoot())
+            )
         }
         var heard: LevelAccumulator?
         let isFinished = voice.hasFinished.load(ordering: .acquiring)
         let item = voice.currentItem.load(ordering: .acquiring)
-        let position = voice.position
-        while let record = held ?? Self.next(from: voice.fileLevels) {
+        while isHeld || takeRecord(from: voice.fileLevels) {
             let (channels, recordItem, endTime) = (Int(record[0]), Int(record[1]), record[2])
             guard isFinished || recordItem < item || (recordItem == item && endTime <= position) else {
-                held = record
+                isHeld = true
                 break
             }
-            held = nil
+            isHeld = false
             if heard?.channelCount != channels { heard = LevelAccumulator(channelCount: channels) }
             record.withUnsafeBufferPointer { heard?.merge(UnsafeBufferPointer(rebasing: $0[FileLevelRecords.headerLength...])) }
         }
@@ -48,9 +49,9 @@ struct VoiceMeter {
         let map = ChannelMap(from: levels.channelCount, to: voice.channelCount)
         return levels.levels { channel in
             switch voice.channelCount >= 2 ? map?.side(ofInput: channel) : nil {
-            case .left: gains[1]
-            case .right: gains[2]
-            case nil: gains[0]
+            case .left: gains.1
+            case .right: gains.2
+            case nil: gains.0
             }
         }
     }
@@ -61,12 +62,13 @@ struct VoiceMeter {
 
     init() {}
 
-    /// The next whole record of `ring`, if any.
-    private static func next(from ring: SPSCRing<Double>) -> [Double]? {
+    /// Reads the next whole record of `ring` into ``record``; false when there is none.
+    private mutating func takeRecord(from ring: SPSCRing<Double>) -> Bool {
         // The decoder writes a record whole: its first value, the channel count, says how long it is.
-        guard let channels = ring.peek().map(Int.init) else { return nil }
-        var record = [Double](repeating: 0, count: FileLevelRecords.headerLength + 1 + 2 * channels)
+        guard let channels = ring.peek().map(Int.init) else { return false }
+        let length = FileLevelRecords.headerLength + 1 + 2 * channels
+        if record.count != length { record = [Double](repeating: 0, count: length) }
         record.withUnsafeMutableBufferPointer { _ = ring.read(into: $0) }
-        return record
+        return true
     }
 }

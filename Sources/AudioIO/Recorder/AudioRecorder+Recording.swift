@@ -109,6 +109,7 @@ extension AudioRecorder {
             state.engine = engine
             state.tap = tap
             state.writer = writer
+            state.markers = metadata.markers
             setStatus(.readyToRecord, &state, &events)
             return true
         } catch let error as AudioDeviceError {

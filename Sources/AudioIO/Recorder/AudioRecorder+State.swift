@@ -14,6 +14,8 @@ extension AudioRecorder {
         var writer: RecordingWriter?
         var isInCycle = false
         var summary: AudioFileSummary?
+        /// Markers of the recording prepared, or else of the last one.
+        var markers: [AudioMarker] = []
         var subscribers = EventSubscribers<Event>()
     }
 

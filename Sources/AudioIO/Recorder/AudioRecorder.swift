@@ -2,8 +2,8 @@ import FoundationEssentials
 import Synchronization
 import SystemPackage
 
-/// Records from an ALSA capture device into a WAV, CAF or Opus file, with the semantics of
-/// `AVAudioRecorder`.
+/// Records from an ALSA capture device into a WAV, CAF, Opus or M4A (AAC-LC) file, with the semantics of
+/// `AVAudioRecorder`, and marks points of it (``addMarker(_:)``).
 ///
 /// ```swift
 /// let recorder = try AudioRecorder(url: url, settings: AudioSettings(format: .caf, channelCount: 2))
@@ -23,8 +23,10 @@ import SystemPackage
 /// and converted. The capture thread allocates nothing and never touches the disk; a writer thread maps
 /// channels, resamples with libsoxr when the device's rate differs from the file's, and writes. Input the device or the writer could not keep (an overrun) is filled
 /// with silence of the same length, so the recording keeps its timeline, and reported as
-/// ``Event/overrun(lostTime:)``. WAV and CAF headers are rewritten after every write and Opus is written
-/// page by page, so a process killed mid-recording leaves a readable file missing at most the last moments.
+/// ``Event/overrun(lostTime:)``. WAV and CAF headers are rewritten after every write, Opus is written
+/// page by page and M4A fragment by fragment, so a process killed mid-recording leaves a file missing at most the last
+/// moments (an M4A one made whole by ``AudioFile/repairCutRecording(at:)``). Encoding (Opus, AAC) happens on the writer
+/// thread, never on the capture thread.
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioRecorder: @unchecked Sendable {
@@ -61,7 +63,7 @@ public final class AudioRecorder: @unchecked Sendable {
     public let url: URL
     /// How the file is written.
     public let settings: AudioSettings
-    /// Title and creation date written into the file.
+    /// Title, creation date, artist, album and comment written into the file, and markers to start with.
     public let metadata: AudioMetadata
     /// Mode bits of the file (the process umask applies).
     public let permissions: FilePermissions
@@ -79,7 +81,7 @@ public final class AudioRecorder: @unchecked Sendable {
     /// - Parameters:
     ///   - url: The file to record into; an existing file there is replaced when recording is prepared.
     ///   - settings: Format, rate, channels and bit depth or bit rate of the file.
-    ///   - metadata: Title and creation date to store in the file.
+    ///   - metadata: Title, creation date, artist, album and comment to store in the file.
     ///   - permissions: Mode bits of the file; by default `0o600`, as recordings are personal data.
     /// - Throws: ``AudioSettingsError`` when the settings cannot be written.
     public init(

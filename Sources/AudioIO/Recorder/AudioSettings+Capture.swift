@@ -4,8 +4,8 @@ extension AudioSettings {
     /// -r 48000` records); then the formats that carry them without loss, then any; in the session's buffer.
     var captureRequest: StreamRequest {
         let formats: [SampleFormat] = switch (format, effectiveBitDepth) {
-        // Opus encodes from float.
-        case (.opus, _): [.float32, .int32, .int24, .int16]
+        // Opus and AAC encode from float.
+        case (.opus, _), (.aac, _): [.float32, .int32, .int24, .int16]
         case (_, .int16): [.int16, .int32, .int24, .float32]
         case (_, .int24): [.int24, .int32, .float32, .int16]
         case (_, .float32): [.float32, .int32, .int24, .int16]

@@ -28,6 +28,8 @@ final class RecordingWriter: @unchecked Sendable {
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
     private let outcome = Mutex<Outcome?>(nil)
+    /// Markers added while recording, handed to the file when it is closed; `nil` once it is.
+    private let markers = Mutex<[AudioMarker]?>([])
     private var meter: AudioMeasurement
 
     /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
@@ -64,6 +66,14 @@ final class RecordingWriter: @unchecked Sendable {
     /// Whether the capture thread fills the ring at the pace of a device's clock: set by ``start(pacedByDevice:)``.
     private var pacedByDevice = false
 
+    /// Adds `marker` to those the file gets when it is closed; false when it is closed or closing already.
+    func addMarker(_ marker: AudioMarker) -> Bool {
+        markers.withLock { markers in
+            markers?.append(marker)
+            return markers != nil
+        }
+    }
+
     /// Starts the writer thread; `pacedByDevice` when the tap captures from a device with a clock.
     func start(pacedByDevice: Bool) {
         self.pacedByDevice = pacedByDevice
@@ -89,6 +99,10 @@ final class RecordingWriter: @unchecked Sendable {
         do {
             try drain(chunk: chunk, silence: silence, resampled: resampled)
             try resampler?.flushAll(through: resampled) { try write($0) }
+            file.markers += markers.withLock { markers in
+                defer { markers = nil }
+                return markers ?? []
+            }
             try file.close()
         } catch {
             try? file.close()

@@ -93,7 +93,7 @@ public final class OfflineRenderer: @unchecked Sendable {
     /// - Parameters:
     ///   - url: The file to create.
     ///   - settings: Its format; the sample rate and channel count must be the renderer's.
-    ///   - metadata: Title and creation date to store in it.
+    ///   - metadata: Tags and markers (in frames of the rendered file) to store in it.
     ///   - maximumDuration: The most seconds to render: a player that loops forever stops there.
     ///   - replacingExisting: Whether a file already at `url` is replaced; when false, the render fails with
     ///     ``AudioFileError/Reason/exists``.

@@ -3,16 +3,17 @@ extension AudioSettings {
     ///
     /// - Parameters:
     ///   - file: The file to describe.
-    ///   - format: The format to write; `nil` keeps the file's own if it is WAV, CAF or Opus (what a recording
-    ///     is written as), else WAV: a lossy file is not encoded into its own codec again.
+    ///   - format: The format to write; `nil` keeps the file's own if it is WAV, CAF, Opus, or AAC in an MP4 or MOV
+    ///     (what a recording is written as), else WAV: a lossy file is not encoded into its own codec again.
     ///
     /// Rate and channels are the file's. PCM keeps the bit depth (8-bit and lossy sources become 16-bit,
     /// 32- and 64-bit become 32-bit float); FLAC is 24-bit for a source of more than 16 bits, else 16-bit. Opus
     /// keeps about the file's average bit rate when the file is Opus, and takes 48 kHz when the file's rate is one
-    /// Opus cannot encode. MP3 takes at most two channels (more are mixed down) and, for a rate it cannot encode,
-    /// 44.1 kHz for a multiple of it, else 48 kHz.
+    /// Opus cannot encode. MP3 and AAC take at most two channels (more are mixed down) and, for a rate they cannot
+    /// encode, 44.1 kHz for a multiple of it, else 48 kHz; AAC keeps about the file's average bit rate when the file is
+    /// AAC.
     public init(preserving file: AudioFile, as format: AudioFileFormat? = nil) {
-        let format = format ?? ([.wav, .caf, .opus].contains(file.format) ? file.format : .wav)
+        let format = format ?? ([.wav, .caf, .opus].contains(file.format) || file.isAACInMP4 ? file.format : .wav)
         self.init(format: format, sampleRate: file.sampleRate, channelCount: file.channelCount)
         switch format {
         case .opus:
@@ -24,10 +25,14 @@ extension AudioSettings {
             }
         case .vorbis:
             break
-        case .mp3:
-            channelCount = min(channelCount, Self.mp3ChannelCounts.upperBound)
-            if !Self.mp3SampleRates.contains(sampleRate) {
+        case .mp3, .aac:
+            channelCount = min(channelCount, (format == .mp3 ? Self.mp3ChannelCounts : Self.aacChannelCounts).upperBound)
+            if !(format == .mp3 ? Self.mp3SampleRates : Self.aacSampleRates).contains(sampleRate) {
                 sampleRate = sampleRate.truncatingRemainder(dividingBy: 11025) == 0 ? 44100 : 48000
+            }
+            if format == .aac, file.format == .aac, file.duration > 0 {
+                let measured = Int(Double(file.byteCount * 8) / file.duration)
+                bitRate = min(max(measured, aacBitRates.lowerBound), aacBitRates.upperBound)
             }
         case .flac:
             bitDepth = (file.bitDepth ?? 16) > 16 ? .int24 : .int16

@@ -1,6 +1,8 @@
-/// How a file is written: container and codec, sample rate, channels, and the bit depth (PCM) or bit rate (Opus).
+/// How a file is written: container and codec, sample rate, channels, and the bit depth (PCM) or bit rate (Opus, AAC).
 ///
-/// The counterpart of the settings dictionary that `AVAudioRecorder` takes. It is plain data: build one,
+/// The counterpart of the settings dictionary that `AVAudioRecorder` takes: ``format`` is `AVFormatIDKey`
+/// (``AudioFileFormat/aac`` for `kAudioFormatMPEG4AAC` in an M4A file), ``sampleRate`` `AVSampleRateKey`, ``channelCount``
+/// `AVNumberOfChannelsKey`, ``bitDepth`` `AVLinearPCMBitDepthKey` and ``bitRate`` `AVEncoderBitRateKey`. It is plain data: build one,
 /// load a preset (``AudioPreset``) or decode one from JSON, then ``validate()`` it before use;
 /// ``AudioFileWriter`` and ``AudioFileConverter`` validate it again themselves.
 ///
@@ -34,20 +36,30 @@ public struct AudioSettings: Equatable, Sendable {
     public static let mp3SampleRates: [Double] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
     /// The channel counts MP3 takes: mono and stereo.
     public static let mp3ChannelCounts = 1...2
+    /// The sample rates AAC encodes, in hertz (the MPEG-4 audio rates FFmpeg's encoder takes).
+    public static let aacSampleRates: [Double] = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000]
+    /// The channel counts AAC is written with: mono and stereo (more are mixed down when converting).
+    public static let aacChannelCounts = 1...2
+    /// The AAC bit rate per channel asked of the encoder, in bits per second: from what still carries speech to what
+    /// no one hears apart from the original. An AAC frame holds at most 6 bits per sample and channel, so below
+    /// 48 kHz the top is 6 × the rate.
+    public static let aacBitRatePerChannel = 16_000...256_000
 
     /// The container and codec written: one whose ``AudioFileFormat/isWritable`` is true.
     public var format: AudioFileFormat
-    /// Frames per second, in whole hertz. Opus takes only ``opusSampleRates``, MP3 only ``mp3SampleRates``.
+    /// Frames per second, in whole hertz. Opus takes only ``opusSampleRates``, MP3 only ``mp3SampleRates``, AAC only
+    /// ``aacSampleRates``.
     public var sampleRate: Double
-    /// Interleaved channels, 1 (mono) or more; see ``pcmChannelCounts`` (also FLAC's and Vorbis'), ``opusChannelCounts``
-    /// and ``mp3ChannelCounts``.
+    /// Interleaved channels, 1 (mono) or more; see ``pcmChannelCounts`` (also FLAC's and Vorbis'), ``opusChannelCounts``,
+    /// ``mp3ChannelCounts`` and ``aacChannelCounts``.
     public var channelCount: Int
-    /// Sample size for WAV, CAF, AIFF and FLAC (16 or 24 bits); `nil` means 16-bit. Must be `nil` for Opus, Vorbis and
-    /// MP3.
+    /// Sample size for WAV, CAF, AIFF and FLAC (16 or 24 bits); `nil` means 16-bit. Must be `nil` for Opus, Vorbis,
+    /// MP3 and AAC.
     public var bitDepth: BitDepth?
-    /// Target bit rate for Opus in bits per second (variable bit rate); `nil` means 32 kb/s per channel
-    /// for speech-sized streams. Must be `nil` for the other formats: Vorbis and MP3 are written at a set quality
-    /// (see ``AudioFileWriter``).
+    /// Target bit rate in bits per second, for the whole stream, of Opus (variable bit rate; `nil` means 32 kb/s per
+    /// channel, for speech-sized streams) and AAC (average bit rate; `nil` means 64 kb/s per channel, what phones record
+    /// speech at). Must be `nil` for the other formats: Vorbis and MP3 are written at a set quality (see
+    /// ``AudioFileWriter``).
     public var bitRate: Int?
 
     /// Creates settings; the defaults describe 16-bit mono WAV at 48 kHz.
@@ -68,8 +80,15 @@ public struct AudioSettings: Equatable, Sendable {
     /// The PCM sample size that is written: ``bitDepth`` or 16-bit.
     public var effectiveBitDepth: BitDepth { bitDepth ?? .int16 }
 
-    /// The Opus bit rate that is written: ``bitRate`` or 32 kb/s per channel.
-    public var effectiveBitRate: Int { bitRate ?? 32000 * channelCount }
+    /// The bit rate that is written: ``bitRate``, or 32 kb/s per channel for Opus and 64 kb/s per channel for AAC.
+    public var effectiveBitRate: Int { bitRate ?? (format == .aac ? 64000 : 32000) * channelCount }
+
+    /// The AAC bit rates the encoder takes for this rate and channel count, in bits per second.
+    var aacBitRates: ClosedRange<Int> {
+        let perChannel = Self.aacBitRatePerChannel
+        let top = min(perChannel.upperBound, Int(6 * sampleRate)) * channelCount
+        return min(perChannel.lowerBound * channelCount, top)...top
+    }
 
     /// Checks that these settings can be written, throwing the first problem found.
     public func validate() throws(AudioSettingsError) {
@@ -89,6 +108,13 @@ public struct AudioSettings: Equatable, Sendable {
                 let allowed = perChannel.lowerBound...min(perChannel.upperBound * channelCount, Self.opusMaximumBitRate)
                 guard allowed.contains(bitRate) else { throw .opusBitRate(bitRate, allowed: allowed) }
             }
+        case .aac:
+            guard Self.aacSampleRates.contains(sampleRate) else { throw .aacSampleRate(sampleRate) }
+            guard Self.aacChannelCounts.contains(channelCount) else {
+                throw .channelCount(channelCount, allowed: Self.aacChannelCounts, format: format)
+            }
+            if let bitDepth { throw .bitDepth(bitDepth, format: format) }
+            if let bitRate, !aacBitRates.contains(bitRate) { throw .aacBitRate(bitRate, allowed: aacBitRates) }
         case .vorbis, .mp3:
             if format == .mp3, !Self.mp3SampleRates.contains(sampleRate) { throw .mp3SampleRate(sampleRate) }
             let channels = format == .mp3 ? Self.mp3ChannelCounts : Self.pcmChannelCounts

@@ -20,6 +20,10 @@ public enum AudioSettingsError: Error, Equatable, Sendable, CustomStringConverti
     case bitDepth(AudioSettings.BitDepth, format: AudioFileFormat)
     /// A bit rate was given for FLAC, Vorbis or MP3, which are written at a set quality.
     case bitRateForFixedQuality(AudioFileFormat)
+    /// AAC was asked for a rate outside ``AudioSettings/aacSampleRates``.
+    case aacSampleRate(Double)
+    /// The AAC bit rate is outside what the encoder takes for this rate and channel count.
+    case aacBitRate(Int, allowed: ClosedRange<Int>)
 
     public var description: String {
         switch self {
@@ -46,7 +50,12 @@ public enum AudioSettingsError: Error, Equatable, Sendable, CustomStringConverti
         case .bitDepth(_, let format):
             "\(format.rawValue) has no bit depth; leave it out"
         case .bitRateForFixedQuality(let format):
-            "\(format.rawValue) is written at a set quality and takes no bit rate; only Opus does"
+            "\(format.rawValue) is written at a set quality and takes no bit rate; only Opus and AAC do"
+        case .aacSampleRate(let rate):
+            "AAC takes " + AudioSettings.aacSampleRates.map { Self.hertz($0) }.joined(separator: ", ")
+                + " Hz, not \(Self.hertz(rate)) Hz; use 48000 or 44100"
+        case .aacBitRate(let rate, let allowed):
+            "AAC bit rate \(rate) b/s is out of range for this rate and these channels; use \(allowed.lowerBound) to \(allowed.upperBound) b/s"
         }
     }
 

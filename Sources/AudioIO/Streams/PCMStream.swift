@@ -76,7 +76,8 @@ protocol PCMStream: AnyObject {
     /// 0 at once from a stream that does not wait (a sound server's), which ``waitingTime(for:)`` then tells how long
     /// to wait, so that the engine can be woken meanwhile.
     func write(_ buffer: UnsafeRawPointer, frames: Int) throws(DeviceError) -> Int
-    /// Seconds until about `frames` frames (a period at most) can be written or read without waiting.
+    /// Seconds until about `frames` frames (a period at most) can be written or read without waiting: 0 when they can
+    /// be now, and for a stream whose transfers wait by themselves.
     func waitingTime(for frames: Int) -> Double
     /// Reads up to `frames` interleaved frames into `buffer`; returns how many, waiting for some to arrive — or 0 at
     /// once from a stream that does not wait, as ``write(_:frames:)`` does.

@@ -11,14 +11,18 @@ extension VoiceMemo {
             abstract: "Write a memo's audio to a file.",
             discussion: """
                 The format comes from --format, else OUT_PATH's extension (.wav, .caf, .opus, .flac, .ogg for \
-                Vorbis, .mp3, .aiff). When OUT_PATH is a directory, the file is named after the memo's title, in the \
-                memo's own format unless --format says otherwise; '-' writes to standard output, in the --format \
-                given. The file appears whole or not at all; an existing one is kept unless --force, and nothing is \
-                written inside the memo store. The memo's title and date go into the file's tags. An Opus memo \
-                exported to Opus keeps its audio packets as they are (no second encoding). --volume, --pan and --rate \
-                write the memo as 'play' would sound it: e.g. --rate 1.5 for a lecture sped up with its pitch kept. \
-                --normalize -16 writes it at -16 LUFS (its true peak under -1 dBTP): in an Opus file's output gain, \
-                which every player applies, with its audio packets still as they are; in the samples of other formats.
+                Vorbis, .mp3, .aiff, .m4a for AAC-LC). When OUT_PATH is a directory, the file is named after the \
+                memo's title, in the memo's own format unless --format says otherwise; '-' writes to standard output, \
+                in the --format given. The file appears whole or not at all; an existing one is kept unless --force, \
+                and nothing is written inside the memo store. The memo's title, date, artist, album and comment go \
+                into the file's tags, and its markers where the format has a place for them (WAV cue points, \
+                CHAPTERnnn comments in Opus, FLAC and Vorbis, M4A and MP3 chapters; not CAF, AIFF). An Opus memo \
+                exported to Opus, and an M4A memo to M4A, keep their audio packets as they are (no second \
+                encoding). --volume, --pan and --rate write the memo as 'play' would sound it: e.g. --rate 1.5 for a \
+                lecture sped up with its pitch kept. --normalize -16 writes it at -16 LUFS (its true peak under -1 \
+                dBTP): in an Opus file's output gain, which every player applies, with its audio packets still as \
+                they are; in the samples of other formats (an M4A's AAC is then encoded again). Markers stay where \
+                they were in the audio.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -36,7 +40,7 @@ extension VoiceMemo {
         var sampleRate: Double?
 
         @Option(help: ArgumentHelp(
-            "Opus bit rate in bits per second, e.g. 64000 (FLAC, Vorbis and MP3 are written at a set quality).", valueName: "bps"))
+            "Opus or M4A bit rate in bits per second, e.g. 64000 (FLAC, Vorbis and MP3 are written at a set quality).", valueName: "bps"))
         var bitrate: Int?
 
         @OptionGroup var sound: SoundOptions
@@ -115,7 +119,7 @@ extension VoiceMemo {
 
     /// The formats export writes, as the command line names them.
     enum ExportFormatArgument: String, ExpressibleByArgument, CaseIterable {
-        case wav, caf, opus, flac, ogg, mp3, aiff
+        case wav, caf, opus, flac, ogg, mp3, aiff, m4a
 
         var format: AudioFileFormat {
             switch self {
@@ -126,6 +130,7 @@ extension VoiceMemo {
             case .ogg: .vorbis
             case .mp3: .mp3
             case .aiff: .aiff
+            case .m4a: .aac
             }
         }
     }

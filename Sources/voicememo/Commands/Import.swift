@@ -13,9 +13,11 @@ extension VoiceMemo {
                 Reads WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3 and the other formats libsndfile knows, and through \
                 FFmpeg what phones and recorders make: M4A (AAC, ALAC: Apple Voice Memos), MP4 and MOV audio, \
                 ADTS .aac, WMA and AMR. Without --preset or --format, WAV, CAF and Opus files keep their format \
-                (16- and 24-bit PCM bit for bit) and other formats become WAV. Rates Opus cannot take are \
-                resampled to 48 kHz. The title and date come from the file's tags where it has them, else the \
-                title is the file's name and the date now.
+                (16- and 24-bit PCM bit for bit, Opus packet for packet), AAC in an M4A, MP4 or MOV file becomes \
+                an M4A memo of its very packets, and other formats become WAV. Rates Opus cannot take are \
+                resampled to 48 kHz. The title, date, artist, album, comment and markers (cue points, chapters) \
+                come from the file's tags where it has them (--title, --artist, --album and --comment win), else \
+                the title is the file's name and the date now.
 
                 A directory imports the audio files in it and in every directory below it (by their extensions; \
                 hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
@@ -35,6 +37,9 @@ extension VoiceMemo {
 
         @OptionGroup(title: "Encoding")
         var encoding: EncodingOptions
+
+        @OptionGroup(title: "Tags")
+        var tags: TagOptions
 
         @Flag(help: "Print each new memo as one JSON object, a line each.")
         var json = false
@@ -90,7 +95,7 @@ extension VoiceMemo {
             return try store.importAudio(from: file, title: title ?? defaultTitle.flatMap { fallback in
                 // The file's own title wins over the default; only standard input has one.
                 ((try? AudioFile(forReading: file))?.metadata.title) ?? fallback
-            }, settings: settings)
+            }, settings: settings, artist: tags.artist, album: tags.album, comment: tags.comment)
         }
     }
 }

@@ -10,7 +10,10 @@ extension VoiceMemo {
                 Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
                 silence). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
                 loudness range in LU and true peak in dBTP, over all channels. It is measured at the end of a \
-                recording and at import; a memo from an older voicememo has it measured now, once, and kept.
+                recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
+                artist, album and comment show when the memo has them, and its markers (dropped with m while \
+                recording, or the imported file's) one a line: number, time, name. With --json, markers is a list of \
+                {frame, time, name}: frame at the memo's sample rate, time in seconds.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -26,7 +29,7 @@ extension VoiceMemo {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
                 return
             }
-            let fields = [
+            var fields = [
                 ("Title", memo.title.terminalSafe),
                 ("ID", memo.id),
                 ("Created", Describe.dateTime(memo.createdAt)),
@@ -41,9 +44,19 @@ extension VoiceMemo {
                 ("Loudness", Describe.loudness(of: memo)),
                 ("File", store.filePath(of: memo).terminalSafe),
             ]
+            let tags = [("Artist", memo.artist), ("Album", memo.album), ("Comment", memo.comment)]
+            fields.insert(contentsOf: tags.compactMap { label, value in value.map { (label, $0.terminalSafe) } }, at: 2)
+            if !memo.markers.isEmpty { fields.append(("Markers", "\(memo.markers.count)")) }
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {
                 print(label + ":" + String(repeating: " ", count: width + 2 - label.count) + value)
+            }
+            // e.g. "  2  0:12.4  Questions"
+            let numberWidth = String(memo.markers.count).count
+            for (number, marker) in memo.markers.enumerated() {
+                let label = String(number + 1)
+                print("  " + String(repeating: " ", count: numberWidth - label.count) + label + "  "
+                    + Describe.duration(marker.time(atSampleRate: memo.sampleRate)) + (marker.name.map { "  " + $0.terminalSafe } ?? ""))
             }
         }
     }

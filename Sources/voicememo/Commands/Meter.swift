@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
+import Synchronization
 
 extension VoiceMemo {
     struct Meter: AsyncParsableCommand {
@@ -30,30 +31,51 @@ extension VoiceMemo {
             } catch {
                 throw DeviceFailure(error: error)
             }
-            let stop = StopSignals()
+            // A stop signal, a device failure or the duration's end: what this task waits for while the readings are
+            // shown on a thread of their own.
+            let ends = AsyncStream<Void>.makeStream()
+            let stop = StopSignals { ends.continuation.yield() }
             // The session tells the display of Ctrl-Z and fg; a meter has no recorder to activate it.
             try? AudioSession.shared.setActive(true)
             let live = LiveMeter(hidden: false, json: json, plainInterval: Self.plainInterval)
             defer { live.finish() }
+            let failure = Mutex<(any Error)?>(nil)
             // Seconds of input measured at the last reading. A reading with no new input would show as silence
             // what did not come yet: a sound server may take a second to deliver a new stream's first frames, and
             // a busy machine may hold a period back. Times and --duration count input, as record's do.
-            var measured = 0.0
-            while stop.received == nil {
-                guard try await live.nextTick() else { continue }
-                if let failure = meter.failure { throw DeviceFailure(error: failure) }
+            let measured = Mutex(0.0)
+            let ticker = live.start { [device = capture.device, duration = capture.duration] live in
+                guard failure.withLock({ $0 == nil }) else { return }
+                if let error = meter.failure {
+                    failure.withLock { $0 = DeviceFailure(error: error) }
+                    ends.continuation.yield()
+                    return
+                }
                 let time = meter.currentTime
-                guard time > measured else { continue }
-                measured = time
+                guard measured.withLock({ measured in
+                    defer { measured = max(measured, time) }
+                    return time > measured
+                }) else { return }
                 meter.updateMeters()
                 let channels = 0..<meter.channelCount
                 let levels = AudioLevels(
                     peak: channels.map { Double(meter.peakPower(forChannel: $0)) },
                     average: channels.map { Double(meter.averagePower(forChannel: $0)) })
-                try live.show(
-                    levels, elapsed: time, bytes: nil,
-                    status: MeterLine.status("METER  ", title: capture.device.terminalSafe, elapsed: time, bytes: nil))
-                if let duration = capture.duration, time >= duration { break }
+                do {
+                    try live.show(
+                        levels, elapsed: time, bytes: nil,
+                        status: MeterLine.status("METER  ", title: device.terminalSafe, elapsed: time, bytes: nil))
+                } catch {
+                    failure.withLock { $0 = error }
+                }
+                if let duration, time >= duration { ends.continuation.yield() }
+            }
+            for await _ in ends.stream { break }
+            ticker.stop()
+            withExtendedLifetime(stop) {}
+            if let error = failure.withLock({ $0 }) {
+                meter.stop()
+                throw error
             }
             meter.stop()
         }

@@ -21,9 +21,10 @@ extension VoiceMemo {
                 it, downloads nothing. Remove that directory to empty it.
 
                 On a terminal it shows the position and the output level, redrawn in place, and takes keys: space \
-                pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, +/- change the speed by 0.25 \
-                (0.25 to 4), n and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, \
-                off), q quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
+                pauses and resumes, ←/→ seek 5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker \
+                before or after in the memo heard ('info' lists them), +/- change the speed by 0.25 (0.25 to 4), n \
+                and p go to the next and previous memo, s sets the sleep timer (15, 30, 60 minutes, off), q quits; \
+                Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
                 --start and --end play a range of a memo, to the frame, and --loops repeats exactly that range, without \
                 a gap: a sentence to learn or to transcribe. --rate plays at 0.25 to 4 times the speed, the pitch kept, \
@@ -103,7 +104,7 @@ extension VoiceMemo {
                 throw StillRecording(memo: recording)
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
-            IOBufferChoice.apply()
+            IOBufferChoice.apply(IOBufferChoice.playing)
             let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
             let display = onTerminal ? TerminalDisplay() : nil
             let announces = !json && display == nil
@@ -133,6 +134,7 @@ extension VoiceMemo {
                 ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
             } else {
                 let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
+                    ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }
                 defer { notices?.end() }
                 ending = try await run.run()
             }

@@ -45,10 +45,10 @@ extension VoiceMemo {
             if failures > 0 { throw ExitCode.failure }
         }
 
-        /// e.g. `opus 48 kHz mono 32 kb/s`, `wav 44.1 kHz stereo 24-bit`.
+        /// e.g. `opus 48 kHz mono 32 kb/s`, `aac 48 kHz mono 64 kb/s`, `wav 44.1 kHz stereo 24-bit`.
         static func settings(_ settings: AudioSettings) -> String {
             let format = Describe.format(settings.format, sampleRate: settings.sampleRate, channels: settings.channelCount)
-            if settings.format == .opus { return format + " \(settings.effectiveBitRate / 1000) kb/s" }
+            if [.opus, .aac].contains(settings.format) { return format + " \(settings.effectiveBitRate / 1000) kb/s" }
             return format + (settings.effectiveBitDepth == .float32 ? " float" : " \(settings.effectiveBitDepth.rawValue)-bit")
         }
     }
@@ -72,7 +72,8 @@ private struct PresetJSON: Encodable {
         format = preset.settings.format
         sampleRate = preset.settings.sampleRate
         channels = preset.settings.channelCount
-        bitDepth = preset.settings.format == .opus ? nil : preset.settings.effectiveBitDepth.rawValue
-        bitRate = preset.settings.format == .opus ? preset.settings.effectiveBitRate : nil
+        let hasBitRate = [.opus, .aac].contains(preset.settings.format)
+        bitDepth = hasBitRate ? nil : preset.settings.effectiveBitDepth.rawValue
+        bitRate = hasBitRate ? preset.settings.effectiveBitRate : nil
     }
 }

@@ -16,8 +16,12 @@ extension VoiceMemo {
                 --format the memo is 16-bit mono WAV at 48 kHz. On a terminal a live meter shows each \
                 channel's level, the elapsed time and the file size; otherwise a plain line of levels every \
                 second. When standard input is a terminal, keys act: space pauses and resumes (nothing of \
-                the pause is recorded), q or Enter stops; Ctrl-Z pauses too, until fg. A recording whose \
-                process is killed keeps what reached the disk and is listed as recovered.
+                the pause is recorded), m drops a marker at the current time (shown on the status line; \
+                'info' lists the markers, 'play' jumps between them with [ and ]), q or Enter stops; Ctrl-Z \
+                pauses too, until fg. --format m4a records AAC-LC (64 kb/s per channel unless --bitrate \
+                says otherwise). --artist, --album and --comment go into the file's tags with the title and \
+                date. A recording whose process is killed keeps what reached the disk (all but its last \
+                second at most) and the markers dropped, and is listed as recovered.
                 """)
 
         @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -27,6 +31,9 @@ extension VoiceMemo {
 
         @OptionGroup(title: "Encoding")
         var encoding: EncodingOptions
+
+        @OptionGroup(title: "Tags")
+        var tags: TagOptions
 
         @OptionGroup
         var capture: CaptureOptions
@@ -46,14 +53,16 @@ extension VoiceMemo {
             let wakes = AsyncStream<Void>.makeStream()
             let stop = StopSignals { wakes.continuation.yield() }
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let ticket = try store.beginRecording(title: title ?? "Memo \(Describe.date(Date()))", settings: settings)
+            let ticket = try store.beginRecording(
+                title: title ?? "Memo \(Describe.date(Date()))", settings: settings, artist: tags.artist, album: tags.album,
+                comment: tags.comment)
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
             // Keys come from the live display's terminal or, when nothing is drawn there (--no-meter, --json, output
             // to a pipe), from standard input alone when it is a terminal.
             let keyboard = live.display ?? TerminalDisplay(drawing: false)
             defer { keyboard?.finish() }
-            IOBufferChoice.apply()
+            IOBufferChoice.apply(IOBufferChoice.recording)
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
@@ -72,8 +81,11 @@ extension VoiceMemo {
             }
             let shownTitle = ticket.memo.title.terminalSafe
             let path = ticket.fileURL.path
-            // q or Enter on the terminal: stop as Ctrl-C does; space pauses and resumes.
+            // q or Enter on the terminal: stop as Ctrl-C does; space pauses and resumes; m marks.
             let stopKey = Latch()
+            let marks = MarkerFlash()
+            // Off the live display a marker gets a line of its own.
+            let printsMarkers = live.display == nil && !json
             let keys = keyboard?.takesKeys == true ? Task {
                 for await key in Key.typed() {
                     switch key {
@@ -89,45 +101,53 @@ extension VoiceMemo {
                     case .quit, .enter:
                         stopKey.set()
                         wakes.continuation.yield()
+                    case .mark:
+                        guard let marker = recorder.addMarker() else { break }
+                        // In the index at once: a recording whose process dies keeps its markers. Should the store refuse,
+                        // the file still gets them.
+                        try? store.noteMarkers(recorder.markers, of: ticket)
+                        marks.dropped(recorder.markers.count)
+                        if printsMarkers {
+                            print("Marker \(recorder.markers.count) at \(Describe.duration(marker.time(atSampleRate: settings.sampleRate)))")
+                            fflush(nil)
+                        }
                     default: break
                     }
                 }
             } : nil
             defer { keys?.cancel() }
-            if !live.isShown {
-                for await _ in wakes.stream {
-                    let isStopping = stop.received != nil || stopKey.isSet
-                    if isStopping { recorder.stop() }
-                    if isStopping || progress.hasFinished { break }
-                }
-            }
-            while !progress.hasFinished {
-                if stop.received != nil || stopKey.isSet {
-                    recorder.stop()
-                    break
-                }
-                guard try await live.nextTick(), !progress.hasFinished else { continue }
+            // The meter draws on a thread of its own; this task waits for a stop or the recording's end.
+            let channels = 0..<settings.channelCount
+            let ticker = live.isShown ? live.start { live in
+                guard !progress.hasFinished else { return }
                 recorder.updateMeters()
-                let channels = 0..<settings.channelCount
                 let levels = AudioLevels(
                     peak: channels.map { Double(recorder.peakPower(forChannel: $0)) },
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
-                let head = recorder.isRecording ? "● REC  " : "⏸ PAUSED  "
-                try live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
+                let head = marks.recent.map { "▼ MARKER \($0)  " } ?? (recorder.isRecording ? "● REC  " : "⏸ PAUSED  ")
+                // Only JSON lines throw, and record prints none.
+                try? live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
+            } : nil
+            for await _ in wakes.stream {
+                let isStopping = stop.received != nil || stopKey.isSet
+                if isStopping { recorder.stop() }
+                if isStopping || progress.hasFinished { break }
             }
+            ticker?.stop()
             live.finish()
             keyboard?.finish()
             await progress.waitUntilFinished()
             guard let summary = recorder.summary else { throw Self.failure(of: recorder, progress) }
-            let memo = try store.finishRecording(ticket, summary: summary)
+            let memo = try store.finishRecording(ticket, summary: summary, markers: recorder.markers)
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
             } else {
+                let markers = memo.markers.isEmpty ? "" : ", \(memo.markers.count) marker\(memo.markers.count == 1 ? "" : "s")"
                 print("Recorded “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                     + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
-                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))")
+                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))" + markers)
             }
             if let warning = progress.overrunWarning {
                 _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(warning)\n".utf8)
@@ -210,6 +230,29 @@ private final class RecordingProgress: Sendable {
             guard report.overruns > 0 else { return nil }
             return "the input overran \(report.overruns) time\(report.overruns == 1 ? "" : "s"); "
                 + Describe.number(report.lostTime, "%.2f") + " s of silence stands in the memo for what was lost"
+        }
+    }
+}
+
+/// The marker the `m` key dropped last, for the status line to show for a moment.
+///
+/// **Thread safety**: set by the task that reads the keys, read by the loop that draws.
+private final class MarkerFlash: Sendable {
+    /// Seconds the status line shows a new marker.
+    static let duration: Duration = .seconds(1.5)
+
+    private let last = Mutex<(number: Int, at: ContinuousClock.Instant)?>(nil)
+
+    /// Marker `number` was dropped just now.
+    func dropped(_ number: Int) {
+        last.withLock { $0 = (number, .now) }
+    }
+
+    /// The number of the marker dropped within ``duration``, if one was.
+    var recent: Int? {
+        last.withLock { last in
+            guard let last, ContinuousClock.now - last.at < Self.duration else { return nil }
+            return last.number
         }
     }
 }

@@ -9,9 +9,10 @@ extension VoiceMemo {
             discussion: """
                 Keeps the part from --start to --end (seconds, or m:ss, or h:mm:ss; the start and the end of the memo \
                 when left out), to the sample: WAV and CAF samples and Opus packets stay as they are, so nothing is \
-                lost to a second encoding. The memo as it was goes to the trash: 'voicememo restore MEMO' or \
-                'voicememo undo' brings it back, 'voicememo trash' lists what the trash keeps. A memo still being \
-                recorded is not trimmed.
+                lost to a second encoding. Markers move with what they mark; those before --start or after --end \
+                are dropped. The memo as it was goes to the trash: 'voicememo restore MEMO' or 'voicememo undo' \
+                brings it back, 'voicememo trash' lists what the trash keeps. A memo still being recorded is not \
+                trimmed, nor an M4A memo (its AAC would be encoded again: export it as WAV and import that to trim it).
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -56,7 +57,7 @@ extension VoiceMemo {
             abstract: "Bring back a memo's version before its last edit, from the trash.",
             discussion: """
                 The version the last edit (a trim) replaced comes back in place of the memo's audio, with its length, \
-                levels and loudness; the memo keeps its title. The version it replaces is dropped (make the edit again \
+                levels, loudness and markers; the memo keeps its title. The version it replaces is dropped (make the edit again \
                 to have it back). Run it again to go back another edit.
                 """)
 

@@ -1,15 +1,16 @@
 import ArgumentParser
 import AudioIO
 
-/// A format name as the command line takes it: only the formats that can be written.
+/// A format name as the command line takes it: only the formats memos are kept in (`m4a`: AAC-LC).
 enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
-    case wav, caf, opus
+    case wav, caf, opus, m4a
 
     var format: AudioFileFormat {
         switch self {
         case .wav: .wav
         case .caf: .caf
         case .opus: .opus
+        case .m4a: .aac
         }
     }
 }
@@ -17,24 +18,24 @@ enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
 /// How to encode a memo: a preset, or a format with its parameters. Shared by `import` and `record`.
 struct EncodingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "A named set of settings, e.g. voice, music or lossless.",
+        "A named set of settings, e.g. voice, music, lossless or m4a.",
         discussion: "Presets are JSON files; see Presets/ in the source tree or share/voicememo/presets.",
         valueName: "name"))
     var preset: String?
 
-    @Option(help: "The file format.")
+    @Option(help: "The file format (m4a: AAC-LC, what phones and Apple's Voice Memos play).")
     var format: FileFormatArgument?
 
-    @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000).", valueName: "hz"))
+    @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000; M4A: 8000 to 96000, e.g. 44100).", valueName: "hz"))
     var sampleRate: Double?
 
-    @Option(help: ArgumentHelp("Channel count: 1 (mono) or more.", valueName: "n"))
+    @Option(help: ArgumentHelp("Channel count: 1 (mono) or more (M4A: 1 or 2).", valueName: "n"))
     var channels: Int?
 
     @Option(help: ArgumentHelp("Bits per sample for WAV and CAF: 16, 24 or 32 (float).", valueName: "bits"))
     var bitDepth: Int?
 
-    @Option(help: ArgumentHelp("Opus bit rate in bits per second, e.g. 32000.", valueName: "bps"))
+    @Option(help: ArgumentHelp("Opus or M4A bit rate in bits per second, e.g. 32000 (default: Opus 32000, M4A 64000 per channel).", valueName: "bps"))
     var bitrate: Int?
 
     func validate() throws {

@@ -2,8 +2,9 @@ import AudioIO
 import FoundationEssentials
 import MemoStore
 
-/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, and `loudness`
-/// (`integrated` LUFS, `range` LU, `truePeak` dBTP) once measured.
+/// A memo as `--json` prints it: the fields of the CLI contract, with `file` as an absolute path, `loudness`
+/// (`integrated` LUFS, `range` LU, `truePeak` dBTP) once measured, the tags it has (`artist`, `album`, `comment`) and its
+/// markers (`frame` at `sampleRate`, `time` in seconds, `name` if it has one).
 struct MemoJSON: Encodable {
     let id: String
     let title: String
@@ -19,6 +20,17 @@ struct MemoJSON: Encodable {
     let state: Memo.State
     /// Omitted until measured.
     let loudness: AudioLoudness?
+    let artist: String?
+    let album: String?
+    let comment: String?
+    let markers: [MarkerJSON]
+
+    /// A marker: where it is, in frames and seconds, and its name.
+    struct MarkerJSON: Encodable {
+        let frame: Int64
+        let time: Double
+        let name: String?
+    }
 
     init(_ memo: Memo, in store: MemoStore) {
         id = memo.id
@@ -36,6 +48,10 @@ struct MemoJSON: Encodable {
         loudness = memo.loudness.map {
             AudioLoudness(integrated: Self.rounded($0.integrated), range: Self.rounded($0.range), truePeak: Self.rounded($0.truePeak))
         }
+        artist = memo.artist
+        album = memo.album
+        comment = memo.comment
+        markers = memo.markers.map { MarkerJSON(frame: $0.framePosition, time: $0.time(atSampleRate: memo.sampleRate), name: $0.name) }
     }
 
     /// Levels (and loudness) to 0.01 dB: finer than any meter shows, and free of float noise in the output.

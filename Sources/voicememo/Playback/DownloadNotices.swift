@@ -10,20 +10,39 @@ struct DownloadNotices {
     /// Listens to the players of `items` that are addresses.
     init(items: [PlayItem], players: [AudioPlayer]) {
         listeners = zip(items, players).filter { $0.0.isRemote }.map { item, player in
-            let events = player.events()
             let title = item.title.terminalSafe
-            return Task {
-                for await event in events {
-                    switch event {
-                    case .playbackStalled:
-                        print("Waiting for “\(title)” to download, at \(Describe.duration(player.currentTime))")
-                    case .playbackResumed:
-                        print("Playing “\(title)” on from \(Describe.duration(player.currentTime))")
-                    default:
-                        continue
-                    }
-                    fflush(nil)
+            return Self.listen(to: player.events(), stalled: .playbackStalled, resumed: .playbackResumed) { (title, player.currentTime) }
+        }
+    }
+
+    /// Listens to `queue` of `items`, when it has addresses; the lines name the memo heard.
+    init(items: [PlayItem], queue: AudioQueuePlayer) {
+        let titles = Dictionary(items.map { ($0.url, $0.title.terminalSafe) }) { first, _ in first }
+        listeners = items.contains(where: \.isRemote) ? [
+            Self.listen(to: queue.events(), stalled: .playbackStalled, resumed: .playbackResumed) {
+                (queue.currentItem.flatMap { titles[$0] } ?? "", queue.currentTime)
+            },
+        ] : []
+    }
+
+    /// Prints a line for each `stalled` and `resumed` of `events`, naming what `heard` says is heard, and where.
+    private static func listen<Event: Equatable & Sendable>(
+        to events: AsyncStream<Event>, stalled: Event, resumed: Event,
+        heard: @escaping @Sendable () -> (title: String, time: TimeInterval)
+    ) -> Task<Void, Never> {
+        Task {
+            for await event in events {
+                switch event {
+                case stalled:
+                    let (title, time) = heard()
+                    print("Waiting for “\(title)” to download, at \(Describe.duration(time))")
+                case resumed:
+                    let (title, time) = heard()
+                    print("Playing “\(title)” on from \(Describe.duration(time))")
+                default:
+                    continue
                 }
+                fflush(nil)
             }
         }
     }

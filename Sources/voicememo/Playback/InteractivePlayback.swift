@@ -5,8 +5,9 @@ import FoundationEssentials
 /// average dBFS and peak hold, unless the meter is off) over a status line (playing or paused, title, position, the
 /// memo's place in turn, the sleep timer, speed; buffering while an address waits for its download), and for an
 /// address a bar of what is downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the
-/// terminal too, keys: space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, +/- change the speed by
-/// 0.25, n/p go to the next or previous memo, s sets the sleep timer, q quits.
+/// terminal too, keys: space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker
+/// before or after in the memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the
+/// sleep timer, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -14,6 +15,8 @@ struct InteractivePlayback {
     static let longSeekStep: TimeInterval = 15
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
+    /// Seconds past a marker within which `[` goes to the one before it, as a player's "previous" does.
+    static let markerGrace: TimeInterval = 1
 
     let run: PlaybackRun
     let showsMeter: Bool
@@ -35,22 +38,25 @@ struct InteractivePlayback {
             defer { ended.set() }
             return try await run.run()
         }
-        while !ended.isSet {
+        // Drawn on a thread of its own while this task waits for playback to end.
+        let ticker = live.start { [self] live in
             // Not once playback has ended: the players are back at the start by then.
-            guard try await live.nextTick(), !ended.isSet else { continue }
+            guard !ended.isSet else { return }
             let levels = showsMeter ? playback.levels() : AudioLevels(peak: [], average: [])
             let position = playback.currentTime
             let duration = playback.duration
             let footer = playback.loadedTimeRanges.map { loaded in
                 { (columns: Int) in ProgressBar.line(position: position, duration: duration, loaded: loaded, columns: columns) }
             }
-            try live.show(
+            // Only JSON lines throw, and a terminal is drawn on.
+            try? live.show(
                 levels, elapsed: position, bytes: nil,
                 status: MeterLine.playback(
                     playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
                     rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering),
                 footer: footer)
         }
+        defer { ticker.stop() }
         return try await playing.value
     }
 
@@ -73,9 +79,17 @@ struct InteractivePlayback {
             playback.previous()
         case .sleep:
             sleepTimer.cycle()
+        case .previousMarker, .nextMarker:
+            let now = playback.currentTime
+            let markers = playback.markerTimes
+            // Back past the start of the memo is its start; on past the last marker, nowhere.
+            let target = key == .nextMarker
+                ? markers.first { $0 > now + 0.01 } : markers.last { $0 < now - Self.markerGrace } ?? 0
+            guard let target else { break }
+            playback.seek(to: target)
         case .quit:
             run.quit()
-        case .enter:
+        case .enter, .mark:
             break
         }
     }

@@ -1,3 +1,4 @@
+import AudioIO
 import FoundationEssentials
 import MemoStore
 
@@ -14,7 +15,16 @@ struct PlayItem {
     /// Whether it is an address, played as it downloads.
     var isRemote: Bool { !url.isFileURL }
 
-    /// The items `arguments` name, in order. An `http://` or `https://` argument is an address. An argument with a `/` in it (`./Standup`, `~/x.m4a`) is a file, unless
+    /// The memo's markers, or the file's, in seconds from the start, in order; none for an address (its tags are not
+    /// read ahead of its audio).
+    var markerTimes: [TimeInterval] {
+        if let memo { return memo.markers.map { $0.time(atSampleRate: memo.sampleRate) } }
+        guard !isRemote, let file = try? AudioFile(forReading: url) else { return [] }
+        return file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
+    }
+
+    /// The items `arguments` name, in order. An `http://` or `https://` argument is an address. An argument with a `/`
+    /// in it (`./Standup`, `~/x.m4a`) is a file, unless
     /// no file is there and a memo has that title; one without is a memo reference, unless it names no memo and a
     /// file of that name is in the current directory. A memo named twice plays once. The store in `directory` is
     /// neither opened nor created when only files are named.

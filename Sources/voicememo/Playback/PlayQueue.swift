@@ -44,9 +44,11 @@ final class PlayQueue: Playback {
     var rate: Float { queue.rate }
     var volume: Float { queue.volume }
     var devices: Set<String> { [queue.currentDevice ?? "default"] }
-    /// Addresses in a queue play as they download, without a bar of what is downloaded.
-    var loadedTimeRanges: [Range<TimeInterval>]? { nil }
-    var isBuffering: Bool { false }
+    var loadedTimeRanges: [Range<TimeInterval>]? {
+        queue.currentItem.map { !$0.isFileURL } == true ? queue.loadedTimeRanges : nil
+    }
+    var isBuffering: Bool { queue.isPlaybackBufferEmpty }
+    var markerTimes: [TimeInterval] { queue.currentItem.flatMap(item(playing:))?.markerTimes ?? [] }
 
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         let events = queue.events()

@@ -24,6 +24,8 @@ protocol Playback: AnyObject, Sendable {
     var loadedTimeRanges: [Range<TimeInterval>]? { get }
     /// Whether playback waits for a download to catch up.
     var isBuffering: Bool { get }
+    /// The markers of the memo heard (the first of memos played together), in seconds, in order: where `[` and `]` go.
+    var markerTimes: [TimeInterval] { get }
 
     /// Starts playing, and calls `report` once it has ended: played to its end, or failed.
     ///

@@ -33,6 +33,7 @@ final class PlayerGroup: Playback {
     var devices: Set<String> { Set(players.map { $0.currentDevice ?? "default" }) }
     var loadedTimeRanges: [Range<TimeInterval>]? { items[0].isRemote ? lead.loadedTimeRanges : nil }
     var isBuffering: Bool { players.contains(where: \.isPlaybackBufferEmpty) }
+    var markerTimes: [TimeInterval] { items[0].markerTimes }
 
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         for player in players {

@@ -11,6 +11,10 @@ enum Key: Equatable, Sendable {
     case next, previous
     /// `s`.
     case sleep
+    /// `m`: a marker, while recording.
+    case mark
+    /// `[` and `]`: to the marker before, or after, while playing.
+    case previousMarker, nextMarker
 
     /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`, with shift
     /// `ESC [ 1 ; 2 C` / `ESC [ 1 ; 2 D`; Enter is `\n`, or `\r` where the terminal does not translate it).
@@ -44,6 +48,9 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "s"), UInt8(ascii: "S"): keys.append(.sleep)
             case UInt8(ascii: "q"), UInt8(ascii: "Q"): keys.append(.quit)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"): keys.append(.enter)
+            case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.mark)
+            case UInt8(ascii: "["): keys.append(.previousMarker)
+            case UInt8(ascii: "]"): keys.append(.nextMarker)
             default: break
             }
             index += 1

@@ -5,7 +5,9 @@ import Glibc
 /// A level meter as a command shows it while it runs: redrawn in place about 20 times a second on a
 /// terminal (bars, peak and average per channel, peak hold, a status line), one plain line per
 /// reading when standard output is not a terminal, one JSON object per line with `--json`, or nothing.
-final class LiveMeter {
+///
+/// **Thread safety**: readings are shown from one thread at a time: the ``start(_:)`` ticker's while it runs.
+final class LiveMeter: @unchecked Sendable {
     /// How readings are shown.
     enum Style {
         case terminal(TerminalDisplay)
@@ -14,21 +16,23 @@ final class LiveMeter {
         case hidden
     }
 
-    /// Seconds between two redraws on a terminal, and between two looks at what a command waits for.
+    /// Seconds between two redraws on a terminal.
     static let tick = 0.05
 
     let style: Style
     /// Seconds between two readings.
     let interval: Double
     private var hold = PeakHold()
-    private let started = ContinuousClock.now
-    private var lastShown = ContinuousClock.now
+    private let started = LiveMeter.now()
+    /// The lines last made for the terminal, made again only when what they show changed: most redraws find the
+    /// levels of the last device period and the same status.
+    private var frame = Frame()
     /// The last reading on the terminal with any sound in it, and when it came.
-    private var lastSound: (levels: AudioLevels, at: ContinuousClock.Instant)?
+    private var lastSound: (levels: AudioLevels, at: Double)?
 
     /// Seconds a silent reading on the terminal may follow one with sound and still be taken for no news: a
-    /// device period (`record` and `play` move audio 8 times a second, the display is redrawn 20 times) and a tick.
-    static let quietGrace = IOBufferChoice.duration + tick
+    /// recording's device period (`record` moves audio 8 times a second, the display is redrawn 20 times) and a tick.
+    static let quietGrace = IOBufferChoice.recording + tick
 
     /// The meter for standard output: hidden when `hidden`, JSON lines when `json`, else the terminal's
     /// live display when standard output is one, else plain lines; off the terminal, a reading every
@@ -67,12 +71,11 @@ final class LiveMeter {
         return true
     }
 
-    /// Waits a tick and says whether a reading is due (an ``interval`` has passed since the last).
-    func nextTick() async throws -> Bool {
-        try await Task.sleep(for: .seconds(Self.tick))
-        guard ContinuousClock.now - lastShown >= .seconds(interval * 0.99) else { return false }
-        lastShown = .now
-        return true
+    /// Calls `reading` on a thread of its own every ``interval`` seconds to show one
+    /// reading (``show(_:elapsed:bytes:status:)``), until the ticker it returns is stopped, which must come before
+    /// ``finish()``.
+    func start(_ reading: @escaping @Sendable (LiveMeter) -> Void) -> Ticker {
+        Ticker(every: interval, name: "live-meter") { [self] in reading(self) }
     }
 
     /// Shows one reading: `levels` per channel (none: the status line alone), `elapsed` seconds and the
@@ -87,19 +90,24 @@ final class LiveMeter {
         case .terminal(let display):
             let levels = withoutFlicker(levels)
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
-            let marks = hold.update(peaks: levels.peak, at: (ContinuousClock.now - started) / .seconds(1))
+            let marks = hold.update(peaks: levels.peak, at: Self.now() - started)
             let columns = display.columns
-            let line = MeterLine(columns: columns, usesColor: TerminalDisplay.allowsColor)
-            let channels = levels.peak.indices.map { channel in
-                let text = line.channel(
-                    MeterLine.label(channel: channel, of: levels.peak.count), peak: levels.peak[channel],
-                    average: levels.average[channel], hold: marks[channel])
-                // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
-                return line.layout == .peakOnly ? text.truncated(toColumns: columns) : text
+            if columns != frame.columns || levels.peak.count != frame.channels.count {
+                frame = Frame(columns: columns, channels: Array(repeating: nil, count: levels.peak.count))
             }
+            let line = MeterLine(columns: columns, usesColor: TerminalDisplay.allowsColor)
+            for channel in levels.peak.indices {
+                let shown = line.shown(peak: levels.peak[channel], average: levels.average[channel], hold: marks[channel])
+                guard frame.channels[channel]?.shown != shown else { continue }
+                let text = line.channel(MeterLine.label(channel: channel, of: levels.peak.count), shown)
+                // Without a bar there are no colors, and the text alone may be too wide for a tiny terminal.
+                frame.channels[channel] = (shown, line.layout == .peakOnly ? text.truncated(toColumns: columns) : text)
+            }
+            let status = status()
+            if frame.status?.line != status { frame.status = (status, status.fitted(toColumns: columns)) }
             // The last column stays free, as the other lines leave it.
             let below = footer.map { [$0(columns - 1)] } ?? []
-            display.draw(channels + [status().fitted(toColumns: columns)] + below, columns: columns)
+            display.draw(frame.channels.compactMap(\.?.text) + [frame.status!.text] + below, columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
             fflush(nil)
@@ -115,15 +123,30 @@ final class LiveMeter {
     /// between two device periods finds nothing new, which the meter would show as silence, the bars dropping
     /// to nothing and back with every period.
     private func withoutFlicker(_ levels: AudioLevels) -> AudioLevels {
-        let now = ContinuousClock.now
+        let now = Self.now()
         if levels.peak.contains(where: { $0 > AudioLevels.floor }) {
             lastSound = (levels, now)
             return levels
         }
         guard let lastSound, lastSound.levels.peak.count == levels.peak.count,
-            now - lastSound.at < .seconds(Self.quietGrace)
+            now - lastSound.at < Self.quietGrace
         else { return levels }
         return lastSound.levels
+    }
+
+    /// The terminal's lines as last made, and what they show.
+    private struct Frame {
+        /// The width they were made for.
+        var columns = 0
+        var channels: [(shown: MeterLine.Shown, text: String)?] = []
+        var status: (line: StatusLine, text: String)?
+    }
+
+    /// Seconds on the monotonic clock (a `Duration`'s arithmetic costs more than the rest of a redraw).
+    private static func now() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// Puts the terminal back, leaving the last reading on it.

@@ -46,34 +46,90 @@ struct MeterLine {
 
     /// The bar line of one channel, e.g. `L ██████▒▒··|····  -6.0 peak  -9.0 avg dBFS` (see ``Layout``).
     func channel(_ label: String, peak: Double, average: Double, hold: Double) -> String {
+        channel(label, shown(peak: peak, average: average, hold: hold))
+    }
+
+    /// What a channel's line shows of its levels: the bar's cells and the numbers as written. Levels that show the same
+    /// make the same line, which a redraw then need not make again.
+    struct Shown: Equatable {
+        var averageCells: Int
+        var peakCells: Int
+        /// The held peak's cell, nil while the hold is at the floor.
+        var holdCell: Int?
+        var peakTenths: Int
+        var averageTenths: Int
+        var peakWhole: Int
+    }
+
+    /// What the line of `peak`, `average` and `hold` (dBFS) shows.
+    func shown(peak: Double, average: Double, hold: Double) -> Shown {
+        let averageCells = cells(average)
+        return Shown(
+            averageCells: averageCells, peakCells: max(cells(peak), averageCells),
+            holdCell: hold > Self.floor ? min(cells(hold), barWidth - 1) : nil, peakTenths: Self.tenths(peak),
+            averageTenths: Self.tenths(average), peakWhole: Int(peak.rounded()))
+    }
+
+    /// The bar line of one channel that shows `shown`.
+    func channel(_ label: String, _ shown: Shown) -> String {
         switch layout {
-        case .full: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) peak \(Self.number(average)) avg dBFS"
-        case .short: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.number(peak)) pk \(Self.number(average)) av"
-        case .narrow: "\(label) \(bar(peak: peak, average: average, hold: hold)) \(Self.wholeNumber(peak))"
-        case .peakOnly: "\(label) \(Self.wholeNumber(peak))"
+        case .full: "\(label) \(bar(shown)) \(Self.number(shown.peakTenths)) peak \(Self.number(shown.averageTenths)) avg dBFS"
+        case .short: "\(label) \(bar(shown)) \(Self.number(shown.peakTenths)) pk \(Self.number(shown.averageTenths)) av"
+        case .narrow: "\(label) \(bar(shown)) \(Self.wholeNumber(shown.peakWhole))"
+        case .peakOnly: "\(label) \(Self.wholeNumber(shown.peakWhole))"
         }
     }
 
-    /// ``barWidth`` cells over ``floor`` … 0 dBFS.
-    private func bar(peak: Double, average: Double, hold: Double) -> String {
-        let averageCells = cells(average)
-        let peakCells = max(cells(peak), averageCells)
-        let holdCell = min(cells(hold), barWidth - 1)
-        var bar = ""
-        var color = ""
+    /// ``barWidth`` cells over ``floor`` … 0 dBFS, put together as bytes: a String appended to cell by cell cost more
+    /// than the rest of a redraw.
+    private func bar(_ shown: Shown) -> String {
+        var bar: [UInt8] = []
+        bar.reserveCapacity(barWidth * (usesColor ? 12 : 3) + 4)
+        var color: Zone?
         for cell in 0..<barWidth {
-            let symbol = cell == holdCell && hold > Self.floor ? "|" : cell < averageCells ? "█" : cell < peakCells ? "▒" : "·"
+            let symbol: Symbol = cell == shown.holdCell ? .hold : cell < shown.averageCells ? .average : cell < shown.peakCells ? .peak : .empty
             if usesColor {
-                let wanted = symbol == "·" ? "\u{1B}[2m" : zoneColor(cell)
+                let wanted = symbol == .empty ? Zone.dim : zone(cell)
                 if wanted != color {
-                    bar += "\u{1B}[0m" + wanted
+                    bar.append(Zone.reset)
+                    bar.append(wanted.escape)
                     color = wanted
                 }
             }
-            bar += symbol
+            bar.append(symbol.bytes)
         }
-        if usesColor { bar += "\u{1B}[0m" }
-        return bar
+        if usesColor { bar.append(Zone.reset) }
+        return String(decoding: bar, as: UTF8.self)
+    }
+
+    /// What a cell of the bar shows.
+    private enum Symbol {
+        case hold, average, peak, empty
+
+        var bytes: StaticString {
+            switch self {
+            case .hold: "|"
+            case .average: "█"
+            case .peak: "▒"
+            case .empty: "·"
+            }
+        }
+    }
+
+    /// A cell's color: by its level, or dim when empty.
+    private enum Zone {
+        case green, yellow, red, dim
+
+        var escape: StaticString {
+            switch self {
+            case .green: "\u{1B}[32m"
+            case .yellow: "\u{1B}[33m"
+            case .red: "\u{1B}[31m"
+            case .dim: "\u{1B}[2m"
+            }
+        }
+
+        static let reset: StaticString = "\u{1B}[0m"
     }
 
     /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB` (`head` is `● REC  `).
@@ -120,22 +176,33 @@ struct MeterLine {
     }
 
     /// The color of `cell`, by the level at its middle.
-    private func zoneColor(_ cell: Int) -> String {
+    private func zone(_ cell: Int) -> Zone {
         let level = Self.floor + (Double(cell) + 0.5) / Double(barWidth) * -Self.floor
-        return level < -18 ? "\u{1B}[32m" : level < -6 ? "\u{1B}[33m" : "\u{1B}[31m"
+        return level < -18 ? .green : level < -6 ? .yellow : .red
     }
 
-    /// A level to a tenth in a fixed width of 6, e.g. `  -6.0`, `-160.0`.
-    private static func number(_ level: Double) -> String {
-        padded(Describe.level(level), to: 6)
+    /// `level` in tenths of a dB, as ``Describe/level(_:)`` rounds it.
+    private static func tenths(_ level: Double) -> Int { Int((level * 10).rounded()) }
+
+    /// A level given in tenths, in a fixed width of 6, e.g. `  -6.0`, `-160.0`: as ``Describe/level(_:)`` writes it,
+    /// from whole numbers (printf through a `CVarArg` list cost more than the rest of a meter line).
+    private static func number(_ tenths: Int) -> String {
+        padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
     }
 
     /// A level in whole dB in a fixed width of 4, e.g. `  -6`, `-160`.
-    private static func wholeNumber(_ level: Double) -> String {
-        padded(Describe.number(level.rounded() + 0, "%.0f"), to: 4)
+    private static func wholeNumber(_ whole: Int) -> String {
+        padded(String(whole), to: 4)
     }
 
     private static func padded(_ text: String, to width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 bytes of `text`.
+    fileprivate mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append(contentsOf: $0) }
     }
 }

@@ -16,11 +16,16 @@ struct StatusLine: Equatable {
     func fitted(toColumns columns: Int) -> String {
         var fields = fields
         let titleColumns = title.terminalColumns
+        let headColumns = head.terminalColumns
         while true {
             let tail = fields.map { "  " + $0 }.joined()
-            let room = columns - head.terminalColumns - tail.terminalColumns
+            let tailColumns = tail.terminalColumns
+            let room = columns - headColumns - tailColumns
             if room >= min(titleColumns, Self.shortestTitle) || fields.isEmpty {
-                return (head + title.truncated(toColumns: max(room, 0)) + tail).truncated(toColumns: columns)
+                let title = title.fitted(toColumns: max(room, 0))
+                let line = head + title.text + tail
+                // Cut again only when not even the head and the time fit: measuring the whole line again costs.
+                return headColumns + title.columns + tailColumns <= columns ? line : line.truncated(toColumns: columns)
             }
             if fields.count > 1 {
                 fields.removeLast()

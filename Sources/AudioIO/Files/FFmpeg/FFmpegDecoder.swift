@@ -24,6 +24,9 @@ final class FFmpegDecoder {
     let formatName: String
     /// Bits per sample of a lossless codec (ALAC); `nil` for a lossy one.
     let bitDepth: Int?
+    /// Whether the file is an MP4 or MOV (M4A, 3GP, ...), whose index states every packet's time and the audio's exact
+    /// length: its AAC packets copy into an M4A as they are (``M4ACopy``).
+    let isMP4: Bool
     let metadata: AudioMetadata
 
     private var input: FFmpegInput
@@ -61,9 +64,8 @@ final class FFmpegDecoder {
         case let name where name.hasPrefix("wma"): .wma
         default: .other
         }
-        let date = input.tag("creation_time") ?? input.tag("date")
-        metadata = AudioMetadata(
-            title: input.tag("title").flatMap { $0.isEmpty ? nil : $0 }, creationDate: date.flatMap(AudioMetadata.date(fromText:)))
+        metadata = input.metadata
+        isMP4 = input.statedFrameCount != nil
         if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp
@@ -176,7 +178,8 @@ final class FFmpegDecoder {
         }
     }
 
-    private static func open(_ source: FFmpegInput.Origin, path: String) throws(AudioFileError) -> FFmpegInput {
+    /// Opens `source` through ``FFmpegInput``, saying what is wrong with it as an ``AudioFileError`` naming `path`.
+    static func open(_ source: FFmpegInput.Origin, path: String) throws(AudioFileError) -> FFmpegInput {
         do {
             return try FFmpegInput(source)
         } catch {

@@ -45,15 +45,16 @@ final class FFmpegInput {
     enum SampleFormat { case uint8, int16, int32, int64, float32, float64 }
 
     private var io: UnsafeMutablePointer<AVIOContext>?
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
-    private var packet = av_packet_alloc()
+    private(set) var packet = av_packet_alloc()
     private var frame = av_frame_alloc()
-    private var stream: UnsafeMutablePointer<AVStream>?
+    private(set) var stream: UnsafeMutablePointer<AVStream>?
     private var draining = false
 
-    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead.
-    private static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
+    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead. Touched
+    /// before the first call into FFmpeg.
+    static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
 
     /// Where the bytes come from.
     enum Origin {
@@ -68,10 +69,13 @@ final class FFmpegInput {
 
     /// Opens `origin` and the decoder of its best audio stream.
     ///
+    /// - Parameter containers: The containers to open: ``containers`` unless told otherwise (FLAC, Ogg and MP3, whose
+    ///   chapters libsndfile does not read).
+    ///
     /// The corresponding C functions are `avio_open` (a file) or `avio_alloc_context` (bytes),
     /// `av_probe_input_buffer2`, `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream` and
     /// `avcodec_open2`.
-    init(_ origin: Origin) throws(OpenFailure) {
+    init(_ origin: Origin, containers: Set<Substring> = FFmpegInput.containers) throws(OpenFailure) {
         _ = Self.quiet
         let path: String
         switch origin {
@@ -107,7 +111,7 @@ final class FFmpegInput {
         var container: UnsafePointer<AVInputFormat>?
         // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
         guard av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0, let container,
-              String(cString: container.pointee.name).split(separator: ",").contains(where: Self.containers.contains)
+              String(cString: container.pointee.name).split(separator: ",").contains(where: containers.contains)
         else { throw .unrecognized }
         format = avformat_alloc_context()
         format?.pointee.pb = io

@@ -25,7 +25,8 @@ import SystemPackage
 struct OpusStreamCopy {
     /// What a copy changes; everything else is copied as it is.
     struct Edit: Equatable {
-        /// Title and date for the comment header; `nil` keeps the comments as they are.
+        /// Tags and markers for the comment header (markers in frames of the rate the stream decodes at); `nil` keeps
+        /// the comments as they are.
         var metadata: AudioMetadata?
         /// Decibels added to the identification header's output gain.
         var gain = 0.0
@@ -56,6 +57,8 @@ struct OpusStreamCopy {
         var pending: [OggPacket] = []
         var written: Int64 = 0
         var damageSeen = false
+        /// The rate the markers' frames count in.
+        var sampleRate = 48000.0
 
         func write(_ pages: [OggPage]) throws {
             for page in pages {
@@ -92,6 +95,7 @@ struct OpusStreamCopy {
                         guard headers.count == 2 else {
                             if headers.isEmpty {
                                 guard var head = OpusHead(packet: packet.data) else { throw NotCopyable(description: "it is not Opus") }
+                                sampleRate = head.decodingRate
                                 head.outputGain += edit.gain
                                 packet.data = head.packet
                                 if let samples = edit.samples {
@@ -104,7 +108,7 @@ struct OpusStreamCopy {
                                 guard var tags = OpusTags(packet: packet.data) else {
                                     throw NotCopyable(description: "its comment header is damaged")
                                 }
-                                if let metadata = edit.metadata { tags.replace(with: metadata) }
+                                if let metadata = edit.metadata { tags.replace(with: metadata, sampleRate: sampleRate) }
                                 packet.data = tags.packet
                             }
                             headers.append(packet)
