@@ -38,9 +38,11 @@ extension AudioQueuePlayer {
         set {
             withState { state, events in
                 if newValue == 0 { return _ = Self.pause(&state) }
+                // Where the listener is, reckoned at the rate what is queued was played at.
+                let heard = state.currentTime
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+                if state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
             }
         }
     }

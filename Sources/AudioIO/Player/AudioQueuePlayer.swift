@@ -314,11 +314,12 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         return result
     }
 
-    /// Makes a new voice from the current item at the position heard, playing on if it was playing: after an edit
-    /// the decoder has read past, or a change to be heard at once on a device that queues long.
-    func restart(_ state: inout State, _ events: inout [Event]) {
+    /// Makes a new voice from the current item at the position heard (`heard`, when a change already moved
+    /// ``State/currentTime``), playing on if it was playing: after an edit the decoder has read past, or a change to be
+    /// heard at once on a device that queues long.
+    func restart(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
         let wasPlaying = state.isPlaying
-        state.time = state.currentTime
+        state.time = heard ?? state.currentTime
         state.release()
         state.isPlaying = false
         if wasPlaying { _ = start(&state, &events) }
@@ -326,10 +327,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// After a change to what the voice sounds like (rate, volume) on a device that holds much queued: goes on from
-    /// the position heard with a new voice, so that the change is heard now rather than after the queue.
-    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
+    /// the position heard (`heard`, as ``restart(_:_:from:)`` takes it) with a new voice, so that the change is heard
+    /// now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
-        restart(&state, &events)
+        restart(&state, &events, from: heard)
     }
 
     /// Resumes the voice, or makes one from the first item that can be played (reporting and dropping
