@@ -7,7 +7,8 @@ extension AudioPlayer {
     /// end with the player.
     ///
     /// The render thread never waits for it: it writes each period's frames into a lock-free ring (a second of audio)
-    /// that a thread of the tap's empties every 10 ms. A reader that falls behind by more than that loses frames,
+    /// that a thread of the tap's empties twice a period (every 10 ms at the shortest: see
+    /// ``AudioSession/ioBufferDuration``). A reader that falls behind by more than that ring loses frames,
     /// counted in ``RenderedAudio/framesDroppedBefore``.
     public func renderedAudio() -> AsyncStream<RenderedAudio> {
         state.withLock { PlayerTap.made(&$0.tap, playing: $0.voice, on: $0.engine) }.stream()

@@ -3,13 +3,14 @@ import Glibc
 import Synchronization
 
 /// A player's tap: the frames its voices were mixed with, taken from each voice's ``RenderTap`` by a thread of its own
-/// every 10 ms and handed to the streams of `renderedAudio()` as ``RenderedAudio``.
+/// every half period of the device (10 ms at least) and handed to the streams of `renderedAudio()` as ``RenderedAudio``.
 ///
 /// **Threads**: made and attached under the player's lock; its thread reads the rings (their only consumer) and
 /// yields under its own lock. The render threads only write the rings.
 final class PlayerTap: @unchecked Sendable {
-    /// How often the tap's thread looks at the rings.
-    static let interval = 0.01
+    /// How often the tap's thread looks at the rings at most: the render thread writes them once a period, a quarter
+    /// of a second with `play`'s, and looking more often than twice a period finds nothing new.
+    static let shortestInterval = 0.01
     /// Seconds a voice's ring holds: what the tap's thread may fall behind before the render thread drops frames.
     static let ringSeconds = 1.0
 
@@ -21,7 +22,8 @@ final class PlayerTap: @unchecked Sendable {
         let channelCount: Int
     }
 
-    private let state = Mutex((attachments: [Attachment](), subscribers: EventSubscribers<RenderedAudio>(), isRunning: false))
+    private let state = Mutex((
+        attachments: [Attachment](), subscribers: EventSubscribers<RenderedAudio>(), isRunning: false, interval: shortestInterval))
 
     deinit {
         state.withLock { $0.subscribers.finish() }
@@ -41,7 +43,11 @@ final class PlayerTap: @unchecked Sendable {
         let channels = engine.configuration.channelCount
         let ring = voice.tap.storeIfNilThenLoad(
             RenderTap(channelCount: channels, capacityFrames: Int(engine.sampleRate * Self.ringSeconds)))
-        state.withLock { $0.attachments.append(Attachment(ring: ring, voice: voice, sampleRate: engine.sampleRate, channelCount: channels)) }
+        let halfPeriod = Double(engine.configuration.periodFrames) / engine.sampleRate / 2
+        state.withLock { state in
+            state.attachments.append(Attachment(ring: ring, voice: voice, sampleRate: engine.sampleRate, channelCount: channels))
+            state.interval = max(Self.shortestInterval, halfPeriod)
+        }
     }
 
     /// A new stream of the blocks rendered from now on; the tap's thread starts with the first.
@@ -56,15 +62,16 @@ final class PlayerTap: @unchecked Sendable {
             RealtimeThread.start(name: "audio-tap", realtime: false) { [weak self] in
                 // Held weakly between looks: the tap goes with its player, and the thread with it.
                 while let tap = self {
-                    tap.drain()
-                    usleep(useconds_t(Self.interval * 1_000_000))
+                    let interval = tap.drain()
+                    usleep(useconds_t(interval * 1_000_000))
                 }
             }
         }
     }
 
     /// Takes what every ring holds, in order, to the streams; forgets the rings of voices gone and read to the end.
-    private func drain() {
+    /// Returns how long to wait before the next look.
+    private func drain() -> TimeInterval {
         let attachments = state.withLock { $0.attachments }
         var blocks: [RenderedAudio] = []
         for attachment in attachments {
@@ -78,10 +85,11 @@ final class PlayerTap: @unchecked Sendable {
                     framesDroppedBefore: ring.droppedFrames.exchange(0, ordering: .relaxed)))
             }
         }
-        state.withLock { state in
+        return state.withLock { state in
             // A voice gone writes no more: its ring, once read, can go.
             state.attachments.removeAll { $0.voice == nil && $0.ring.markers.availableToRead == 0 }
             state.subscribers.yield(blocks)
+            return state.interval
         }
     }
 }
