@@ -8,7 +8,9 @@ import Glibc
 /// Stereo, 48 kHz, 480-frame periods: the engine's preferred device settings. Every voice has its own pan,
 /// metering on and a fade always under way (one second each, one after the other), so every branch that
 /// steady playback takes in the mix is taken here. ``refill()`` is the decoder's and the meter reader's
-/// share of the work and belongs outside the measured region; ``renderCycle()`` is the render thread's.
+/// share of the work and belongs outside the measured region; ``renderCycle()`` is the render thread's. With `tapped`,
+/// every voice has a player's tap: the render thread also hands its mixed frames to the tap's ring, which ``refill()``
+/// empties as the tap's thread does.
 final class RenderRig {
     static let sampleRate = 48_000
     static let channelCount = 2
@@ -29,8 +31,9 @@ final class RenderRig {
     private var nextFadeFrame: Int64 = 0
     private var fades = 0
 
-    /// `voiceCount` voices playing from the next cycle on, each with a ring of `ringSeconds`, filled.
-    init(voiceCount: Int, ringSeconds: Double) {
+    /// `voiceCount` voices playing from the next cycle on, each with a ring of `ringSeconds`, filled, and a tap when
+    /// `tapped`.
+    init(voiceCount: Int, ringSeconds: Double, tapped: Bool = false) {
         // No wait for a dry ring: a starved period is counted (see `starvedPeriods`) instead of slept through.
         mixer = Mixer(channelCount: Self.channelCount, maximumFrames: Self.periodFrames, starvationWait: 0)
         voices = (0..<voiceCount).map { index in
@@ -41,6 +44,7 @@ final class RenderRig {
             voice.panBits.store(pan.bitPattern, ordering: .relaxed)
             voice.isMeteringEnabled.store(true, ordering: .relaxed)
             voice.startFrame.store(Voice.immediately, ordering: .releasing)
+            if tapped { _ = voice.tap.storeIfNilThenLoad(RenderTap(channelCount: Self.channelCount, capacityFrames: Self.sampleRate)) }
             return voice
         }
         for voice in voices {
@@ -82,7 +86,13 @@ final class RenderRig {
             }
             queuedFrames += chunkFrames
         }
-        for voice in voices { voice.levels.discard(voice.levels.availableToRead) }
+        for voice in voices {
+            voice.levels.discard(voice.levels.availableToRead)
+            if let tap = voice.tap.load() {
+                tap.audio.discard(tap.audio.availableToRead)
+                tap.markers.discard(tap.markers.availableToRead)
+            }
+        }
         if renderedFrames >= nextFadeFrame { startFade() }
     }
 
@@ -97,6 +107,11 @@ final class RenderRig {
     /// it should have, and its figures do not count.
     var starvedPeriods: Int {
         voices.reduce(0) { $0 + $1.starvedPeriods.load(ordering: .relaxed) }
+    }
+
+    /// Frames the render thread dropped for a full tap, over all voices: not zero means a tap was not emptied.
+    var droppedTapFrames: Int {
+        voices.reduce(0) { $0 + ($1.tap.load()?.droppedFrames.load(ordering: .relaxed) ?? 0) }
     }
 
     private func startFade() {

@@ -12,6 +12,12 @@ struct EventSubscribers<Event: Sendable> {
         continuations.append(continuation)
     }
 
+    /// Ends every stream: nothing more will come.
+    mutating func finish() {
+        for continuation in continuations { continuation.finish() }
+        continuations.removeAll()
+    }
+
     /// Hands `events` to every stream, in order, and forgets the streams that ended; call it under the owner's lock.
     mutating func yield(_ events: [Event]) {
         for event in events {

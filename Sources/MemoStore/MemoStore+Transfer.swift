@@ -116,7 +116,7 @@ extension MemoStore {
     ///   - bitRate: The Opus bit rate in bits per second; `nil` keeps about the memo's, or 32 kb/s per channel.
     ///   - volume: Linear gain, 0…1, as `AudioPlayer.volume`.
     ///   - pan: Balance, −1…1, as `AudioPlayer.pan`; a mono memo becomes stereo when it is not 0.
-    ///   - rate: Speed, 0.5…2, pitch kept, as `AudioPlayer.rate`. When any of these three is not its default, the
+    ///   - rate: Speed, 0.25…4, pitch kept, as `AudioPlayer.rate`. When any of these three is not its default, the
     ///     memo is played into an `OfflineRenderer` rather than converted.
     ///   - loudness: A loudness in LUFS to bring the memo to (`nil`: as it is), with its true peak kept under −1 dBTP
     ///     (`AudioLoudness.normalizationGain(toLoudness:truePeakLimit:)`): an Opus memo exported to Opus takes the

@@ -46,6 +46,24 @@ import Testing
         #expect(!player.isPlaybackLikelyToKeepUp || loaded.first!.upperBound >= 2.5)
     }
 
+    @Test func aPlayerOfAFileGoesOnWithAnAddressAndBackWithoutBeingMadeAgain() throws {
+        let server = try HTTPServer()
+        try server.put(talk, as: "talk.wav")
+        let intro = scratch.file("intro.wav")
+        try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 0.5, "whitenoise")
+        let introSamples = try AudioFile(forReading: intro).read(frameCount: 8000)
+        let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
+        let player = try player(intro, on: renderer)
+        #expect(player.play())
+        #expect(firstDifference(renderer.render(frameCount: 4000), Array(introSamples.prefix(4000))) == nil)
+        try player.replaceCurrentItem(with: server.url("talk.wav"), cache: cache)
+        #expect(player.isPlaying && player.status == .readyToPlay && player.duration == 30, "played on once its header was here")
+        #expect(firstDifference(renderer.render(frameCount: 16000), Array(expected.prefix(16000))) == nil)
+        try player.replaceCurrentItem(with: intro)
+        #expect(!player.isPlaybackBufferEmpty && player.loadedTimeRanges == [0..<0.5], "a file again")
+        #expect(firstDifference(renderer.render(frameCount: 8000), introSamples) == nil)
+    }
+
     @Test func aSeekIntoAPartNotDownloadedAsksForItAndPlaysItsSamples() throws {
         let server = try HTTPServer(rate: "64k")
         try server.put(talk, as: "talk.wav")

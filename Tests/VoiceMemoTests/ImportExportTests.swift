@@ -196,7 +196,7 @@ import Testing
         #expect(source.peak[1] < -150, "nothing on the right")
     }
 
-    @Test(arguments: [["--rate", "3"], ["--volume", "1.5"], ["--pan", "-2"]])
+    @Test(arguments: [["--rate", "5"], ["--rate", "0.1"], ["--volume", "1.5"], ["--pan", "-2"]])
     func soundSettingsOutOfRangeAreRefusedBeforeAnythingIsWritten(arguments: [String]) throws {
         let cli = try CLI()
         let id = try cli.importTone(title: "Tone")

@@ -18,11 +18,11 @@ import Testing
     static let step = 10
     static let steps = 128
 
-    /// The staircase, 20 s of it, as a memo.
-    private func importStaircase() throws {
+    /// The staircase, 20 s of it, as a memo of each title.
+    private func importStaircase(as titles: [String]) throws {
         let wav = cli.scratch.path("staircase.wav")
         try Self.writeStaircase(seconds: 20, channels: 2, to: wav, scratch: cli.scratch)
-        #expect(try cli.run("import", wav, "--title", "Staircase").status == 0)
+        for title in titles { #expect(try cli.run("import", wav, "--title", title).status == 0) }
     }
 
     /// Writes `seconds` of the staircase at 48 kHz, 16-bit, in `channels` channels alike, as a WAV file at `path`.
@@ -59,15 +59,17 @@ import Testing
         return difference
     }
 
-    @Test func pauseResumeAndANewSpeedGoOnFromWhereTheListenerWas() async throws {
+    /// Of one memo (a player), and of the first of memos played in turn (a queue).
+    @Test(arguments: [["Staircase"], ["Staircase", "Staircase again"]])
+    func pauseResumeAndANewSpeedGoOnFromWhereTheListenerWas(memos: [String]) async throws {
         try await PulseAudioServer.own { server in
-            try importStaircase()
+            try importStaircase(as: memos)
             let heard = cli.scratch.path("heard.wav")
             let recorder = try server.recordMonitor(to: heard, channels: 1)
             defer { if recorder.isRunning { recorder.kill() } }
             try await Task.sleep(for: .milliseconds(300))
             let play = try PseudoTerminal(
-                CLI.binary, ["play", "Staircase", "--device", "pulse", "--no-meter"],
+                CLI.binary, ["play"] + memos + ["--device", "pulse", "--no-meter"],
                 environment: cli.environment.merging(try server.environment) { $1 })
             // It asks the server for long buffers: what `pactl` calls the stream's buffer latency, what it holds queued,
             // reaches hundreds of milliseconds within a second (four 10 ms periods would keep it at 40 ms or less).

@@ -37,6 +37,13 @@ import Testing
             _ = try playerctl("position", "5+")
             #expect(abs((Double(try playerctl("position")) ?? 0) - 35) < 0.5)
 
+            // The speeds play takes, 0.25 to 4, offered to the remote.
+            #expect(try property("MinimumRate") == "d 0.25" && property("MaximumRate") == "d 4")
+            let setRate = try Tool.run("busctl", ["--user", "set-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2",
+                                                  "org.mpris.MediaPlayer2.Player", "Rate", "d", "3"], environment: bus.environment)
+            #expect(setRate.status == 0, "\(setRate.standardError)")
+            #expect(try await eventually { try property("Rate") == "d 3" })
+
             // A remote Stop ends play as q does.
             #expect(play.isRunning)
             _ = try playerctl("stop")

@@ -123,6 +123,40 @@ import Testing
         #expect(right.allSatisfy { $0 == 0 }, "pan -1 silences the right channel")
     }
 
+    @Test(arguments: [("varispeed", 2000.0), ("time-domain", 1000.0)])
+    func rateAndPitchPlayATwiceAsFastToneAnOctaveUpOrAtItsPitch(pitch: String, hertz: Double) throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("tone.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 1, seconds: 1, "sine 1000")
+        #expect(try cli.run("import", source, "--title", "Tone").status == 0)
+        let output = device(cli)
+        let result = try cli.run("play", "Tone", "--device", output.name, "--rate", "2", "--pitch", pitch)
+        #expect(result.status == 0, "\(result.standardError)")
+        let left = try samples(output.file).enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let first = try #require(left.firstIndex { $0 != 0 })
+        let last = try #require(left.lastIndex { $0 != 0 })
+        #expect(abs(last + 1 - first - 24000) <= 2, "1 s at twice the speed: \(last + 1 - first) frames")
+        let sound = left[(first + 2400)..<(last - 2400)]
+        let measured = Double(zip(sound, sound.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count) / 2 / (Double(sound.count) / 48000)
+        #expect(abs(measured - hertz) < hertz * 0.02, "--pitch \(pitch): \(measured) Hz")
+    }
+
+    @Test func startEndAndLoopsPlayExactlyTheRangeAgainAndAgainWithoutAGap() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("noise.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 1, "whitenoise whitenoise")
+        #expect(try cli.run("import", source, "--title", "Noise").status == 0)
+        let range = Array(try Sox.samples(of: source)[(2 * 12000)..<(2 * 28800)])
+        let output = device(cli)
+        let result = try cli.run("play", "Noise", "--start", "0.25", "--end", "0.6", "--loops", "2", "--device", output.name)
+        #expect(result.status == 0, "\(result.standardError)")
+        let played = try samples(output.file)
+        let firstSound = try #require(played.firstIndex { $0 != 0 }) / 2 * 2
+        let heard = Array(played[firstSound...].prefix(3 * range.count))
+        #expect(heard == range + range + range, "0.25–0.6 s three times, to the sample")
+        #expect(played[(firstSound + heard.count)...].allSatisfy { $0 == 0 }, "and nothing after")
+    }
+
     @Test func ctrlCStopsALoopAndExitsWith130() throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Loop", seconds: 0.5)
@@ -158,7 +192,7 @@ import Testing
         #expect(result.standardError.contains("cannot open audio device 'hw:77'") && result.standardError.contains("--device"))
     }
 
-    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "4"], ["--start", "-1"], ["--sleep", "20"], ["--sleep", "0m"], ["--sleep", "1m1h"]])
+    @Test(arguments: [["--volume", "2"], ["--pan", "-3"], ["--rate", "5"], ["--rate", "0.2"], ["--pitch", "chipmunk"], ["--start", "-1"], ["--start", "2", "--end", "1"], ["--end", "1", "Tone"], ["--sleep", "20"], ["--sleep", "0m"], ["--sleep", "1m1h"]])
     func outOfRangeValuesAreUsageErrors(arguments: [String]) throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "Tone")

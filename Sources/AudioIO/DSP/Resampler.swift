@@ -32,7 +32,30 @@ final class Resampler {
         self.ratio = outputRate / inputRate
     }
 
+    /// A variable-rate resampler (libsoxr's `SOXR_VR`) whose input-to-output ratio, set by ``setRatio(_:slewFrames:)``,
+    /// may be anything up to `maximumRatio`; it starts at 1.
+    ///
+    /// The corresponding C functions are `soxr_create` with `SOXR_VR`, and `soxr_set_io_ratio`.
+    init(variableRatioUpTo maximumRatio: Double, channelCount: Int) throws(ResamplerError) {
+        var error: soxr_error_t? = nil
+        var quality = soxr_quality_spec(UInt(SOXR_HQ), UInt(SOXR_VR))
+        // A variable-rate resampler is made with the largest ratio it will be asked for as its rates.
+        let handle = soxr_create(maximumRatio, 1, UInt32(channelCount), &error, nil, &quality, nil)
+        try check(error)
+        guard let handle else { throw ResamplerError(description: "soxr_create returned nothing") }
+        self.handle = handle
+        self.channelCount = channelCount
+        self.ratio = 1
+        try check(soxr_set_io_ratio(handle, 1, 0))
+    }
+
     deinit { soxr_delete(handle) }
+
+    /// Makes a variable-rate resampler take `ratio` input frames per output frame, moving there smoothly over the next
+    /// `slewFrames` output frames (0: at once). The corresponding C function is `soxr_set_io_ratio`.
+    func setRatio(_ ratio: Double, slewFrames: Int) throws(ResamplerError) {
+        try check(soxr_set_io_ratio(handle, ratio, slewFrames))
+    }
 
     /// Converts as much of `input` as fits into `output`; returns the frames consumed and produced.
     ///

@@ -163,13 +163,21 @@ package final class Mixer: @unchecked Sendable {
         let rightGain = min(1, 1 + pan)
         var record = LevelRecord.empty
         let isMetering = voice.isMeteringEnabled.load(ordering: .relaxed)
+        let tap = voice.tap.load()
         while written < frames {
             guard nextMarker(voice, pointer: pointer, atFrame: firstFrame + Int64(written)) else { break }
             let wanted = min(frames - written, voice.markerFramesLeft)
             let got = voice.audio.read(into: UnsafeMutableBufferPointer(rebasing: scratch[..<(wanted * channelCount)])) / channelCount
             mix(got, from: voice, into: output.baseAddress! + written * channelCount, leftGain: leftGain, rightGain: rightGain,
-                isMetering: isMetering, record: &record)
+                isMetering: isMetering, keepsWhatIsAdded: tap != nil, record: &record)
             record.frames += got
+            if let tap, got > 0 {
+                let marker = voice.marker
+                tap.write(UnsafeBufferPointer(rebasing: scratch[..<(got * channelCount)]), marker: RenderTapMarker(
+                    deviceFrame: firstFrame + Int64(written), frames: got,
+                    fileTime: marker.fileTime + Double(marker.frames - voice.markerFramesLeft) * marker.secondsPerFrame,
+                    secondsPerFrame: marker.secondsPerFrame, item: marker.item))
+            }
             voice.markerFramesLeft -= got
             written += got
             if got > 0, firstFrame + Int64(written) > endOfMix.load(ordering: .relaxed) {
@@ -192,14 +200,15 @@ package final class Mixer: @unchecked Sendable {
     }
 
     /// Adds the first `frames` frames of ``scratch`` to `output` at the voice's gain (moving through its fade, if it
-    /// is in one) and pan, noting the gains in `record` when `isMetering`. The gain is kept in locals for the frames: the
+    /// is in one) and pan, noting the gains in `record` when `isMetering`; when `keepsWhatIsAdded` (for a tap), leaves in
+    /// ``scratch`` what was added, the channels past the second silent. The gain is kept in locals for the frames: the
     /// voice's fields, a class's, are read and written once per call rather than once per sample.
     @inline(__always)
     private func mix(
         _ frames: Int, from voice: Voice, into output: UnsafeMutablePointer<Float>, leftGain: Float, rightGain: Float,
-        isMetering: Bool, record: inout LevelRecord
+        isMetering: Bool, keepsWhatIsAdded: Bool, record: inout LevelRecord
     ) {
-        let input = UnsafePointer(scratch.baseAddress!)
+        let input = scratch.baseAddress!
         var gain = voice.gain
         var rampFramesLeft = voice.rampFramesLeft
         let (gainStep, gainTarget) = (voice.gainStep, voice.gainTarget)
@@ -209,28 +218,41 @@ package final class Mixer: @unchecked Sendable {
             gain += gainStep
             rampFramesLeft -= 1
             if rampFramesLeft == 0 { gain = gainTarget }
-            if channelCount >= 2 {
-                output[frame * channelCount] += input[frame * channelCount] * gain * leftGain
-                output[frame * channelCount + 1] += input[frame * channelCount + 1] * gain * rightGain
-            } else {
-                output[frame] += input[frame] * gain
-            }
+            add(frame, from: input, to: output, gain: gain, leftGain: leftGain, rightGain: rightGain, keeping: keepsWhatIsAdded)
             if isMetering { record.add(gain: gain) }
         }
         // After it, one gain for the rest.
         if fading < frames {
-            if channelCount >= 2 {
-                for frame in fading..<frames {
-                    output[frame * channelCount] += input[frame * channelCount] * gain * leftGain
-                    output[frame * channelCount + 1] += input[frame * channelCount + 1] * gain * rightGain
-                }
-            } else {
-                for frame in fading..<frames { output[frame] += input[frame] * gain }
+            for frame in fading..<frames {
+                add(frame, from: input, to: output, gain: gain, leftGain: leftGain, rightGain: rightGain, keeping: keepsWhatIsAdded)
             }
             if isMetering { record.add(gain: gain, frames: frames - fading) }
         }
+        if keepsWhatIsAdded, channelCount > 2 {
+            for frame in 0..<frames { (input + frame * channelCount + 2).update(repeating: 0, count: channelCount - 2) }
+        }
         voice.gain = gain
         voice.rampFramesLeft = rampFramesLeft
+    }
+
+    /// Adds frame `frame` of `input` to `output` at `gain` and the pan's gains (a mono device's one channel at `gain`),
+    /// leaving in `input` what was added when `keeping`.
+    @inline(__always)
+    private func add(
+        _ frame: Int, from input: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, gain: Float,
+        leftGain: Float, rightGain: Float, keeping: Bool
+    ) {
+        if channelCount >= 2 {
+            let left = input[frame * channelCount] * gain * leftGain
+            let right = input[frame * channelCount + 1] * gain * rightGain
+            output[frame * channelCount] += left
+            output[frame * channelCount + 1] += right
+            if keeping { (input[frame * channelCount], input[frame * channelCount + 1]) = (left, right) }
+        } else {
+            let sample = input[frame] * gain
+            output[frame] += sample
+            if keeping { input[frame] = sample }
+        }
     }
 
     /// Render thread: notes, in ``audioWasCut``, voices being removed before their end. Called before a period is

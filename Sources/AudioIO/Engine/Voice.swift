@@ -87,6 +87,8 @@ package final class Voice: @unchecked Sendable {
     let fileLevels = SPSCRing<Double>(minimumCapacity: 8192)
     /// Who is told about its events (on the engine's event thread).
     weak var owner: (any VoiceOwner)?
+    /// Where the render thread hands over the frames it mixed of this voice, for a player's tap: set once, at any time.
+    package let tap = ManagedAtomicLazyReference<RenderTap>()
     /// Whether its owner is told when another item starts (a queue). A looping player's items are its passes,
     /// which it only reads from ``currentItem``: a short file looping on an unclocked device would flood the
     /// engine's events.

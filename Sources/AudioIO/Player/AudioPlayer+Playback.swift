@@ -39,7 +39,7 @@ extension AudioPlayer {
     }
 
     /// Pauses the voice if it plays; returns whether it did.
-    private func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
+    func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
@@ -129,7 +129,7 @@ extension AudioPlayer {
 
     /// Lets the voice go and makes a new one at `time` (clamped to the file): playing when `playing`, else prepared
     /// if one was. A seek waiting to be heard waits for the new voice.
-    private func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
+    func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
         let wasPrepared = state.voice != nil
         state.release()
         state.time = min(max(time, 0), duration)
@@ -155,8 +155,8 @@ extension AudioPlayer {
             let loops = self.loops
             let passesHeard = state.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(
-                file: file, item: passesHeard, on: engine, owner: self, startTime: state.time,
-                controls: state.controls, observers: state.observers,
+                file: file, item: passesHeard, range: state.range, on: engine, owner: self, startTime: state.time,
+                controls: state.controls, observers: state.observers, tap: state.tap,
                 onError: { [weak self] error in self?.decoderFailed(error) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)
@@ -176,7 +176,7 @@ extension AudioPlayer {
         }
     }
 
-    private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
+    func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?) -> Bool {
         guard !state.isPlaying else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
         guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
@@ -241,7 +241,7 @@ extension AudioPlayer: VoiceOwner {
             let successfully = !state.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
             state.controls.voiceEnded(voice, fileChannels: numberOfChannels)
             state.release()
-            state.time = 0
+            state.time = state.range.start
             state.passesHeard = 0
             state.startWasReported = false
             state.seeks.end(finished: true)

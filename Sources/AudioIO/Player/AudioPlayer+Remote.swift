@@ -35,29 +35,32 @@ extension AudioPlayer {
         return remote.progress.isLikelyToKeepUp(duration: duration)
     }
 
-    /// Reads the address's header on a thread of its own, makes the status ready or failed, then looks at the buffer
-    /// every ``RemoteBuffering/interval`` while the player lives.
-    func startLoading() {
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self] in
-            // The asset is not held here: it goes with the player.
-            guard let loaded = self?.load(), loaded else { return }
+    /// Reads the header of `item`, an address, on a thread of its own, makes the status ready or failed, then looks at
+    /// the buffer every ``RemoteBuffering/interval`` while the player lives and plays that item.
+    func startLoading(_ item: PlayerItem) {
+        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self, weak item] in
+            // Neither the asset nor the player is held here: they go with the player, or with its item.
+            guard let loaded = self.flatMap({ player in item.map { player.load($0) } }), loaded else { return }
             // Held weakly between looks: the player may go at any time, and the thread with it.
-            RemoteBuffering.keepLooking { [weak self] in
-                guard let self else { return false }
+            RemoteBuffering.keepLooking { [weak self, weak item] in
+                guard let self, let item, self.item === item else { return false }
                 lookAtBuffer()
                 return true
             }
         }
     }
 
-    /// Opens `remote`'s header and makes the status ready or failed; returns whether it is ready.
-    private func load() -> Bool {
-        guard let remote else { return false }
+    /// Opens `item`'s header and, while it is still the player's, makes the status ready or failed; returns whether it
+    /// is ready.
+    private func load(_ item: PlayerItem) -> Bool {
+        guard let remote = item.remote else { return false }
+        defer { item.loadEnded.signal() }
         let opened = Result { () throws(AudioFileError) in try AudioFile(remote: remote) }
-        let loaded = withState { state, events in
+        if case .success(let file) = opened { item.facts.withLock { $0 = (file.duration, file.channelCount) } }
+        return withState { state, events in
+            guard self.item === item else { return false }
             switch opened {
             case .success(let file) where file.frameCount > 0:
-                facts.withLock { $0 = (file.duration, file.channelCount) }
                 state.load = .loaded
                 state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
             case .success:
@@ -69,15 +72,14 @@ extension AudioPlayer {
             }
             return state.load == .loaded
         }
-        loadEnded.signal()
-        return loaded
     }
 
     /// For an address: waits until its header has downloaded or failed (``status`` says which). A file has it.
     func awaitLoad() {
-        guard remote != nil else { return }
-        loadEnded.wait()
-        loadEnded.signal()
+        let item = self.item
+        guard item.remote != nil else { return }
+        item.loadEnded.wait()
+        item.loadEnded.signal()
     }
 
     /// After a new voice was started or resumed: holds its output back while an address's decoder has nothing for it

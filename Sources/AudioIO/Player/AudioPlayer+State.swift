@@ -8,6 +8,8 @@ extension AudioPlayer {
         var status = Status.unknown
         var isPlaying = false
         var controls = PlaybackControls()
+        /// ``AudioPlayer/forwardPlaybackStartTime`` and ``AudioPlayer/forwardPlaybackEndTime``.
+        var range = PlaybackRange()
         /// The position while no voice is prepared (and where the next one starts), in seconds.
         var time: TimeInterval = 0
         var engine: StreamEngine?
@@ -37,6 +39,8 @@ extension AudioPlayer {
         /// For an address: whether the output waits for the download.
         var buffering = RemoteBuffering()
         var listeners = EventListeners<Event>()
+        /// What ``AudioPlayer/renderedAudio()`` streams, once asked for.
+        var tap: PlayerTap?
 
         /// For an address: whether the decoder waits for bytes.
         var decoderWaits: Bool { reader?.isWaiting.load(ordering: .relaxed) ?? false }

@@ -18,7 +18,8 @@ import Synchronization
 /// stream, so ``play(atTime:)`` with one device time starts several players on the same frame.
 ///
 /// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
-/// preparing, ``rate`` changes speed without changing pitch (SoundTouch).
+/// preparing, ``rate`` changes speed, 0.25…4, by ``audioTimePitchAlgorithm``: pitch kept (SoundTouch) or following
+/// the speed (libsoxr).
 ///
 /// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
 /// once, with ``status`` unknown, and ``status`` turns ready once the file's header has downloaded (``duration`` and
@@ -68,23 +69,23 @@ public final class AudioPlayer: @unchecked Sendable {
         case playbackResumed
     }
 
-    /// The file played, or `nil` for a player made from data.
-    public let url: URL?
+    /// The file or address played, or `nil` for audio played from data.
+    public var url: URL? { item.url }
     /// The audio played, for a player made from data.
-    public let data: Data?
+    public var data: Data? { item.data }
     /// Length in seconds; 0 for an address until its header has downloaded (``status`` ready).
-    public var duration: TimeInterval { facts.withLock { $0.duration } }
+    public var duration: TimeInterval { item.facts.withLock { $0.duration } }
     /// Channels in the file; 0 for an address until its header has downloaded.
-    public var numberOfChannels: Int { facts.withLock { $0.channels } }
+    public var numberOfChannels: Int { item.facts.withLock { $0.channels } }
 
-    let source: URL
-    let memory: AnonymousFile?
+    /// What is played: ``replaceCurrentItem(with:cache:)`` changes it, under the state's lock (taken before this one).
+    let current: Mutex<PlayerItem>
+    /// What is played now.
+    var item: PlayerItem { current.withLock { $0 } }
+    /// The file the decoder opens (an address's is read through ``remote``).
+    var source: URL { item.source }
     /// The download of an `http` or `https` address.
-    let remote: RemoteAsset?
-    /// ``duration`` and ``numberOfChannels``, known at once for a file, once its header is here for an address.
-    let facts = Mutex((duration: TimeInterval(0), channels: 0))
-    /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
-    let loadEnded = DispatchSemaphore(value: 0)
+    var remote: RemoteAsset? { item.remote }
     let state = Mutex(State())
     /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
     let loops = ManagedAtomic<Int>(0)
@@ -104,41 +105,24 @@ public final class AudioPlayer: @unchecked Sendable {
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
     ///   this library downloads (a failed download is reported by ``status``).
     public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        if RemoteAsset.isRemote(url) {
-            try self.init(remote: RemoteAsset.open(url, cache: cache))
-        } else {
-            try self.init(source: url, url: url, data: nil, memory: nil)
-        }
+        self.init(item: try PlayerItem.open(url, cache: cache))
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio.
     public convenience init(data: Data) throws(AudioFileError) {
-        let memory = try AnonymousFile(data)
-        try self.init(source: memory.url, url: nil, data: data, memory: memory)
+        self.init(item: try PlayerItem(data: data))
     }
 
-    private init(source: URL, url: URL?, data: Data?, memory: AnonymousFile?) throws(AudioFileError) {
-        let file = try AudioFile(forReading: source)
-        guard file.frameCount > 0 else { throw AudioFileError(path: source.path, reason: .noAudio) }
-        self.source = source
-        self.url = url
-        self.data = data
-        self.memory = memory
-        remote = nil
-        facts.withLock { $0 = (file.duration, file.channelCount) }
-        state.withLock { $0.load = .loaded }
-    }
-
-    /// A player of `asset`, whose header is read on a thread of its own.
-    private init(remote asset: RemoteAsset) {
-        source = asset.url
-        url = asset.url
-        data = nil
-        memory = nil
-        remote = asset
-        startLoading()
+    /// A player of `item`; an address's header is read on a thread of its own.
+    private init(item: PlayerItem) {
+        current = Mutex(item)
+        if item.remote == nil {
+            state.withLock { $0.load = .loaded }
+        } else {
+            startLoading(item)
+        }
     }
 
     deinit {
@@ -214,17 +198,36 @@ public final class AudioPlayer: @unchecked Sendable {
         set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
-    /// Playback speed, 0.5…2 (clamped), pitch kept; applies only with ``enableRate``. A change is an
-    /// ``Event/rateChanged(_:)``.
+    /// Playback speed, 0.25…4 (clamped; `AVAudioPlayer` allows 0.5…2, `AVPlayer` more), changed by
+    /// ``audioTimePitchAlgorithm``; applies only with ``enableRate``. A change is an ``Event/rateChanged(_:)``.
+    ///
+    /// Setting 0 pauses, as it does `AVPlayer`: the speed stays what it was, for ``play()`` to resume at. A value that
+    /// is not a number changes nothing; no speed plays backwards (a negative one is clamped to 0.25).
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                if newValue == 0 { return _ = pause(&state, &events) }
                 // Where the listener is, reckoned at the rate what is queued was played at.
                 let heard = state.currentTime
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
                 if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
+            }
+        }
+    }
+
+    /// How ``rate`` changes the speed, as `AVPlayerItem.audioTimePitchAlgorithm`: ``AudioTimePitchAlgorithm/timeDomain``
+    /// (the default: pitch kept, SoundTouch tuned for speech) or ``AudioTimePitchAlgorithm/varispeed`` (pitch follows
+    /// the speed, libsoxr). May be changed at any time: while prepared, playback goes on from the position heard with
+    /// the new one.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { state.withLock { $0.controls.pitchAlgorithm } }
+        set {
+            withState { state, events in
+                guard state.controls.pitchAlgorithm != newValue else { return }
+                state.controls.pitchAlgorithm = newValue
+                if state.voice != nil, state.controls.enableRate { move(&state, &events, to: state.currentTime, playing: state.isPlaying) }
             }
         }
     }

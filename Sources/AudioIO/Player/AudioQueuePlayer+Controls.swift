@@ -45,19 +45,39 @@ extension AudioQueuePlayer {
         set { state.withLock { $0.controls.setPan(newValue, voice: $0.voice) } }
     }
 
-    /// Playback speed, 0.5…2 (clamped), pitch kept (SoundTouch), heard within a ring (0.25 s) when set while
-    /// playing, at once on a device that queues long (as ``AudioPlayer/rate``). There is no `enableRate`: the queue
-    /// can always change speed, and at 1 its samples pass unchanged. A change is an ``Event/rateChanged(_:)``.
+    /// Playback speed, 0.25…4 (clamped), changed by ``audioTimePitchAlgorithm``, heard within a ring (0.25 s) when
+    /// set while playing, at once on a device that queues long (as ``AudioPlayer/rate``). There is no `enableRate`:
+    /// the queue can always change speed, and at 1 its samples pass unchanged. A change is an
+    /// ``Event/rateChanged(_:)``.
     ///
-    /// Unlike `AVPlayer`'s, setting it neither starts nor pauses the queue: ``play()`` and ``pause()`` do, and a
-    /// paused queue resumes at the rate last set.
+    /// Setting 0 pauses, as it does `AVPlayer`; otherwise, unlike `AVPlayer`'s, setting it does not start the queue:
+    /// ``play()`` does, and a paused queue resumes at the speed last set other than 0. A value that is not a number
+    /// changes nothing; a negative one is clamped to 0.25.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
         set {
             withState { state, events in
+                if newValue == 0 { return _ = Self.pause(&state) }
+                // Where the listener is, reckoned at the rate what is queued was played at.
+                let heard = state.currentTime
                 let old = state.controls.rate
                 state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.rate != old { restartIfQueuedLong(&state, &events) }
+                if state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
+            }
+        }
+    }
+
+    /// How ``rate`` changes the speed, as ``AudioPlayer/audioTimePitchAlgorithm``: pitch kept
+    /// (``AudioTimePitchAlgorithm/timeDomain``, the default) or following the speed
+    /// (``AudioTimePitchAlgorithm/varispeed``), for every item. A change while an item plays is heard from the position
+    /// heard.
+    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
+        get { state.withLock { $0.controls.pitchAlgorithm } }
+        set {
+            withState { state, events in
+                guard state.controls.pitchAlgorithm != newValue else { return }
+                state.controls.pitchAlgorithm = newValue
+                if state.voice != nil { restart(&state, &events) }
             }
         }
     }

@@ -8,7 +8,8 @@ extension AudioQueuePlayer {
     public var previousItems: [URL] { state.withLock { $0.played.map(\.url) } }
 
     /// Ends the current item now and goes on with the next, playing if it was playing; the current item joins
-    /// ``previousItems``.
+    /// ``previousItems`` (and, with ``repeatMode`` all, comes round again at the end). With repeat one, the next item
+    /// is the one after the current item, which then repeats.
     public func advanceToNextItem() {
         withState { state, events in
             guard let current = state.items.first else { return }
@@ -16,6 +17,7 @@ extension AudioQueuePlayer {
             state.seeks.end(finished: false)
             state.release()
             state.items.removeFirst()
+            state.comeRound(current)
             state.played.append(current)
             state.time = 0
             state.isPlaying = false
@@ -38,6 +40,34 @@ extension AudioQueuePlayer {
             state.isPlaying = false
             if wasPlaying { _ = start(&state, &events) }
         }
+    }
+
+    /// Whether ``insert(_:after:)`` takes `url` after `item`, as `AVQueuePlayer.canInsert(_:after:)` says: `url` is
+    /// audio this library reads, and `item` is nil (the end of the queue) or in the queue. It reads `url`'s header (an
+    /// address's waits for its download); an item the device cannot take (too many channels) is told only when it plays.
+    public func canInsert(_ url: URL, after item: URL?) -> Bool {
+        if let item, !items.contains(item) { return false }
+        return (try? Self.check(url, cache: cache)) != nil
+    }
+
+    /// Puts `url` in the current item's place, as `AVPlayer.replaceCurrentItem(with:)` does, from its start and playing
+    /// if the queue was; the item replaced leaves the queue without joining ``previousItems``. With nil, the next item
+    /// takes its place. On an empty queue, `url` becomes its only item.
+    ///
+    /// - Throws: ``AudioFileError`` when `url` is not readable audio; the queue is then unchanged.
+    public func replaceCurrentItem(with url: URL?) throws(AudioFileError) {
+        let duration = try url.map { url throws(AudioFileError) in try Self.check(url, cache: cache) }
+        withState { state, events in
+            let wasPlaying = state.isPlaying
+            state.seeks.end(finished: false)
+            state.release()
+            if !state.items.isEmpty { state.items.removeFirst() }
+            if let url, let duration { state.insert(url, duration: duration, at: 0) }
+            state.time = 0
+            state.isPlaying = false
+            if wasPlaying { _ = start(&state, &events) }
+        }
+        if let url { watchDownloads(of: [url]) }
     }
 
     /// Inserts `url` after `item` (at the end when `item` is nil or not in the queue).

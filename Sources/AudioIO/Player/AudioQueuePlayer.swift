@@ -16,7 +16,7 @@ import Synchronization
 /// ``previousItems``, which ``advanceToPreviousItem()`` goes back through.
 ///
 /// As `AVQueuePlayer` inherits them from `AVPlayer`, it has what ``AudioPlayer`` has, with the same meaning:
-/// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (pitch kept; always available), seeking
+/// ``status``, ``timeControlStatus``, ``volume`` (and fades), ``pan``, ``rate`` (0.25…4, by ``audioTimePitchAlgorithm``; always available), seeking
 /// with completion handlers, meters and time observers, whose time is that of the item playing. Each applies to the
 /// item playing and to every item after it. Items that are `http` or `https` addresses play as they download, and stall
 /// and resume as an ``AudioPlayer`` of one does: ``loadedTimeRanges``, ``isPlaybackBufferEmpty`` and
@@ -72,6 +72,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         let duration: TimeInterval
         /// Decibels, −96…+48, before the queue's volume (``AudioQueuePlayer/setGain(_:for:)``).
         var gain: Float = 0
+        /// Who queued it: the listener (`.none`), or the repeat mode, as the next pass of the item before it (`.one`) or
+        /// an item come round again at the end (`.all`).
+        var queuedBy = RepeatMode.none
+        /// Whether repeat all has queued it again at the end.
+        var hasComeRound = false
     }
 
     struct State {
@@ -91,8 +96,9 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var isInMix = false
         var isPlaying = false
         var status = Status.unknown
-        /// The queue's voices stretch time from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
+        /// The queue's voices have a rate stage from the start, so that ``AudioQueuePlayer/rate`` applies while playing.
         var controls = PlaybackControls(enableRate: true)
+        var repeatMode = RepeatMode.none
         var observers = TimeObservers()
         /// Seconds into the current item where the voice started, or where the next one starts.
         var time: TimeInterval = 0
@@ -119,10 +125,16 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         var delegate = WeakQueueDelegate()
         var subscribers = EventSubscribers<Event>()
         var listeners = EventListeners<Event>()
+        /// What ``AudioQueuePlayer/renderedAudio()`` streams, once asked for.
+        var tap: PlayerTap?
 
-        /// Adds `url`, of `duration` seconds, played at `gain` dB, at `index` (the end when nil).
-        mutating func insert(_ url: URL, duration: TimeInterval, gain: Float = 0, at index: Int? = nil) {
-            items.insert(Item(url: url, token: nextToken, duration: duration, gain: gain), at: index ?? items.count)
+        /// Adds `url`, of `duration` seconds, played at `gain` dB, at `index` (the end when nil), queued by the listener
+        /// or by the repeat mode.
+        mutating func insert(
+            _ url: URL, duration: TimeInterval, gain: Float = 0, at index: Int? = nil, queuedBy: RepeatMode = .none
+        ) {
+            items.insert(
+                Item(url: url, token: nextToken, duration: duration, gain: gain, queuedBy: queuedBy), at: index ?? items.count)
             nextToken += 1
         }
 
@@ -162,6 +174,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             decoder = nil
             isInMix = false
             observers.voiceReleased()
+            // The next pass of the current item, queued by repeat one: the next decoder queues it again if it is still due.
+            removeRepeatedPasses()
             decoded = 0
             decodeFailure = nil
             skipped.removeAll()
@@ -245,7 +259,7 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// Pauses if playing; returns whether it was.
-    private static func pause(_ state: inout State) -> Bool {
+    static func pause(_ state: inout State) -> Bool {
         guard state.isPlaying, let voice = state.voice else { return false }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
@@ -309,11 +323,12 @@ public final class AudioQueuePlayer: @unchecked Sendable {
         return result
     }
 
-    /// Makes a new voice from the current item at the position heard, playing on if it was playing: after an edit
-    /// the decoder has read past, or a change to be heard at once on a device that queues long.
-    func restart(_ state: inout State, _ events: inout [Event]) {
+    /// Makes a new voice from the current item at the position heard (`heard`, when a change already moved
+    /// ``State/currentTime``), playing on if it was playing: after an edit the decoder has read past, or a change to be
+    /// heard at once on a device that queues long.
+    func restart(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
         let wasPlaying = state.isPlaying
-        state.time = state.currentTime
+        state.time = heard ?? state.currentTime
         state.release()
         state.isPlaying = false
         if wasPlaying { _ = start(&state, &events) }
@@ -321,10 +336,11 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     }
 
     /// After a change to what the voice sounds like (rate, volume) on a device that holds much queued: goes on from
-    /// the position heard with a new voice, so that the change is heard now rather than after the queue.
-    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event]) {
+    /// the position heard (`heard`, as ``restart(_:_:from:)`` takes it) with a new voice, so that the change is heard
+    /// now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
-        restart(&state, &events)
+        restart(&state, &events, from: heard)
     }
 
     /// Resumes the voice, or makes one from the first item that can be played (reporting and dropping
@@ -366,8 +382,8 @@ public final class AudioQueuePlayer: @unchecked Sendable {
             state.decodeFailure = nil
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
-                    file: file, item: first.token, gain: first.gain, reportsItems: true, on: engine, owner: self, startTime: state.time,
-                    controls: state.controls, observers: state.observers,
+                    file: file, item: first.token, gain: first.gain, reportsItems: true, on: engine, owner: self,
+                    startTime: state.time, controls: state.controls, observers: state.observers, tap: state.tap,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
                 voice.startFrame.store(Voice.immediately, ordering: .releasing)
@@ -407,9 +423,14 @@ public final class AudioQueuePlayer: @unchecked Sendable {
     /// Decoder thread: the file after the last one opened, if the queue has one and `generation` is the
     /// decoder in use. Items that can no longer be played are skipped, to be reported in their turn.
     private func nextSource(generation: Int, channels: Int) -> NextSource {
+        // The item read to its end is queued again as the repeat mode says; not one skipped on the way.
+        var hasEndedAnItem = true
         while true {
             let next = state.withLock { state -> Item? in
-                guard state.generation == generation, state.decoded < state.items.count else { return nil }
+                guard state.generation == generation else { return nil }
+                if hasEndedAnItem { state.queueAgainTheLastDecoded() }
+                hasEndedAnItem = false
+                guard state.decoded < state.items.count else { return nil }
                 let item = state.items[state.decoded]
                 state.opensAddress = RemoteAsset.isRemote(item.url)
                 return item

@@ -15,14 +15,16 @@ struct PlaybackControls {
     private(set) var fadeDuration: TimeInterval = 0
     /// Balance, −1…1.
     private(set) var pan: Float = 0
-    /// Whether the decoder gets a time stretcher, so that ``rate`` applies.
+    /// Whether the decoder gets a rate stage, so that ``rate`` applies.
     var enableRate = false
-    /// Speed, 0.5…2, pitch kept.
+    /// Speed, ``rates`` (0.25…4).
     private(set) var rate: Float = 1
     /// Whether pauses are shortened.
     private(set) var skipsSilence = false
     /// How pauses are shortened: handed to each new decoder.
     var silenceSkipping = SilenceSkipping()
+    /// How the speed is changed: pitch kept (SoundTouch) or following the speed (libsoxr).
+    var pitchAlgorithm = AudioTimePitchAlgorithm.timeDomain
     private(set) var isMeteringEnabled = false
     /// The levels taken by the last ``updateMeters(from:fileChannels:)``.
     private var levels = AudioLevels(peak: [], average: [])
@@ -72,9 +74,14 @@ struct PlaybackControls {
         voice?.panBits.store(self.pan.bitPattern, ordering: .relaxed)
     }
 
-    /// Clamps `rate` to 0.5…2 and hands it to `decoder`, which stretches from its next step.
+    /// The speeds a player plays at: a quarter to four times (`AVPlayer` allows beyond `AVAudioPlayer`'s 0.5…2).
+    static let rates: ClosedRange<Float> = 0.25...4
+
+    /// Clamps `rate` to ``rates`` (a value that is not a number leaves it as it was) and hands it to `decoder`, which
+    /// changes speed from its next step.
     mutating func setRate(_ rate: Float, decoder: PlaybackDecoder?) {
-        self.rate = min(max(rate, 0.5), 2)
+        guard !rate.isNaN else { return }
+        self.rate = min(max(rate, Self.rates.lowerBound), Self.rates.upperBound)
         decoder?.rateBits.store(self.rate.bitPattern, ordering: .relaxed)
     }
 

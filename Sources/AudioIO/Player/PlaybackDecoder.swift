@@ -1,9 +1,9 @@
 import Atomics
 import FoundationEssentials
 
-/// What a decoder plays after the end of a file.
+/// What a decoder plays after the end of a file (or of its range).
 enum NextSource {
-    /// The same file again, from its start (a loop).
+    /// The same file again, from its range's start (a loop).
     case rewind
     /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB.
     case file(AudioFile, item: Int, gain: Float)
@@ -11,14 +11,34 @@ enum NextSource {
     case end
 }
 
-/// The decoder thread of one voice: reads the file, applies its item's gain, maps its channels to the device's,
-/// resamples to the device rate (libsoxr), stretches time when the player's rate is enabled (SoundTouch), shortens
-/// pauses while silence is skipped (``SilenceSkipper``, on what is to be heard, so that its durations are as heard), and
-/// fills the voice's ring ahead of the render thread. Its markers keep the file's time: after a shortened pause, the
-/// next stretch starts that much later in the file. At the end of a file it asks what follows — the same file
-/// (a loop), another one (a queue) or nothing — and goes on without a gap, ending with an end marker.
+/// The part of a file a decoder plays: a player's ``AudioPlayer/forwardPlaybackStartTime`` and
+/// ``AudioPlayer/forwardPlaybackEndTime``.
+struct PlaybackRange: Equatable {
+    /// Seconds into the file where it starts, where a loop starts again.
+    var start: TimeInterval = 0
+    /// Seconds into the file where it ends; nil: at the file's end.
+    var end: TimeInterval?
+
+    /// The frame of `file` where the range starts.
+    func startFrame(of file: AudioFile) -> Int64 {
+        min(file.frameCount, Int64(frames: start, rate: file.sampleRate))
+    }
+
+    /// The frame of `file` where the range ends, never before its start.
+    func endFrame(of file: AudioFile) -> Int64 {
+        max(startFrame(of: file), end.map { min(file.frameCount, Int64(frames: $0, rate: file.sampleRate)) } ?? file.frameCount)
+    }
+}
+
+/// The decoder thread of one voice: reads the file (its range), applies its item's gain, maps its channels to the
+/// device's, resamples to the device rate (libsoxr), changes speed when the player's rate is enabled (``RateStage``:
+/// SoundTouch, or libsoxr's variable rate for varispeed), shortens pauses while silence is skipped (``SilenceSkipper``,
+/// on what is to be heard, so that its durations are as heard), and fills the voice's ring ahead of the render thread.
+/// Its markers keep the file's time: after a shortened pause, the next stretch starts that much later in the file. At
+/// the end of a file's range it asks what follows — the range again (a loop), another file (a queue, played whole) or
+/// nothing — and goes on without a gap, ending with an end marker.
 ///
-/// The resampler runs across seams between files of one rate, and the stretcher across all, so a loop or a
+/// The resampler runs across seams between files of one rate, and the rate stage across all, so a loop or a
 /// queue is as continuous as one file; with neither in the path (file at the device rate, rate not enabled)
 /// and the item at 0 dB, the samples reach the ring unchanged.
 package final class PlaybackDecoder: @unchecked Sendable {
@@ -43,6 +63,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
         let amplitude: Float
         let channelMap: ChannelMap
         let resampler: Resampler?
+        let range: PlaybackRange
     }
 
     /// The last gain set while playing (``setGain(_:forItem:)``): the item's number in the high half, its linear gain's
@@ -52,16 +73,16 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private var source: Source
     private let voice: Voice
     private let deviceRate: Double
-    private let stretcher: TimeStretcher?
+    private let rateStage: RateStage?
     /// The levels of the file's channels, for the player's meters.
     private var fileLevels = FileLevelRecords(channelCount: 1)
     private let next: @Sendable (_ completedPasses: Int) -> NextSource
     private let stopRequested = ManagedAtomic<Bool>(false)
     private var outputTime: Double
     private var completedPasses = 0
-    /// Whether frames go through the stretcher: from the first rate other than 1 on. Until then they pass it
+    /// Whether frames go through the rate stage: from the first rate other than 1 on. Until then they pass it
     /// by, untouched and at no cost; after, they stay in it, since leaving it would cut what it holds.
-    private var isStretching = false
+    private var isChangingSpeed = false
     private let silenceSkipping: SilenceSkipping
     /// Made the first time silence is skipped.
     private var skipper: SilenceSkipper?
@@ -70,22 +91,25 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// Seconds of the files left out as silence so far, carried by the markers.
     private var skippedTime = 0.0
 
-    /// Prepares to decode `file`, item `item` of `voice` played at `gain` dB, from `startTime` seconds into `voice`;
-    /// `next` says what follows each file, given how many passes have completed.
+    /// Prepares to decode `file`'s `range`, item `item` of `voice` played at `gain` dB, from `startTime` seconds into
+    /// `voice`, changing speed by `pitchAlgorithm` when `enableRate`; `next` says what follows each file, given how many
+    /// passes have completed.
     ///
     /// - Throws: ``AudioFileError`` when the file's channels cannot be mapped to the device's, or it cannot
     ///   seek; `ResamplerError` when libsoxr refuses the rates.
     init(
-        file: AudioFile, item: Int = 0, gain: Float = 0, voice: Voice, deviceRate: Double, startTime: Double, rate: Float,
-        enableRate: Bool, skipsSilence: Bool = false, silenceSkipping: SilenceSkipping = SilenceSkipping(),
+        file: AudioFile, item: Int = 0, gain: Float = 0, range: PlaybackRange = PlaybackRange(), voice: Voice,
+        deviceRate: Double, startTime: Double, rate: Float, enableRate: Bool, pitchAlgorithm: AudioTimePitchAlgorithm = .timeDomain,
+        skipsSilence: Bool = false, silenceSkipping: SilenceSkipping = SilenceSkipping(),
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws {
         self.voice = voice
         self.deviceRate = deviceRate
         self.next = next
-        source = try Self.source(file, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
+        source = try Self.source(
+            file, item: item, gain: gain, range: range, channels: voice.channelCount, deviceRate: deviceRate, continuing: nil)
         itemGain = ManagedAtomic(Self.packed(item: item, amplitude: source.amplitude))
-        stretcher = enableRate ? TimeStretcher(sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
+        rateStage = enableRate ? try RateStage(pitchAlgorithm, sampleRate: Int(deviceRate), channelCount: voice.channelCount) : nil
         rateBits = ManagedAtomic(rate.bitPattern)
         self.skipsSilence = ManagedAtomic(skipsSilence)
         self.silenceSkipping = silenceSkipping
@@ -99,12 +123,14 @@ package final class PlaybackDecoder: @unchecked Sendable {
         }
     }
 
-    /// Where an address's file is to be sought to before the first read (see ``init(file:item:gain:voice:deviceRate:startTime:rate:enableRate:next:)``).
+    /// Where an address's file is to be sought to before the first read (see
+    /// ``init(file:item:gain:range:voice:deviceRate:startTime:rate:enableRate:pitchAlgorithm:skipsSilence:silenceSkipping:next:)``).
     private var pendingSeek: Int64?
 
-    /// The pipeline for `file` at `gain` dB, keeping `previous`'s resampler when the rate is the same.
+    /// The pipeline for `file`'s `range` at `gain` dB, keeping `previous`'s resampler when the rate is the same.
     private static func source(
-        _ file: AudioFile, item: Int, gain: Float, channels: Int, deviceRate: Double, continuing previous: Source?
+        _ file: AudioFile, item: Int, gain: Float, range: PlaybackRange = PlaybackRange(), channels: Int, deviceRate: Double,
+        continuing previous: Source?
     ) throws -> Source {
         guard let map = ChannelMap(from: file.channelCount, to: channels) else {
             throw AudioFileError(path: file.url.path, reason: .unsupported(
@@ -119,7 +145,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
             resampler = try Resampler(inputRate: file.sampleRate, outputRate: deviceRate, channelCount: channels)
         }
         let amplitude = Float(AudioLevels.amplitude(Double(gain)))
-        return Source(file: file, item: item, amplitude: amplitude, channelMap: map, resampler: resampler)
+        return Source(file: file, item: item, amplitude: amplitude, channelMap: map, resampler: resampler, range: range)
     }
 
     /// Plays item `item` at `gain` dB from the next step, if it is the one being read then; else the gain it was
@@ -172,9 +198,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
             }
         }
         while !stopRequested.load(ordering: .acquiring) {
-            // Keep room for a whole step (rate expansion, and half speed doubling it) so that a step rarely
+            // Keep room for a whole step (rate expansion, and a quarter speed making it four times as long) so that a step rarely
             // waits half-way; the ring holds several.
-            let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (stretcher == nil ? 1 : 2)
+            let expansion = Int((deviceRate / source.file.sampleRate).rounded(.up)) * (rateStage == nil ? 1 : 4)
             let room = min((Self.chunkFrames * expansion + 256) * voice.channelCount, voice.audio.capacity / 2)
             // The ring is filled in bursts, from half empty to full: a device with a clock then wakes the decoder
             // a few times a second, not once or more a step.
@@ -189,7 +215,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
             backoff.reset()
             do {
                 let file = source.file
-                let frames = try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(Self.chunkFrames * file.channelCount)]))
+                let wanted = Int(min(Int64(Self.chunkFrames), max(0, source.range.endFrame(of: file) - file.framePosition)))
+                let frames = wanted == 0 ? 0 : try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(wanted * file.channelCount)]))
                 if frames > 0 {
                     let read = UnsafeMutableBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
                     // Before the meter, which then shows what is heard, as a player's shows its gain; per file, so a
@@ -209,9 +236,11 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 // All of this file is in the ring: whoever waits for priming may go on (and may hold a lock
                 // that `next` needs).
                 voice.isPrimed.store(true, ordering: .releasing)
-                switch next(completedPasses) {
+                // A range of nothing loops to nothing: it ends rather than spin.
+                let isEmpty = source.range.startFrame(of: file) == source.range.endFrame(of: file)
+                switch isEmpty ? .end : next(completedPasses) {
                 case .rewind:
-                    try file.seek(toFrame: 0)
+                    try file.seek(toFrame: source.range.startFrame(of: file))
                     // The next pass is an item of its own: a player that makes a new voice (a seek) knows from
                     // the voice's current item how many passes were heard.
                     source.item += 1
@@ -273,31 +302,24 @@ package final class PlaybackDecoder: @unchecked Sendable {
 
     /// Sends device-channel frames through the resampler (when the rates differ), then on.
     private func resampleAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) throws {
-        guard let resampler = source.resampler else { return stretchAndPush(frames, buffers) }
+        guard let resampler = source.resampler else { return try changeSpeedAndPush(frames, buffers) }
         var input = frames
         while !input.isEmpty {
             let (consumed, produced) = try resampler.process(input, into: buffers.resampled)
-            stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
+            try changeSpeedAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
             if consumed == 0, produced == 0 { throw ResamplerError(description: "libsoxr made no progress") }
             input = UnsafeBufferPointer(rebasing: input[(consumed * voice.channelCount)...])
         }
     }
 
-    /// Sends device-rate frames through the stretcher (when the rate is enabled) on.
-    private func stretchAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) {
-        guard let stretcher else { return skipAndPush(frames, rate: 1) }
+    /// Sends device-rate frames through the rate stage (when the rate is enabled) on.
+    private func changeSpeedAndPush(_ frames: UnsafeBufferPointer<Float>, _ buffers: Buffers) throws {
+        guard let rateStage else { return skipAndPush(frames, rate: 1) }
         let rate = Float(bitPattern: rateBits.load(ordering: .relaxed))
-        isStretching = isStretching || rate != 1
-        guard isStretching else { return skipAndPush(frames, rate: 1) }
-        if stretcher.tempo != rate { stretcher.tempo = rate }
-        stretcher.put(frames)
-        drain(stretcher, buffers, rate: rate)
-    }
-
-    private func drain(_ stretcher: TimeStretcher, _ buffers: Buffers, rate: Float) {
-        while case let produced = stretcher.receive(into: buffers.output), produced > 0 {
-            skipAndPush(UnsafeBufferPointer(rebasing: buffers.output[..<(produced * voice.channelCount)]), rate: rate)
-        }
+        isChangingSpeed = isChangingSpeed || rate != 1
+        guard isChangingSpeed else { return skipAndPush(frames, rate: 1) }
+        rateStage.speed = rate
+        try rateStage.process(frames, through: buffers.output) { skipAndPush($0, rate: rate) }
     }
 
     /// Sends frames to be heard through the silence skipper (while silence is skipped) into the ring, noting the
@@ -341,18 +363,18 @@ package final class PlaybackDecoder: @unchecked Sendable {
     private func flushResampler(_ buffers: Buffers) throws {
         guard let resampler = source.resampler else { return }
         while case let produced = try resampler.flush(into: buffers.resampled), produced > 0 {
-            stretchAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
+            try changeSpeedAndPush(UnsafeBufferPointer(rebasing: buffers.resampled[..<(produced * voice.channelCount)]), buffers)
         }
     }
 
-    /// After the last pass: pushes out what the resampler and the stretcher still hold.
+    /// After the last pass: pushes out what the resampler and the rate stage still hold.
     private func finish(_ buffers: Buffers) throws {
         try flushResampler(buffers)
-        if let stretcher, isStretching {
-            stretcher.flush()
-            drain(stretcher, buffers, rate: stretcher.tempo)
+        if let rateStage, isChangingSpeed {
+            let rate = rateStage.speed
+            try rateStage.finish(through: buffers.output) { skipAndPush($0, rate: rate) }
         }
-        endSkippedPause(rate: stretcher?.tempo ?? 1)
+        endSkippedPause(rate: rateStage?.speed ?? 1)
     }
 
     /// Appends device-rate frames with a marker saying where in the file they come from.
@@ -372,13 +394,17 @@ package final class PlaybackDecoder: @unchecked Sendable {
         if voice.audio.capacity - voice.audio.availableToWrite >= voice.audio.capacity / 4 {
             voice.isPrimed.store(true, ordering: .releasing)
         }
-        advance(by: Double(count) * secondsPerFrame)
+        advance(by: Double(count) * secondsPerFrame, secondsPerFrame: secondsPerFrame)
     }
 
-    /// Moves the file time of the next frames on by `seconds`, round to the start of a loop's next pass.
-    private func advance(by seconds: Double) {
+    /// Moves the file time of the next frames on by `seconds`, round to the start of the range's next pass once past
+    /// its end (by more than half a frame: the sums' rounding): frames of the next pass, held by the resampler or the
+    /// rate stage across the seam, or a pause skipped across it.
+    private func advance(by seconds: Double, secondsPerFrame: Double = 0) {
         outputTime += seconds
-        while outputTime >= source.file.duration, source.file.duration > 0 { outputTime -= source.file.duration }
+        let range = source.range
+        let end = range.end.map { min($0, source.file.duration) } ?? source.file.duration
+        while outputTime + secondsPerFrame / 2 >= end, end > range.start { outputTime -= end - range.start }
     }
 
     private func pushEnd() {

@@ -18,11 +18,13 @@ package enum PlaybackPipeline {
         return max(Int(engine.sampleRate * ringSeconds), periods * period)
     }
 
-    /// A primed voice (not yet in the mix) and its running decoder, with the player's `controls` and its time
-    /// `observers` applied; `file` is item `item`, played at `gain` dB before the controls' own gain.
+    /// A primed voice (not yet in the mix) and its running decoder of `file`'s `range`, with the player's `controls`,
+    /// its time `observers` and its `tap` applied; `file` is item `item`, played at `gain` dB before the controls' own
+    /// gain.
     static func start(
-        file: AudioFile, item: Int = 0, gain: Float = 0, reportsItems: Bool = false, on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
-        controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(),
+        file: AudioFile, item: Int = 0, gain: Float = 0, range: PlaybackRange = PlaybackRange(), reportsItems: Bool = false,
+        on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
+        controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(), tap: PlayerTap? = nil,
         onError: @escaping @Sendable (AudioFileError) -> Void,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws -> (Voice, PlaybackDecoder) {
@@ -32,10 +34,11 @@ package enum PlaybackPipeline {
         voice.owner = owner
         controls.apply(to: voice)
         observers.prepare(voice)
+        tap?.attach(to: voice, on: engine)
         let decoder = try PlaybackDecoder(
-            file: file, item: item, gain: gain, voice: voice, deviceRate: engine.sampleRate, startTime: startTime, rate: controls.rate,
-            enableRate: controls.enableRate, skipsSilence: controls.skipsSilence, silenceSkipping: controls.silenceSkipping,
-            next: next)
+            file: file, item: item, gain: gain, range: range, voice: voice, deviceRate: engine.sampleRate, startTime: startTime,
+            rate: controls.rate, enableRate: controls.enableRate, pitchAlgorithm: controls.pitchAlgorithm,
+            skipsSilence: controls.skipsSilence, silenceSkipping: controls.silenceSkipping, next: next)
         decoder.onError = onError
         decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder. Not for an

@@ -23,7 +23,7 @@ extension VoiceMemo {
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
                 an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
                 5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker before or after in the memo heard \
-                ('info' lists them), +/- change the speed by 0.25 (pitch kept), n and p go to the next and previous \
+                ('info' lists them), +/- change the speed by 0.25 (0.25 to 4), n and p go to the next and previous \
                 memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops skipping it, q \
                 quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 
@@ -31,6 +31,10 @@ extension VoiceMemo {
                 below the memo's average level (a file's, or memos' played in turn, measured as they play). The \
                 position stays the memo's time; the status line shows the time saved. Memos played --together keep \
                 their pauses, which would set them apart.
+
+                --start and --end play a range of a memo, to the frame, and --loops repeats exactly that range, without \
+                a gap: a sentence to learn or to transcribe. --rate plays at 0.25 to 4 times the speed, the pitch kept, \
+                or with --pitch varispeed following the speed, as a tape played faster.
 
                 --normalize plays each at -16 LUFS (or the loudness given), as ReplayGain does, from the loudness \
                 measured of each memo (a file that is not a memo is measured first).
@@ -60,12 +64,24 @@ extension VoiceMemo {
 
         @OptionGroup var sound: SoundOptions
 
+        @Option(help: ArgumentHelp(
+            "How the speed changes: time-domain keeps the pitch (SoundTouch, tuned for speech); varispeed lets it follow the speed, as a tape played faster (libsoxr).",
+            valueName: "algorithm"))
+        var pitch: PitchOption = .timeDomain
+
         @Option(parsing: .unconditional, help: ArgumentHelp(
             "Extra passes: 0 plays once, -1 loops until stopped; of the whole list for memos played in turn.", valueName: "n"))
         var loops = 0
 
-        @Option(help: ArgumentHelp("Where to start, in seconds (in the first of memos played in turn).", valueName: "seconds"))
+        @Option(help: ArgumentHelp(
+            "Where to start, in seconds (in the first of memos played in turn); a memo alone, or memos played together, loop from there.",
+            valueName: "seconds"))
         var start: Double = 0
+
+        @Option(help: ArgumentHelp(
+            "Where to stop, in seconds, to the frame; with --loops the range from --start repeats without a gap. Not for memos played in turn.",
+            valueName: "seconds"))
+        var end: Double?
 
         @Option(
             help: ArgumentHelp("Stop after this much playing, fading out over its last 10 s: 90s, 20m, 1h, 1h30m.", valueName: "duration"),
@@ -85,6 +101,12 @@ extension VoiceMemo {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
             if skipSilence, together, memos.count > 1 {
                 throw ValidationError("--skip-silence cannot be used with --together: each memo's pauses differ, and they would play apart.")
+            }
+            if let end {
+                guard end.isFinite, end > start else { throw ValidationError("--end must be after --start (\(start) s), not \(end).") }
+                guard memos.count == 1 || together else {
+                    throw ValidationError("--end plays a range of one memo, or of memos played --together, not of memos played in turn.")
+                }
             }
         }
 
@@ -151,9 +173,12 @@ extension VoiceMemo {
                 player.gain = Float(gains?[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
+                player.forwardPlaybackStartTime = start
+                player.forwardPlaybackEndTime = end
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
+                player.audioTimePitchAlgorithm = pitch.algorithm
                 player.isMeteringEnabled = onTerminal && !noMeter
                 // The threshold is relative to the memo's own level, measured when it came in; a file's is measured
                 // as it plays.
@@ -163,7 +188,6 @@ extension VoiceMemo {
             }
             for (item, player) in zip(items, players) {
                 guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
-                player.currentTime = min(start, player.duration)
             }
             if announces {
                 for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }
@@ -182,6 +206,7 @@ extension VoiceMemo {
             queue.volume = sound.volume
             queue.pan = sound.pan
             queue.rate = sound.rate
+            queue.audioTimePitchAlgorithm = pitch.algorithm
             queue.isMeteringEnabled = metering
             // One level for every memo in turn: measured as they play.
             queue.skipsSilence = skipSilence

@@ -77,7 +77,7 @@ struct InteractivePlayback {
             playback.skip(by: key == .shiftLeft ? -Self.longSeekStep : Self.longSeekStep)
         case .plus, .minus:
             let step = key == .plus ? Self.rateStep : -Self.rateStep
-            playback.setRate(min(max(playback.rate + step, 0.5), 2))
+            playback.setRate(min(max(playback.rate + step, SoundOptions.rates.lowerBound), SoundOptions.rates.upperBound))
         case .next:
             playback.next()
         case .previous:

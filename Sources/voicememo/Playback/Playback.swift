@@ -44,7 +44,7 @@ protocol Playback: AnyObject, Sendable {
     func pause()
     /// Moves to `time` seconds into the memo heard (clamped to it), playing on if it was playing.
     func seek(to time: TimeInterval)
-    /// Sets the speed, 0.5…2, pitch kept.
+    /// Sets the speed, 0.25…4, by the pitch algorithm `play --pitch` chose.
     func setRate(_ rate: Float)
     /// Moves the volume to `volume` over `fadeDuration` seconds.
     func setVolume(_ volume: Float, fadeDuration: TimeInterval)

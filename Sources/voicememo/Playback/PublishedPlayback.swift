@@ -39,10 +39,11 @@ struct PublishedPlayback {
         follower = nil
     }
 
-    /// The info center, publishing as `voicememo`.
+    /// The info center, publishing as `voicememo`, with the speeds `play` takes (MPRIS's `MinimumRate`, `MaximumRate`).
     private static var center: NowPlayingInfoCenter {
         let center = NowPlayingInfoCenter.default
         center.playerName = "voicememo"
+        RemoteCommandCenter.shared.changePlaybackRateCommand.supportedPlaybackRates = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 3, 4]
         return center
     }
 
