@@ -52,7 +52,7 @@ PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlay
 ## players in the pool, no thread to resume on (a fresh clone: 127 issues, all time limits; apart: 56 s and 87 s).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --filter '^(AudioIOTests|MemoStoreTests)\.' --skip '$(CLOCKED_SUITES)|$(PLAYER_SUITES)|Torture'
+	$(SWIFT) test --filter '^(AudioIOTests|MemoStoreTests|TestSupport)\.' --skip '$(CLOCKED_SUITES)|$(PLAYER_SUITES)|Torture'
 	$(SWIFT) test --filter '^(VoiceMemoTests|NowPlayingTests)\.' --skip '$(CLOCKED_SUITES)|$(PLAYER_SUITES)|Torture'
 	$(SWIFT) test --filter 'Torture'
 	$(SWIFT) test --filter '$(CLOCKED_SUITES)'
