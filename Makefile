@@ -42,6 +42,12 @@ CLOCKED_SUITES = JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|Bro
 # the machine while those keep time.
 PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlayingTests|SleepTimerTests|PlayKeysTests|RemoteStallTests
 
+# Swift Testing starts every test of a run at once, and on a pool of as many threads as cores they all take turns:
+# each test then lasts about as long as the whole run, and a run past a minute failed tests with one-minute limits
+# that need a few seconds (all of them ended at 57 s of a 58-s run). Four at a time, a test lasts about its own
+# work (the longest with a limit: 16 s), and the run is no slower.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = 4
+
 ## test: deps, build and every test (the torture suites on their own, the clocked-device suites last and alone:
 ## they measure real time)
 ## The torture suites' tests hold a thread of the test pool (as many threads as cores) for up to a minute or two
