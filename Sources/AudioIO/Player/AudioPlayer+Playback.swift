@@ -218,6 +218,11 @@ extension AudioPlayer: PlayingParticipant {
     }
 
     var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
+
+    var session: AudioSession {
+        get { state.withLock { $0.session } }
+        set { state.withLock { $0.session = newValue } }
+    }
 }
 
 extension AudioPlayer: VoiceOwner {

@@ -522,4 +522,6 @@ extension AudioQueuePlayer: PlayingParticipant {
     }
 
     var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
+
+    var session: AudioSession { .shared }
 }

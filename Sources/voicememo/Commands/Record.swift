@@ -170,6 +170,7 @@ extension VoiceMemo {
             switch recorder.status {
             case .failed(.device(let error)): DeviceFailure(error: error)
             case .failed(.file(let error)): error
+            case .failed(let error): error
             default: progress.encodeError ?? AudioFileError(
                 path: recorder.url.path, reason: .writeFailed("the recording ended without finishing its file"))
             }

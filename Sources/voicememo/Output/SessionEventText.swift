@@ -28,6 +28,7 @@ enum SessionEventText {
         case .interruptionBegan(.processSuspended) where pausedByKey: return "stopped (Ctrl-Z) — \(what) stays paused"
         case .interruptionBegan(.processSuspended): return "stopped (Ctrl-Z) — \(what) paused; fg resumes it"
         case .interruptionBegan(.systemSuspended): return "the system suspended the device — \(what) paused"
+        case .interruptionBegan(.deviceInUse): return "another program took the device — \(what) waits for it"
         case .interruptionEnded where pausedByKey: return "\(what) still paused; space resumes it"
         case .interruptionEnded: return "\(what) resumed"
         case .routeChanged(.oldDeviceUnavailable, let port?, _) where devices.contains(port.name):
@@ -127,6 +128,7 @@ extension AudioSession.InterruptionReason {
         switch self {
         case .processSuspended: "the process was stopped (Ctrl-Z)"
         case .systemSuspended: "the system suspended the device"
+        case .deviceInUse: "another program took the device"
         }
     }
 }

@@ -1,0 +1,144 @@
+@testable import AudioIO
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Another program taking the device: a ``NullDevice`` taken away mid-stream, as alsa-lib's `-EBUSY` does, then freed.
+/// Players and recorders on it are paused by their session (one of the test's own, hearing the engines), which says
+/// `interruptionBegan(.deviceInUse)`, and resumed when it is free; an `ambient` session's players play on; a `playback`
+/// session records nothing.
+@Suite(.timeLimit(.minutes(1))) struct DeviceInterruptionTests {
+    let scratch: ScratchDirectory
+    let session: AudioSession
+
+    init() throws {
+        scratch = try ScratchDirectory()
+        try FileManager.default.createDirectory(at: scratch.file("snd"), withIntermediateDirectories: true)
+        session = AudioSession(directory: scratch.path("snd"), handlesSignals: false)
+        EngineObservers.add(session)
+    }
+
+    /// A device of this test's own: engines of other tests never share it.
+    func device() -> NullDevice {
+        NullDevice.install(named: "null-\(UUID().uuidString)")
+    }
+
+    /// The session's next interruption event.
+    func nextInterruption(_ events: inout AsyncStream<AudioSession.Event>.Iterator) async -> AudioSession.Event? {
+        while let event = await events.next() {
+            if case .interruptionBegan = event { return event }
+            if case .interruptionEnded = event { return event }
+        }
+        return nil
+    }
+
+    @Test func aPlayerPausesWhileAnotherProgramHoldsItsDeviceAndResumesWhenItIsFree() async throws {
+        session.setCategory(.playback, options: [.resumeAfterInterruption])
+        let device = device()
+        let file = scratch.path("tone.wav")
+        try Sox.synth(to: file, rate: 48000, channels: 2, seconds: 2, "sine 440")
+        let player = try AudioPlayer(contentsOf: URL(fileURLWithPath: file))
+        player.currentDevice = device.name
+        player.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        let playerEvents = player.events()
+        device.takeAway(afterFrames: 24000)
+        #expect(player.play())
+
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        #expect(!player.isPlaying, "paused while the device is held")
+        #expect(device.framesTransferred == 24000)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(device.framesTransferred == 24000, "nothing moves while it is held")
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        for await event in playerEvents {
+            if case .finishedPlaying(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+        #expect(device.framesTransferred >= 96000, "the whole file was played: \(device.framesTransferred) frames")
+    }
+
+    @Test func aRecordingKeepsEveryFrameBeforeAndAfterTheDeviceWasTakenWithTheGapMarkedWhereItIs() async throws {
+        session.setCategory(.record, options: [.resumeAfterInterruption])
+        let device = device()
+        let recorder = try AudioRecorder(url: scratch.file("taken.wav"), settings: AudioSettings(format: .wav, sampleRate: 48000, channelCount: 1))
+        recorder.currentDevice = device.name
+        recorder.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        let recorderEvents = recorder.events()
+        device.takeAway(afterFrames: 12345)
+        #expect(recorder.record(forDuration: 1))
+
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        #expect(!recorder.isRecording)
+        try await Task.sleep(for: .milliseconds(500))
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        for await event in recorderEvents {
+            if case .finishedRecording(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+
+        // Every frame the device gave, in order: the ramp runs on across the gap, with nothing lost or doubled.
+        let marker = try #require(recorder.markers.first)
+        #expect(recorder.markers.count == 1 && marker.framePosition == 12345)
+        let name = try #require(marker.name)
+        let seconds = try #require(Double(name.dropFirst("interrupted ".count).dropLast(" s".count)))
+        #expect(name.hasPrefix("interrupted ") && name.hasSuffix(" s") && seconds >= 0.5 && seconds < 5, "\(name)")
+        let samples = try Sox.samples(of: recorder.url.path)
+        #expect(samples.count == 48000)
+        let expected = (0..<48000).map { Int32(NullDevice.sample(at: $0) * 32768) << 16 }
+        #expect(samples == expected)
+        let kept = try AudioFile(forReading: recorder.url).metadata.markers
+        #expect(kept == [marker])
+    }
+
+    @Test func anAmbientSessionsPlayerPlaysOnThroughAnInterruption() async throws {
+        session.setCategory(.ambient)
+        let device = device()
+        let file = scratch.path("tone.wav")
+        try Sox.synth(to: file, rate: 48000, channels: 2, seconds: 1, "sine 440")
+        let player = try AudioPlayer(contentsOf: URL(fileURLWithPath: file))
+        player.currentDevice = device.name
+        player.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        let playerEvents = player.events()
+        device.takeAway(afterFrames: 4800)
+        #expect(player.play())
+
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(player.isPlaying, "an ambient player is not paused")
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        for await event in playerEvents {
+            if case .finishedPlaying(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+        #expect(device.framesTransferred >= 48000)
+    }
+
+    @Test func aPlaybackSessionRecordsNothingAndSaysWhy() throws {
+        session.setCategory(.playback)
+        let recorder = try AudioRecorder(url: scratch.file("refused.wav"), settings: AudioSettings(format: .wav))
+        recorder.currentDevice = device().name
+        recorder.session = session
+        #expect(!recorder.prepareToRecord())
+        #expect(!recorder.record())
+        #expect(recorder.status == .failed(.categoryDoesNotRecord(.playback)))
+        #expect("\(AudioRecorderError.categoryDoesNotRecord(.playback))"
+            == "cannot record: the audio session's category is 'playback', which does not allow recording; set 'record' or 'playAndRecord'")
+        #expect(!FileManager.default.fileExists(atPath: recorder.url.path), "no file is made")
+
+        session.setCategory(.playAndRecord)
+        #expect(recorder.record(forDuration: 0.1))
+    }
+}
