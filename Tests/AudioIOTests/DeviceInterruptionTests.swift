@@ -99,6 +99,36 @@ import Testing
         #expect(kept == [marker])
     }
 
+    @Test func aRecorderWhoseDeviceIsHeldWaitsAndRecordsOnceItIsFree() async throws {
+        session.setCategory(.playAndRecord, options: [.resumeAfterInterruption])
+        let device = device()
+        device.isHeld = true
+        let recorder = try AudioRecorder(url: scratch.file("waited.wav"), settings: AudioSettings(format: .wav))
+        recorder.currentDevice = device.name
+        recorder.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        let recorderEvents = recorder.events()
+        #expect(!recorder.record(forDuration: 0.5))
+        #expect(recorder.status == .failed(.device(AudioDeviceError(device: device.name, operation: .open, reason: .busy))))
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(!recorder.isRecording)
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        // Started by the session, right after it says so.
+        var events = recorderEvents.makeAsyncIterator()
+        while let event = await events.next(), event != .started {}
+        recorder.stop()
+        while let event = await events.next() {
+            if case .finishedRecording(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+        #expect(try AudioFile(forReading: recorder.url).frameCount > 0)
+        #expect(recorder.markers.isEmpty, "nothing was recorded before: no gap")
+    }
+
     @Test func anAmbientSessionsPlayerPlaysOnThroughAnInterruption() async throws {
         session.setCategory(.ambient)
         let device = device()

@@ -108,6 +108,18 @@ final class StreamEngine: @unchecked Sendable {
         return engine
     }
 
+    /// Whether `device` can be opened for `direction` now: false while another program holds it (the open fails
+    /// with ``DeviceError/busy``). Any other failure is for the open that follows to report.
+    static func canOpen(_ device: String, direction: StreamDirection) -> Bool {
+        if let null = NullDevice.named(device) { return !null.isHeld }
+        do throws(DeviceError) {
+            try ALSAStream(name: device, direction: direction).close()
+            return true
+        } catch {
+            return error != .busy
+        }
+    }
+
     /// Every engine open on a device for `direction`.
     static func all(_ direction: StreamDirection) -> [StreamEngine] {
         engines.withLock { $0.values.filter { $0.direction == direction && !$0.isOffline } }

@@ -228,6 +228,11 @@ extension AudioRecorder: AudioSessionParticipant {
         set { state.withLock { $0.session = newValue } }
     }
 
+    var deviceFoundBusy: (name: String, isInput: Bool)? {
+        guard case .failed(.device(let error)) = status else { return nil }
+        return Self.busyDevice(error, isInput: true)
+    }
+
     var deviceInUse: (name: String, isInput: Bool)? {
         state.withLock { state in state.engine.map { ($0.deviceName, true) } }
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 
 /// A player or recorder, as the session's policy sees it.
 protocol AudioSessionParticipant: AnyObject, Sendable {
@@ -11,6 +12,8 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
     var deviceInUse: (name: String, isInput: Bool)? { get }
     /// The session it joins: ``AudioSession/shared``, or one of a test's own.
     var session: AudioSession { get }
+    /// The device it could not open because another program holds it, after a start that failed so.
+    var deviceFoundBusy: (name: String, isInput: Bool)? { get }
     /// Its device is no longer heard or no longer hears (a jack unplugged) though its stream runs on: a
     /// player pauses, a recorder stops and finishes its file with what was captured.
     func deviceInUseWentAway()
@@ -20,12 +23,19 @@ extension AudioSessionParticipant {
     /// Around a start, outside the participant's lock: the session activates on the first (reading alsa-lib's
     /// configuration) and applies its policy to it from then on. It joins before `start`, so that an interruption of
     /// its device as it starts (another program taking it at once) finds it, and pauses it once `start` is done. One
-    /// rendering offline has no device for the session to look after, and leaves again.
+    /// rendering offline has no device for the session to look after, and leaves again. One whose device another
+    /// program holds is interrupted until it is free.
     func joinSession(_ start: @autoclosure () -> Bool) -> Bool {
         session.participantWillStart(self)
         let started = start()
         session.participant(self, didStart: started && deviceInUse != nil)
+        if !started, let busy = deviceFoundBusy { session.participant(self, foundBusy: busy) }
         return started
+    }
+
+    /// The device named in `status`, when it says another program holds it.
+    static func busyDevice(_ error: AudioDeviceError, isInput: Bool) -> (name: String, isInput: Bool)? {
+        error.operation == .open && error.reason == .busy ? (error.device, isInput) : nil
     }
 }
 
@@ -100,6 +110,36 @@ extension AudioSession {
         withState { state, events in
             state.interrupted = paused
             events.append(.interruptionBegan(reason))
+        }
+    }
+
+    /// A participant could not start: another program holds `device`. The interruption of that device begins with
+    /// it, as if it had been paused, and ends once the device can be opened again, which a thread of its own tries
+    /// every ``DeviceInterruptions/retryInterval`` (as the engine does for a device taken while it runs).
+    func participant(_ participant: any AudioSessionParticipant, foundBusy device: (name: String, isInput: Bool)) {
+        let begins = withState { state, events in
+            guard !state.isInterrupted else {
+                if state.interruptedDevice == device.name, !state.interrupted.contains(where: { $0 === participant }) {
+                    state.interrupted.append(participant)
+                }
+                return false
+            }
+            state.isInterrupted = true
+            state.interruptedDevice = device.name
+            state.interrupted = [participant]
+            events.append(.interruptionBegan(.deviceInUse))
+            return true
+        }
+        guard begins else { return }
+        let direction: StreamDirection = device.isInput ? .capture : .playback
+        RealtimeThread.start(name: "audio-busy", realtime: false) { [weak self] in
+            while let self, state.withLock({ $0.interruptedDevice == device.name }) {
+                if StreamEngine.canOpen(device.name, direction: direction) {
+                    endInterruption(.deviceInUse, device: device.name)
+                    return
+                }
+                usleep(UInt32(DeviceInterruptions.retryInterval * 1e6))
+            }
         }
     }
 
