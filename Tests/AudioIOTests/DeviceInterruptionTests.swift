@@ -129,6 +129,26 @@ import Testing
         #expect(recorder.markers.isEmpty, "nothing was recorded before: no gap")
     }
 
+    @Test func aRecorderWaitsForAnALSADeviceAnotherOpenerHoldsAndRecordsOnceItIsFree() async throws {
+        session.setCategory(.record, options: [.resumeAfterInterruption])
+        let held = try HeldDevice(in: scratch)
+        let recorder = try AudioRecorder(url: scratch.file("alsa.wav"), settings: AudioSettings(format: .wav))
+        recorder.currentDevice = held.name
+        recorder.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        var events = recorder.events().makeAsyncIterator()
+        #expect(!recorder.record())
+        #expect(recorder.status == .failed(.device(AudioDeviceError(device: held.name, operation: .open, reason: .busy))))
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        held.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        while let event = await events.next(), event != .started {}
+        try await Task.sleep(for: .milliseconds(200))
+        recorder.stop()
+        let frames = try AudioFile(forReading: recorder.url).frameCount
+        #expect(frames > 4800, "\(frames) frames")
+    }
+
     @Test func anAmbientSessionsPlayerPlaysOnThroughAnInterruption() async throws {
         session.setCategory(.ambient)
         let device = device()

@@ -176,7 +176,7 @@ extension AudioRecorder {
         guard let since = state.interruptedSince else { return }
         state.interruptedSince = nil
         let seconds = (ContinuousClock.now - since) / .seconds(1)
-        _ = addMarker("interrupted \((seconds * 10).rounded() / 10) s", &state)
+        _ = addMarker("\(AudioMarker.interruptionPrefix)\((seconds * 10).rounded() / 10) s", &state)
     }
 
     /// Takes the tap out of the capture cycle, which ends the writer's input, and forgets what prepare

@@ -1,0 +1,27 @@
+import Foundation
+import Glibc
+
+/// A `testbusy` device (see ``ALSATestDevices``) and its lock, held by this process as another program would hold a
+/// sound card: while ``isHeld``, opening ``name`` fails with `EBUSY`, here and in the processes the test starts.
+public final class HeldDevice {
+    /// The PCM name, `testbusy:'LOCK'`.
+    public let name: String
+    private let lock: Int32
+
+    /// A device in `directory`, held from the start.
+    public init(in directory: ScratchDirectory) throws {
+        try ALSATestDevices.install()
+        let path = directory.path("device.lock")
+        name = "testbusy:'\(path)'"
+        lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw SpawnFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw SpawnFailure(description: "cannot lock \(path)") }
+    }
+
+    /// Whether the device is held: lets it go, or takes it again (failing while another opener has it).
+    public var isHeld = true {
+        didSet { _ = flock(lock, isHeld ? LOCK_EX | LOCK_NB : LOCK_UN) }
+    }
+
+    deinit { close(lock) }
+}

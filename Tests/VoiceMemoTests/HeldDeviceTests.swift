@@ -1,0 +1,31 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `voicememo record` on a device another program holds (a `testbusy` PCM, locked by this process): it says it waits,
+/// records once the device is free, and the memo holds what was recorded after.
+@Suite(.timeLimit(.minutes(1))) struct HeldDeviceTests {
+    @Test func recordWaitsForADeviceAnotherProgramHoldsThenRecordsWhenItIsFree() async throws {
+        let cli = try CLI()
+        let device = try HeldDevice(in: cli.scratch)
+        let recording = try cli.start(["record", "--device", device.name, "--title", "Held", "--no-meter"], with: try ALSATestDevices.environment())
+        #expect(recording.nextLine(timeout: 10) == "another program holds the device — recording waits for it")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(recording.isRunning, "it waits")
+        device.isHeld = false
+        #expect(recording.nextLine(timeout: 10) == "recording resumed")
+        try await Task.sleep(for: .milliseconds(1000))
+        #expect(recording.isRunning)
+        recording.send(SIGINT)
+        let result = recording.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Recorded “Held” as "), "\(result.standardOutput)")
+        let memos = try JSONSerialization.jsonObject(with: Data(try cli.run("list", "--json").standardOutput.utf8)) as? [[String: Any]]
+        let duration = try #require(memos?.first?["duration"] as? Double)
+        #expect(duration > 0.5 && duration < 3, "\(duration) s")
+        // Taken again, by this process, only once the recording let it go.
+        device.isHeld = true
+        #expect(device.isHeld)
+    }
+}
