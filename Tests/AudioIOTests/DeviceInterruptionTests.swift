@@ -149,6 +149,31 @@ import Testing
         #expect(frames > 4800, "\(frames) frames")
     }
 
+    @Test func anALSARecordingTakenAwayMidwayResumesWithTheGapMarked() async throws {
+        session.setCategory(.record, options: [.resumeAfterInterruption])
+        let held = try HeldDevice(in: scratch, held: false)
+        let recorder = try AudioRecorder(url: scratch.file("taken-alsa.wav"), settings: AudioSettings(format: .wav))
+        recorder.currentDevice = held.name
+        recorder.session = session
+        var interruptions = session.events().makeAsyncIterator()
+        var events = recorder.events().makeAsyncIterator()
+        #expect(recorder.record())
+        while let event = await events.next(), event != .started {}
+        try await Task.sleep(for: .milliseconds(300))
+        held.isTakenAway = true
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        let gapAt = Int64((recorder.currentTime * 48000).rounded())
+        try await Task.sleep(for: .milliseconds(400))
+        held.isTakenAway = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        try await Task.sleep(for: .milliseconds(300))
+        recorder.stop()
+        let marker = try #require(recorder.markers.first)
+        #expect(recorder.markers.count == 1 && marker.framePosition == gapAt && marker.name?.hasPrefix("interrupted ") == true)
+        let file = try AudioFile(forReading: recorder.url)
+        #expect(file.metadata.markers == [marker] && file.frameCount > marker.framePosition + 4800)
+    }
+
     @Test func anAmbientSessionsPlayerPlaysOnThroughAnInterruption() async throws {
         session.setCategory(.ambient)
         let device = device()

@@ -1,7 +1,8 @@
 /* A PCM only one opener may hold at a time, as a sound card's hw device: an alsa-lib external PCM plugin
  * (<alsa/pcm_external.h>) for tests. Opening takes an exclusive flock on a lock file; a second opener, in this
  * process or another, gets -EBUSY until the first closes it (or a test holds the lock itself, as another program
- * would hold the device). It plays into nothing and captures silence, on the monotonic clock; a reader that falls
+ * would hold the device). While the file LOCK.taken exists, a running stream is taken away: it fails with -EBUSY,
+ * and so does preparing it again, until the file is removed. It plays into nothing and captures silence, on the monotonic clock; a reader that falls
  * behind finds the buffer full rather than overrun.
  *
  * Configuration (written by Tests/TestSupport/ALSATestDevices.swift):
@@ -11,6 +12,8 @@
 #include <alsa/pcm_external.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -20,6 +23,7 @@
 typedef struct {
 	snd_pcm_ioplug_t io;
 	int lock;
+	char taken[PATH_MAX]; /* while this file exists, the running stream is taken away: -EBUSY */
 	struct timespec started;
 	snd_pcm_uframes_t base; /* frames at the start */
 } testbusy_t;
@@ -45,10 +49,17 @@ static int testbusy_stop(snd_pcm_ioplug_t *io)
 	return 0;
 }
 
+static int testbusy_prepare(snd_pcm_ioplug_t *io)
+{
+	testbusy_t *pcm = io->private_data;
+	return access(pcm->taken, F_OK) == 0 ? -EBUSY : 0;
+}
+
 /* Frames played (never past what was written) or captured since the start, in the buffer. */
 static snd_pcm_sframes_t testbusy_pointer(snd_pcm_ioplug_t *io)
 {
 	testbusy_t *pcm = io->private_data;
+	if (access(pcm->taken, F_OK) == 0) return -EBUSY;
 	snd_pcm_uframes_t position = pcm->base + elapsed(pcm);
 	if (io->stream == SND_PCM_STREAM_PLAYBACK) {
 		if (position > io->appl_ptr) position = io->appl_ptr;
@@ -78,6 +89,7 @@ static int testbusy_close(snd_pcm_ioplug_t *io)
 static const snd_pcm_ioplug_callback_t callbacks = {
 	.start = testbusy_start,
 	.stop = testbusy_stop,
+	.prepare = testbusy_prepare,
 	.pointer = testbusy_pointer,
 	.transfer = testbusy_transfer,
 	.close = testbusy_close,
@@ -111,6 +123,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		return -ENOMEM;
 	}
 	pcm->lock = lock;
+	snprintf(pcm->taken, sizeof(pcm->taken), "%s.taken", path);
 	pcm->io.version = SND_PCM_IOPLUG_VERSION;
 	pcm->io.name = "testbusy";
 	pcm->io.mmap_rw = 0;

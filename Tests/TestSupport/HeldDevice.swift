@@ -8,20 +8,36 @@ public final class HeldDevice {
     public let name: String
     private let lock: Int32
 
-    /// A device in `directory`, held from the start.
-    public init(in directory: ScratchDirectory) throws {
+    /// A device in `directory`, held from the start unless not `held`.
+    public init(in directory: ScratchDirectory, held: Bool = true) throws {
         try ALSATestDevices.install()
         let path = directory.path("device.lock")
         name = "testbusy:'\(path)'"
+        takenPath = path + ".taken"
         lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw SpawnFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw SpawnFailure(description: "cannot lock \(path)") }
+        isHeld = held
+        guard !held || flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw SpawnFailure(description: "cannot lock \(path)") }
     }
 
     /// Whether the device is held: lets it go, or takes it again (failing while another opener has it).
     public var isHeld = true {
         didSet { _ = flock(lock, isHeld ? LOCK_EX | LOCK_NB : LOCK_UN) }
     }
+
+    /// Whether the device is taken away from the stream running on it (the `.taken` file beside the lock): its
+    /// transfers and its restart fail with `EBUSY` meanwhile.
+    public var isTakenAway = false {
+        didSet {
+            if isTakenAway {
+                _ = FileManager.default.createFile(atPath: takenPath, contents: nil)
+            } else {
+                try? FileManager.default.removeItem(atPath: takenPath)
+            }
+        }
+    }
+
+    private let takenPath: String
 
     deinit { close(lock) }
 }

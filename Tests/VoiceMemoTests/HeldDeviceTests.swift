@@ -29,3 +29,31 @@ import Testing
         #expect(device.isHeld)
     }
 }
+
+extension HeldDeviceTests {
+    @Test func aRecordingTakenAwayMidwayWaitsAndGoesOnAndInfoListsTheGap() async throws {
+        let cli = try CLI()
+        let device = try HeldDevice(in: cli.scratch, held: false)
+        let recording = try cli.start(["record", "--device", device.name, "--title", "Taken", "--no-meter"], with: try ALSATestDevices.environment())
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(recording.isRunning)
+        device.isTakenAway = true
+        #expect(recording.nextLine(timeout: 10) == "another program holds the device — recording waits for it")
+        try await Task.sleep(for: .milliseconds(700))
+        device.isTakenAway = false
+        #expect(recording.nextLine(timeout: 10) == "recording resumed")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(recording.isRunning)
+        recording.send(SIGINT)
+        let result = recording.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains(", 1 marker (a gap where another program held the device)"), "\(result.standardOutput)")
+
+        let memos = try JSONSerialization.jsonObject(with: Data(try cli.run("list", "--json").standardOutput.utf8)) as? [[String: Any]]
+        let id = try #require(memos?.first?["id"] as? String)
+        let info = try cli.run("info", id).standardOutput
+        let gap = try #require(info.split(separator: "\n").first { $0.contains("interrupted ") }, "\(info)")
+        let seconds = try #require(Double(gap.split(separator: " ").dropLast().last ?? ""), "\(gap)")
+        #expect(seconds >= 0.7 && seconds < 5, "\(gap)")
+    }
+}

@@ -385,7 +385,14 @@ final class StreamEngine: @unchecked Sendable {
                 _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: frames - done), 0.001))
             } catch .xrun {
                 underruns.wrappingIncrement(ordering: .relaxed)
-                do { try stream.recover(from: .xrun) } catch { return fail(error) }
+                do {
+                    try stream.recover(from: .xrun)
+                } catch .busy {
+                    // Another program took the device, which an xrun told first: waited for as below.
+                    if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
+                } catch {
+                    return fail(error)
+                }
             } catch .suspended {
                 // Waiting for the system to resume takes sleeping: the event thread does it.
                 if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
@@ -463,7 +470,16 @@ final class StreamEngine: @unchecked Sendable {
             if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
             return 0
         } catch .xrun {
-            do { try stream.recover(from: .xrun) } catch { return fail(error) }
+            do {
+                try stream.recover(from: .xrun)
+            } catch .busy {
+                // Another program took the device, which an xrun told first: the recorders were paused, nothing is
+                // lost.
+                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
+                return 0
+            } catch {
+                return fail(error)
+            }
             // What should have been captured since the last read is lost: a gap of that length in every tap.
             let lost = max(0, frame(at: deviceCurrentTime) - first)
             capture.deviceDidLose(frames: Int(lost))
