@@ -90,7 +90,8 @@ import Testing
         #expect(recorder.markers.count == 1 && marker.framePosition == 12345)
         let name = try #require(marker.name)
         let seconds = try #require(Double(name.dropFirst("interrupted ".count).dropLast(" s".count)))
-        #expect(name.hasPrefix("interrupted ") && name.hasSuffix(" s") && seconds >= 0.5 && seconds < 5, "\(name)")
+        // At least the time the device was held (more on a busy machine, where this test resumes late).
+        #expect(name.hasPrefix("interrupted ") && name.hasSuffix(" s") && seconds >= 0.5, "\(name)")
         let samples = try Sox.samples(of: recorder.url.path)
         #expect(samples.count == 48000)
         let expected = (0..<48000).map { Int32(NullDevice.sample(at: $0) * 32768) << 16 }

@@ -23,7 +23,7 @@ import Testing
         #expect(result.standardOutput.contains("Recorded “Held” as "), "\(result.standardOutput)")
         let memos = try JSONSerialization.jsonObject(with: Data(try cli.run("list", "--json").standardOutput.utf8)) as? [[String: Any]]
         let duration = try #require(memos?.first?["duration"] as? Double)
-        #expect(duration > 0.5 && duration < 3, "\(duration) s")
+        #expect(duration > 0.5, "\(duration) s")
         // Taken again, by this process, only once the recording let it go.
         device.isHeld = true
         #expect(device.isHeld)
@@ -54,6 +54,6 @@ extension HeldDeviceTests {
         let info = try cli.run("info", id).standardOutput
         let gap = try #require(info.split(separator: "\n").first { $0.contains("interrupted ") }, "\(info)")
         let seconds = try #require(Double(gap.split(separator: " ").dropLast().last ?? ""), "\(gap)")
-        #expect(seconds >= 0.7 && seconds < 5, "\(gap)")
+        #expect(seconds >= 0.7, "at least the time the device was taken: \(gap)")
     }
 }
