@@ -57,3 +57,25 @@ extension HeldDeviceTests {
         #expect(seconds >= 0.7, "at least the time the device was taken: \(gap)")
     }
 }
+
+extension HeldDeviceTests {
+    @Test func playWaitsForADeviceAnotherProgramHoldsThenPlaysToTheEnd() async throws {
+        let cli = try CLI()
+        let device = try HeldDevice(in: cli.scratch)
+        let tone = cli.scratch.path("tone.wav")
+        try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        let playing = try cli.start(["play", tone, "--device", device.name], with: try ALSATestDevices.environment())
+        var lines: [String] = []
+        while let line = playing.nextLine(timeout: 10) {
+            lines.append(line)
+            if line.hasPrefix("another program") { break }
+        }
+        #expect(lines.last == "another program holds the device — playback waits for it", "\(lines)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(playing.isRunning, "it waits")
+        device.isHeld = false
+        #expect(playing.nextLine(timeout: 10) == "playback resumed")
+        let result = playing.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+    }
+}

@@ -162,7 +162,10 @@ extension VoiceMemo {
                 return player
             }
             for (item, player) in zip(items, players) {
-                guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
+                // A device another program holds: one player waits for it (see PlayerGroup.start).
+                guard player.prepareToPlay() || items.count == 1 && player.status.isWaitingForDevice else {
+                    throw PlaybackFailure(title: item.title, status: player.status)
+                }
                 player.currentTime = min(start, player.duration)
             }
             if announces {

@@ -81,7 +81,7 @@ extension VoiceMemo {
                 recording: true, devices: [capture.device], keys: false, keyPause: keyPause, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
             // A device another program holds is waited for: the session starts the recording once it is free.
-            guard capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() || Self.waitsForDevice(recorder) else {
+            guard capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() || recorder.status.isWaitingForDevice else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
             }
@@ -167,12 +167,6 @@ extension VoiceMemo {
             }
             // Cut short by a write or device failure: the memo keeps what was written, and the run fails.
             if !progress.succeeded { throw Self.failure(of: recorder, progress) }
-        }
-
-        /// Whether the recorder could not start because another program holds its device, which the session waits for.
-        private static func waitsForDevice(_ recorder: AudioRecorder) -> Bool {
-            guard case .failed(.device(let error)) = recorder.status else { return false }
-            return error.operation == .open && error.reason == .busy
         }
 
         /// Why the recording failed, as the error to report.
