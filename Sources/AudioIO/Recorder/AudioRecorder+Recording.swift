@@ -134,7 +134,9 @@ extension AudioRecorder {
 
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?, forDuration duration: TimeInterval?) -> Bool {
         guard !state.isRecording else { return true }
+        state.durationToResumeWith = duration
         guard prepare(&state, &events), let tap = state.tap, let engine = state.engine else { return false }
+        state.durationToResumeWith = nil
         if let duration {
             let frames = Int64(frames: duration, rate: engine.sampleRate)
             tap.frameLimit.store(tap.deliveredFrames.load(ordering: .acquiring) + frames, ordering: .releasing)
@@ -220,7 +222,11 @@ extension AudioRecorder: AudioSessionParticipant {
     }
 
     func resumeAfterInterruption() {
-        record()
+        if let duration = state.withLock({ $0.durationToResumeWith }) {
+            record(forDuration: duration)
+        } else {
+            record()
+        }
     }
 
     var session: AudioSession {

@@ -21,6 +21,9 @@ extension AudioRecorder {
         var markers: [AudioMarker] = []
         /// When another program took the device from the recording, until it resumes: the gap it marks.
         var interruptedSince: ContinuousClock.Instant?
+        /// The duration asked of a start that failed (another program held the device): the session's resume asks it
+        /// again.
+        var durationToResumeWith: TimeInterval?
         var subscribers = EventSubscribers<Event>()
     }
 
