@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import SystemPackage
 
 extension AudioFileConverter {
@@ -22,20 +21,7 @@ extension AudioFileConverter {
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile? {
         guard try AudioFile(forReading: source).isAACInMP4 else { return nil }
-        if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
-            throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
-        }
-        let temporary = temporaryURL(beside: destination)
-        let output: FileDescriptor
-        do {
-            output = try FileDescriptor.open(
-                temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
-        } catch {
-            throw AudioFileError(path: destination.path, creating: error as? Errno ?? .ioError)
-        }
-        // Held while FFmpeg writes it, as AudioFileWriter holds its file: a store cleaning up after killed processes
-        // leaves it alone.
-        _ = flock(output.rawValue, LOCK_EX | LOCK_NB)
+        let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
             defer { try? output.close() }
             let copied = try M4ACopy.copy(from: source.path, to: temporary.path, metadata: metadata, frameCount: nil)
@@ -48,13 +34,7 @@ extension AudioFileConverter {
             DurableFile.removeQuietly(temporary.path)
             throw error
         }
-        let staged: StagedAudioFile
-        do {
-            staged = try StagedAudioFile(url: temporary)
-        } catch {
-            DurableFile.removeQuietly(temporary.path)
-            throw AudioFileError(path: destination.path, creating: error)
-        }
+        let staged = try stageWritten(temporary, for: destination)
         // Read back as any reader will: what it holds, and its levels and waveform, decoded.
         let copy = try AudioFile(forReading: temporary)
         let measured = try copy.measure(loudness: measuringLoudness)

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import SystemPackage
 
 extension AudioFileConverter {
@@ -82,20 +81,7 @@ extension AudioFileConverter {
         }
         guard OggPageReader.beginsWithPage(input) else { return .notCopyable("it is not an Ogg stream") }
 
-        if let status = try? FilePath(destination.path).stat(), let kind = AudioFile.kindIfNotRegular(status.type) {
-            throw AudioFileError(path: destination.path, reason: .notAFileToReplace(kind))
-        }
-        let temporary = temporaryURL(beside: destination)
-        let output: FileDescriptor
-        do {
-            output = try FileDescriptor.open(
-                temporary.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
-        } catch {
-            throw AudioFileError(path: destination.path, creating: error as? Errno ?? .ioError)
-        }
-        // Held while it is written, as AudioFileWriter holds its file: a store cleaning up after killed processes
-        // leaves it alone.
-        _ = flock(output.rawValue, LOCK_EX | LOCK_NB)
+        let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
             defer { try? output.close() }
             _ = try OpusStreamCopy(source: input, destination: output).copy(edit)
@@ -110,13 +96,7 @@ extension AudioFileConverter {
             DurableFile.removeQuietly(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed("\(error)"))
         }
-        let staged: StagedAudioFile
-        do {
-            staged = try StagedAudioFile(url: temporary)
-        } catch {
-            DurableFile.removeQuietly(temporary.path)
-            throw AudioFileError(path: destination.path, creating: error)
-        }
+        let staged = try stageWritten(temporary, for: destination)
         switch reading {
         case .decoding(let measuringLoudness):
             // Read back as any reader will: what it holds, and its levels and waveform, decoded.
