@@ -2,12 +2,14 @@
  * (<alsa/pcm_external.h>) for tests. Opening takes an exclusive flock on a lock file; a second opener, in this
  * process or another, gets -EBUSY until the first closes it (or a test holds the lock itself, as another program
  * would hold the device). While the file LOCK.taken exists, a running stream is taken away: it fails with -EBUSY,
- * and so does preparing it again, until the file is removed. It plays into nothing and captures silence, on the monotonic clock; a reader that falls
- * behind finds the buffer full rather than overrun.
+ * and so does preparing it again, until the file is removed. It captures silence, and plays into nothing or, given a
+ * file, appends what is played to it as it is written (raw frames in the format opened: what the device got, in
+ * order), on the monotonic clock; a reader that falls behind finds the buffer full rather than overrun.
  *
  * Configuration (written by Tests/TestSupport/ALSATestDevices.swift):
  *     pcm_type.testbusy { lib "/path/to/libasound_module_pcm_testbusy.so" }
- *     pcm.testbusy { @args [ LOCK ] @args.LOCK { type string } type testbusy lock $LOCK } */
+ *     pcm.testbusy { @args [ LOCK FILE ] @args.LOCK { type string } @args.FILE { type string default "" }
+ *                    type testbusy lock $LOCK file $FILE } */
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 #include <errno.h>
@@ -23,9 +25,10 @@
 typedef struct {
 	snd_pcm_ioplug_t io;
 	int lock;
+	int out; /* what is played is appended here; -1 for nothing */
 	char taken[PATH_MAX]; /* while this file exists, the running stream is taken away: -EBUSY */
 	struct timespec started;
-	snd_pcm_uframes_t base; /* frames at the start */
+	snd_pcm_uframes_t base; /* the device's position at the start: what was written before it is still to play */
 } testbusy_t;
 
 static snd_pcm_uframes_t elapsed(testbusy_t *pcm)
@@ -40,7 +43,7 @@ static int testbusy_start(snd_pcm_ioplug_t *io)
 {
 	testbusy_t *pcm = io->private_data;
 	clock_gettime(CLOCK_MONOTONIC, &pcm->started);
-	pcm->base = io->appl_ptr;
+	pcm->base = io->hw_ptr;
 	return 0;
 }
 
@@ -74,13 +77,22 @@ static snd_pcm_sframes_t testbusy_pointer(snd_pcm_ioplug_t *io)
 static snd_pcm_sframes_t testbusy_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
                                            snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
-	if (io->stream == SND_PCM_STREAM_CAPTURE) snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+	testbusy_t *pcm = io->private_data;
+	if (io->stream == SND_PCM_STREAM_CAPTURE) {
+		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+	} else if (pcm->out >= 0) {
+		/* Interleaved: the frames are one run of bytes from the first channel's. */
+		const char *frames = (const char *)areas[0].addr + (areas[0].first + areas[0].step * offset) / 8;
+		size_t bytes = size * io->channels * snd_pcm_format_physical_width(io->format) / 8;
+		if (write(pcm->out, frames, bytes) != (ssize_t)bytes) return -EIO;
+	}
 	return size;
 }
 
 static int testbusy_close(snd_pcm_ioplug_t *io)
 {
 	testbusy_t *pcm = io->private_data;
+	if (pcm->out >= 0) close(pcm->out);
 	close(pcm->lock);
 	free(pcm);
 	return 0;
@@ -97,7 +109,7 @@ static const snd_pcm_ioplug_callback_t callbacks = {
 
 SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 {
-	const char *path = NULL;
+	const char *path = NULL, *file = "";
 	snd_config_iterator_t i, next;
 	snd_config_for_each(i, next, conf) {
 		snd_config_t *n = snd_config_iterator_entry(i);
@@ -106,6 +118,10 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		if (strcmp(id, "comment") == 0 || strcmp(id, "type") == 0 || strcmp(id, "hint") == 0) continue;
 		if (strcmp(id, "lock") == 0) {
 			if (snd_config_get_string(n, &path) < 0) return -EINVAL;
+			continue;
+		}
+		if (strcmp(id, "file") == 0) {
+			if (snd_config_get_string(n, &file) < 0) return -EINVAL;
 			continue;
 		}
 		return -EINVAL;
@@ -117,12 +133,24 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		close(lock);
 		return -EBUSY;
 	}
+	/* Opened only once the device is had: a refused opener leaves no file. */
+	int out = -1;
+	if (*file) {
+		out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (out < 0) {
+			int error = errno;
+			close(lock);
+			return -error;
+		}
+	}
 	testbusy_t *pcm = calloc(1, sizeof(*pcm));
 	if (!pcm) {
+		if (out >= 0) close(out);
 		close(lock);
 		return -ENOMEM;
 	}
 	pcm->lock = lock;
+	pcm->out = out;
 	snprintf(pcm->taken, sizeof(pcm->taken), "%s.taken", path);
 	pcm->io.version = SND_PCM_IOPLUG_VERSION;
 	pcm->io.name = "testbusy";
@@ -131,6 +159,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 	pcm->io.private_data = pcm;
 	int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
 	if (err < 0) {
+		if (out >= 0) close(out);
 		close(lock);
 		free(pcm);
 		return err;

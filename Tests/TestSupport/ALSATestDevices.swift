@@ -23,7 +23,8 @@ import Foundation
 /// - `testbusy:'LOCK'`: a device one opener holds at a time, as a card's `hw` PCM: the external PCM plugin of
 ///   `Tests/Fixtures/pcm_testbusy.c` takes an exclusive `flock` on the file `LOCK` as it opens, and fails with
 ///   `EBUSY` while anyone else holds it — another opener, or a test standing for another program
-///   (``HeldDevice``). It plays into nothing and captures silence, in real time.
+///   (``HeldDevice``). It captures silence and plays into nothing, in real time; `testbusy:'LOCK','FILE'` also appends
+///   what is played to the raw file `FILE` as it is written (``HeldDevice/output(into:)``).
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
@@ -164,10 +165,12 @@ public enum ALSATestDevices {
         }
 
         pcm.testbusy {
-        \t@args [ LOCK ]
+        \t@args [ LOCK FILE ]
         \t@args.LOCK { type string }
+        \t@args.FILE { type string default "" }
         \ttype testbusy
         \tlock $LOCK
+        \tfile $FILE
         }
 
         pcm.testcard {

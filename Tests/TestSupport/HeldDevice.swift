@@ -12,6 +12,7 @@ public final class HeldDevice {
     public init(in directory: ScratchDirectory, held: Bool = true) throws {
         try ALSATestDevices.install()
         let path = directory.path("device.lock")
+        lockPath = path
         name = "testbusy:'\(path)'"
         takenPath = path + ".taken"
         lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -37,6 +38,13 @@ public final class HeldDevice {
         }
     }
 
+    /// The name of this device that also appends what is played on it to the raw file at `path`, frames in the format
+    /// the program opened it with (AudioIO's playback: 32-bit float, as for any device a plugin provides).
+    public func output(into path: String) -> String {
+        "testbusy:'\(lockPath)','\(path)'"
+    }
+
+    private let lockPath: String
     private let takenPath: String
 
     deinit { close(lock) }

@@ -121,7 +121,8 @@ extension VoiceMemo {
             if let sleep { sleepTimer.set(sleep.seconds) }
             let ending: PlaybackRun.Ending
             if let display {
-                ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
+                ending = try await InteractivePlayback(
+                    run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer, notices: notices).run(on: display)
             } else {
                 let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
                     ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }

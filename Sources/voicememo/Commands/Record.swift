@@ -137,7 +137,7 @@ extension VoiceMemo {
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
                 let head = marks.recent.map { "▼ MARKER \($0)  " }
-                    ?? (recorder.isRecording ? "● REC  " : notices.waitsForDevice ? "⏳ WAITING FOR THE DEVICE  " : "⏸ PAUSED  ")
+                    ?? (recorder.isRecording ? "● REC  " : notices.waitsForDevice ? MeterLine.waitingForDevice : "⏸ PAUSED  ")
                 // Only JSON lines throw, and record prints none.
                 try? live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
             } : nil
