@@ -24,6 +24,24 @@ import Testing
         NullDevice.install(named: "null-\(UUID().uuidString)")
     }
 
+    /// A player of `seconds` of a stereo tone on `device`, in this test's session.
+    func player(ofSeconds seconds: Double, on device: NullDevice) throws -> AudioPlayer {
+        let file = scratch.path("tone.wav")
+        try Sox.synth(to: file, rate: 48000, channels: 2, seconds: seconds, "sine 440")
+        let player = try AudioPlayer(contentsOf: URL(fileURLWithPath: file))
+        player.currentDevice = device.name
+        player.session = session
+        return player
+    }
+
+    /// Whether the player of `events` finishes playing successfully.
+    func finishesSuccessfully(_ events: AsyncStream<AudioPlayer.Event>) async -> Bool {
+        for await event in events {
+            if case .finishedPlaying(let successfully) = event { return successfully }
+        }
+        return false
+    }
+
     /// The session's next interruption event.
     func nextInterruption(_ events: inout AsyncStream<AudioSession.Event>.Iterator) async -> AudioSession.Event? {
         while let event = await events.next() {
@@ -36,11 +54,7 @@ import Testing
     @Test func aPlayerPausesWhileAnotherProgramHoldsItsDeviceAndResumesWhenItIsFree() async throws {
         session.setCategory(.playback, options: [.resumeAfterInterruption])
         let device = device()
-        let file = scratch.path("tone.wav")
-        try Sox.synth(to: file, rate: 48000, channels: 2, seconds: 2, "sine 440")
-        let player = try AudioPlayer(contentsOf: URL(fileURLWithPath: file))
-        player.currentDevice = device.name
-        player.session = session
+        let player = try player(ofSeconds: 2, on: device)
         var interruptions = session.events().makeAsyncIterator()
         let playerEvents = player.events()
         device.takeAway(afterFrames: 24000)
@@ -53,12 +67,7 @@ import Testing
         #expect(device.framesTransferred == 24000, "nothing moves while it is held")
         device.isHeld = false
         #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
-        for await event in playerEvents {
-            if case .finishedPlaying(let successfully) = event {
-                #expect(successfully)
-                break
-            }
-        }
+        #expect(await finishesSuccessfully(playerEvents))
         #expect(device.framesTransferred >= 96000, "the whole file was played: \(device.framesTransferred) frames")
     }
 
@@ -178,11 +187,7 @@ import Testing
     @Test func anAmbientSessionsPlayerPlaysOnThroughAnInterruption() async throws {
         session.setCategory(.ambient)
         let device = device()
-        let file = scratch.path("tone.wav")
-        try Sox.synth(to: file, rate: 48000, channels: 2, seconds: 1, "sine 440")
-        let player = try AudioPlayer(contentsOf: URL(fileURLWithPath: file))
-        player.currentDevice = device.name
-        player.session = session
+        let player = try player(ofSeconds: 1, on: device)
         var interruptions = session.events().makeAsyncIterator()
         let playerEvents = player.events()
         device.takeAway(afterFrames: 4800)
@@ -193,12 +198,7 @@ import Testing
         #expect(player.isPlaying, "an ambient player is not paused")
         device.isHeld = false
         #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
-        for await event in playerEvents {
-            if case .finishedPlaying(let successfully) = event {
-                #expect(successfully)
-                break
-            }
-        }
+        #expect(await finishesSuccessfully(playerEvents))
         #expect(device.framesTransferred >= 48000)
     }
 

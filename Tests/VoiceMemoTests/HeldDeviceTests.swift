@@ -91,21 +91,29 @@ extension HeldDeviceTests {
                 sourceLocation: sourceLocation)
     }
 
-    @Test func playWaitsForADeviceAnotherProgramHoldsThenPlaysToTheEnd() async throws {
-        let cli = try CLI()
-        let device = try HeldDevice(in: cli.scratch)
-        let noise = cli.scratch.path("noise.wav")
-        try Sox.synth(to: noise, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
-        let output = cli.scratch.path("out.raw")
-        let playing = try cli.start(["play", noise, "--device", device.output(into: output)], with: try ALSATestDevices.environment())
-        #expect(playing.nextLine(timeout: 10) == "Playing “noise.wav” (0:00.5) on \(device.output(into: output))")
+    /// Starts `voicememo play memos` on the held `device`, playing into `output`, and frees the device once it has
+    /// waited: the line of the first memo (`first`), the line that it waits, nothing played while it is held, then
+    /// playback resumed. Returns it playing on.
+    static func play(_ memos: [String], first: String, on device: HeldDevice, into output: String, _ cli: CLI) async throws -> RunningTool {
+        let name = device.output(into: output)
+        let playing = try cli.start(["play"] + memos + ["--device", name], with: try ALSATestDevices.environment())
+        #expect(playing.nextLine(timeout: 10) == "Playing “\(first)” (0:00.5) on \(name)")
         #expect(playing.nextLine(timeout: 10) == "another program holds the device — playback waits for it")
         try await Task.sleep(for: .milliseconds(500))
         #expect(playing.isRunning, "it waits")
         #expect(Self.played(output).isEmpty, "nothing is played while the device is held")
         device.isHeld = false
         #expect(playing.nextLine(timeout: 10) == "playback resumed")
-        let result = playing.finish()
+        return playing
+    }
+
+    @Test func playWaitsForADeviceAnotherProgramHoldsThenPlaysToTheEnd() async throws {
+        let cli = try CLI()
+        let device = try HeldDevice(in: cli.scratch)
+        let noise = cli.scratch.path("noise.wav")
+        try Sox.synth(to: noise, rate: 48000, channels: 2, seconds: 0.5, "whitenoise whitenoise")
+        let output = cli.scratch.path("out.raw")
+        let result = try await Self.play([noise], first: "noise.wav", on: device, into: output, cli).finish()
         #expect(result.status == 0, "\(result.standardError)")
         // The whole file, sample for sample.
         Self.expect(Self.played(output), toBegin: try Sox.samples(of: noise))
@@ -116,16 +124,8 @@ extension HeldDeviceTests {
         let device = try HeldDevice(in: cli.scratch)
         let reference = try Self.importNoiseAndTone(cli)
         let output = cli.scratch.path("out.raw")
-        let name = device.output(into: output)
-        let playing = try cli.start(["play", "Noise", "Tone", "--device", name], with: try ALSATestDevices.environment())
-        #expect(playing.nextLine(timeout: 10) == "Playing “Noise” (0:00.5) on \(name)")
-        #expect(playing.nextLine(timeout: 10) == "another program holds the device — playback waits for it")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(playing.isRunning, "it waits")
-        #expect(Self.played(output).isEmpty, "nothing is played while the device is held")
-        device.isHeld = false
-        #expect(playing.nextLine(timeout: 10) == "playback resumed")
-        #expect(playing.nextLine(timeout: 10) == "Playing “Tone” (0:00.5) on \(name)")
+        let playing = try await Self.play(["Noise", "Tone"], first: "Noise", on: device, into: output, cli)
+        #expect(playing.nextLine(timeout: 10) == "Playing “Tone” (0:00.5) on \(device.output(into: output))")
         let result = playing.finish()
         #expect(result.status == 0, "\(result.standardError)")
         // Both memos, sample for sample, gapless.
