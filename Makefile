@@ -31,11 +31,12 @@ deps:
 build: deps
 	$(SWIFT) build -c release
 
-# Suites on the PulseAudio sink (a real clock), the one that stops and continues a process, and the session and
+# Suites on the PulseAudio sink (a real clock) or on a device another program holds (the testbusy PCM, also on the
+# real clock, whose tests wait for what the command draws), the one that stops and continues a process, and the session and
 # jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which
 # drive unclocked devices as fast as the CPU goes and would starve the sound server (or a waiting thread) of the
 # time it keeps. A failure there is a bug like any other: nothing is run twice.
-CLOCKED_SUITES = JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
+CLOCKED_SUITES = HeldDeviceTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
 # Suites that play in real time for long (a 12-s sleep timer, a stalled download) or publish players on a session
 # bus: run last, on their own. On the shared PulseAudio server they would lengthen the line of clocked tests waiting for their turn,
 # whose wait counts against their time limits; beside the clocked suites, on servers of their own, they would load

@@ -20,6 +20,11 @@ import Foundation
 ///   playback or capture device, named as a card's own PCMs are (`hw:N`, `front:N`). This process's
 ///   `AudioSession.shared` watches ``cardDirectory`` for cards (through `AUDIOIO_SND_DIR`), as it would
 ///   /dev/snd.
+/// - `testbusy:'LOCK'`: a device one opener holds at a time, as a card's `hw` PCM: the external PCM plugin of
+///   `Tests/Fixtures/pcm_testbusy.c` takes an exclusive `flock` on the file `LOCK` as it opens, and fails with
+///   `EBUSY` while anyone else holds it — another opener, or a test standing for another program
+///   (``HeldDevice``). It captures silence and plays into nothing, in real time; `testbusy:'LOCK','FILE'` also appends
+///   what is played to the raw file `FILE` as it is written (``HeldDevice/output(into:)``).
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
@@ -27,7 +32,8 @@ public enum ALSATestDevices {
     private static let configuration = Result<URL, any Error> {
         let url = directory.appendingPathComponent("alsa.conf")
         try FileManager.default.createDirectory(at: jackDirectory, withIntermediateDirectories: true)
-        try compilePlugin()
+        try compilePlugin("ctl_testjack", into: plugin)
+        try compilePlugin("pcm_testbusy", into: busyPlugin)
         try text.write(to: url, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(at: cardDirectory, withIntermediateDirectories: true)
         setenv("ALSA_CONFIG_PATH", url.path, 1)
@@ -41,13 +47,14 @@ public enum ALSATestDevices {
     }
 
     private static var plugin: URL { directory.appendingPathComponent("libasound_module_ctl_testjack.so") }
+    private static var busyPlugin: URL { directory.appendingPathComponent("libasound_module_pcm_testbusy.so") }
 
-    /// Builds the jack plugin with `cc`, its messages going to a file and the child waited for right here:
+    /// Builds the plugin `Fixtures/NAME.c` with `cc`, its messages going to a file and the child waited for right here:
     /// this runs in the configuration's one-time initialisation, which other tests' threads may be
     /// blocked on, and ``Tool/run`` would read the pipes on a dispatch queue those threads hold up.
-    private static func compilePlugin() throws {
+    private static func compilePlugin(_ name: String, into plugin: URL) throws {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/ctl_testjack.c")
+            .appendingPathComponent("Fixtures/\(name).c")
         let log = directory.appendingPathComponent("cc.log").path
         let arguments = ["cc", "-DPIC", "-shared", "-fPIC", "-o", plugin.path, source.path, "-lasound"]
         var actions = posix_spawn_file_actions_t()
@@ -151,6 +158,19 @@ public enum ALSATestDevices {
         \ttype testjack
         \tcard $CARD
         \tjacks "\(jackDirectory.path)"
+        }
+
+        pcm_type.testbusy {
+        \tlib "\(busyPlugin.path)"
+        }
+
+        pcm.testbusy {
+        \t@args [ LOCK FILE ]
+        \t@args.LOCK { type string }
+        \t@args.FILE { type string default "" }
+        \ttype testbusy
+        \tlock $LOCK
+        \tfile $FILE
         }
 
         pcm.testcard {

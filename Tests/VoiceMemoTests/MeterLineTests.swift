@@ -32,6 +32,11 @@ import Testing
         #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25).text == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
         #expect(MeterLine.playback("talk.wav", isPlaying: true, position: 12, duration: 30, rate: 1, isBuffering: true).text
             == "… talk.wav  0:12.0 / 0:30.0  buffering")
+        // Another program holds the device: record's words, on play's line.
+        #expect(MeterLine.playback("Standup", isPlaying: false, position: 0, duration: 65, rate: 1, place: (1, 2), waitsForDevice: true).text
+            == "⏳ WAITING FOR THE DEVICE  Standup  0:00.0 / 1:05.0  1/2")
+        #expect(MeterLine.status(MeterLine.waitingForDevice, title: "Standup", elapsed: 0, bytes: 0).text
+            == "⏳ WAITING FOR THE DEVICE  Standup  0:00.0  0 B")
     }
 
     @Test func theDownloadBarShowsWhatWasHeardWhatIsHereAndWhatIsNot() {

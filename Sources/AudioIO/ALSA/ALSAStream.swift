@@ -149,6 +149,11 @@ final class ALSAStream: PCMStream {
             code = EPIPE
         case .suspended:
             code = ESTRPIPE
+        case .busy:
+            // Another program took the device from the running stream: it starts again once it is free (EBUSY until
+            // then).
+            try checkALSA(snd_pcm_prepare(handle))
+            return
         default:
             throw error
         }

@@ -22,7 +22,8 @@ import Synchronization
 /// Three kinds of thread meet here: control threads (players, recorders) add voices and taps; the stream thread
 /// (`SCHED_FIFO` when allowed and the device has a clock) runs the cycle each period and does nothing else; the event
 /// thread, an ordinary one, delivers the stream thread's events to the clients' owners, ticks time observers, and
-/// tells ``EngineObservers`` what happens to the device. Nothing here knows of the session.
+/// tells ``EngineObservers`` what happens to the device (opened, failed, interrupted by the system or another
+/// program and back). Nothing here knows of the session.
 final class StreamEngine: @unchecked Sendable {
     /// What runs each period, which also says the direction.
     enum Cycle {
@@ -71,7 +72,7 @@ final class StreamEngine: @unchecked Sendable {
     private(set) var isUnclocked = false
     /// The voices or taps in the cycle, held for their owners until the stream thread lets them go.
     private let clients = Mutex<[ObjectIdentifier: AnyObject]>([:])
-    private let suspension = DeviceSuspension()
+    private let interruptions = DeviceInterruptions()
 
     private struct Key: Hashable {
         var device: String
@@ -80,7 +81,8 @@ final class StreamEngine: @unchecked Sendable {
 
     private static let engines = Mutex<[Key: StreamEngine]>([:])
 
-    /// The engine of `device` for `direction`, opening an ALSA PCM as `request` asks (or as near as it takes) the
+    /// The engine of `device` for `direction`, opening an ALSA PCM (or the ``NullDevice`` a test installed under that
+    /// name) as `request` asks (or as near as it takes) the
     /// first time: the first client of a device sets its format and buffer for as long as the process has it open,
     /// and the others convert.
     static func engine(for device: String, direction: StreamDirection, request: StreamRequest) throws(AudioDeviceError) -> StreamEngine {
@@ -89,7 +91,12 @@ final class StreamEngine: @unchecked Sendable {
             // One that failed is on its way out of the registry: the device is opened anew.
             if let engine = engines[key], engine.failure == nil { return .success((engine, false)) }
             do throws(DeviceError) {
-                let engine = try StreamEngine(stream: ALSAStream(name: device, direction: direction), request: request)
+                let stream: any PCMStream = if let null = NullDevice.named(device) {
+                    NullStream(device: null, direction: direction)
+                } else {
+                    try ALSAStream(name: device, direction: direction)
+                }
+                let engine = try StreamEngine(stream: stream, request: request)
                 engines[key] = engine
                 return .success((engine, true))
             } catch {
@@ -99,6 +106,18 @@ final class StreamEngine: @unchecked Sendable {
         let (engine, opened) = try result.get()
         if opened { EngineObservers.tell { $0.engineOpened(device, direction: direction) } }
         return engine
+    }
+
+    /// Whether `device` can be opened for `direction` now: false while another program holds it (the open fails
+    /// with ``DeviceError/busy``). Any other failure is for the open that follows to report.
+    static func canOpen(_ device: String, direction: StreamDirection) -> Bool {
+        if let null = NullDevice.named(device) { return !null.isHeld }
+        do throws(DeviceError) {
+            try ALSAStream(name: device, direction: direction).close()
+            return true
+        } catch {
+            return error != .busy
+        }
     }
 
     /// Every engine open on a device for `direction`.
@@ -366,10 +385,20 @@ final class StreamEngine: @unchecked Sendable {
                 _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: frames - done), 0.001))
             } catch .xrun {
                 underruns.wrappingIncrement(ordering: .relaxed)
-                do { try stream.recover(from: .xrun) } catch { return fail(error) }
+                do {
+                    try stream.recover(from: .xrun)
+                } catch .busy {
+                    // Another program took the device, which an xrun told first: waited for as below.
+                    if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
+                } catch {
+                    return fail(error)
+                }
             } catch .suspended {
                 // Waiting for the system to resume takes sleeping: the event thread does it.
-                if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+                if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
+            } catch .busy {
+                // Another program took the device: the event thread waits until it is free and opens it again.
+                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
             } catch {
                 return fail(error)
             }
@@ -434,10 +463,23 @@ final class StreamEngine: @unchecked Sendable {
             got = try stream.read(into: raw, frames: configuration.periodFrames)
         } catch .suspended {
             // The session paused the recorders meanwhile, so the suspended time is no gap in their files.
-            if let failure = suspension.handOver(waking: eventWake) { return fail(failure) }
+            if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
+            return 0
+        } catch .busy {
+            // Another program took the device: as a suspension, until it is free again.
+            if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
             return 0
         } catch .xrun {
-            do { try stream.recover(from: .xrun) } catch { return fail(error) }
+            do {
+                try stream.recover(from: .xrun)
+            } catch .busy {
+                // Another program took the device, which an xrun told first: the recorders were paused, nothing is
+                // lost.
+                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
+                return 0
+            } catch {
+                return fail(error)
+            }
             // What should have been captured since the last read is lost: a gap of that length in every tap.
             let lost = max(0, frame(at: deviceCurrentTime) - first)
             capture.deviceDidLose(frames: Int(lost))
@@ -536,7 +578,7 @@ final class StreamEngine: @unchecked Sendable {
                 eventWake.wait()
             }
             deliverEvents()
-            suspension.resumeIfSuspended(stream)
+            interruptions.resumeIfInterrupted(stream) { isClosing.load(ordering: .acquiring) }
             if hasFailed.load(ordering: .acquiring) {
                 failEverything()
                 return

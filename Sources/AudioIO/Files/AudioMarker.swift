@@ -9,6 +9,10 @@ import FoundationEssentials
 public struct AudioMarker: Equatable, Hashable, Sendable, Codable {
     /// Frames from the start of the file, at its sample rate; 0 or more.
     public var framePosition: Int64
+
+    /// How the name of the marker a recorder drops where another program held its device begins: "interrupted 3.2 s"
+    /// marks a gap of 3.2 s there (see ``AudioSession/InterruptionReason/deviceInUse``).
+    public static let interruptionPrefix = "interrupted "
     /// What the marker is called, if anything.
     public var name: String?
 

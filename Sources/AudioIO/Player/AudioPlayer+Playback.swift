@@ -218,6 +218,16 @@ extension AudioPlayer: PlayingParticipant {
     }
 
     var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
+
+    var deviceFoundBusy: (name: String, isInput: Bool)? {
+        guard case .failed(.device(let error)) = status else { return nil }
+        return Self.busyDevice(error, isInput: false)
+    }
+
+    var session: AudioSession {
+        get { state.withLock { $0.session } }
+        set { state.withLock { $0.session = newValue } }
+    }
 }
 
 extension AudioPlayer: VoiceOwner {

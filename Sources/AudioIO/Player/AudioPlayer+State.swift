@@ -4,6 +4,8 @@ extension AudioPlayer {
     /// Everything mutable about a player, guarded by its mutex.
     struct State {
         var deviceName: String?
+        /// The session it joins (tests give one of their own).
+        var session = AudioSession.shared
         var delegate = WeakDelegate()
         var status = Status.unknown
         var isPlaying = false

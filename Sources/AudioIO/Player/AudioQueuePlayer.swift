@@ -543,4 +543,11 @@ extension AudioQueuePlayer: PlayingParticipant {
     }
 
     var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
+
+    var session: AudioSession { .shared }
+
+    var deviceFoundBusy: (name: String, isInput: Bool)? {
+        guard case .failed(.device(let error)) = status else { return nil }
+        return Self.busyDevice(error, isInput: false)
+    }
 }

@@ -9,18 +9,21 @@ extension AudioRecorder {
     ///   holds ``AudioMarker/maximumStoredCount`` markers already.
     @discardableResult
     public func addMarker(_ name: String? = nil) -> AudioMarker? {
-        state.withLock { state in
-            guard let tap = state.tap, let engine = state.engine, let writer = state.writer,
-                  state.markers.count < AudioMarker.maximumStoredCount
-            else { return nil }
-            let frames = tap.deliveredFrames.load(ordering: .acquiring)
-            let position = engine.sampleRate == settings.sampleRate
-                ? frames : Int64((Double(frames) * settings.sampleRate / engine.sampleRate).rounded())
-            let marker = AudioMarker(framePosition: position, name: name)
-            guard writer.addMarker(marker) else { return nil }
-            state.markers.append(marker)
-            return marker
-        }
+        state.withLock { state in addMarker(name, &state) }
+    }
+
+    /// ``addMarker(_:)`` under the recorder's lock.
+    func addMarker(_ name: String?, _ state: inout State) -> AudioMarker? {
+        guard let tap = state.tap, let engine = state.engine, let writer = state.writer,
+              state.markers.count < AudioMarker.maximumStoredCount
+        else { return nil }
+        let frames = tap.deliveredFrames.load(ordering: .acquiring)
+        let position = engine.sampleRate == settings.sampleRate
+            ? frames : Int64((Double(frames) * settings.sampleRate / engine.sampleRate).rounded())
+        let marker = AudioMarker(framePosition: position, name: name)
+        guard writer.addMarker(marker) else { return nil }
+        state.markers.append(marker)
+        return marker
     }
 
     /// The markers of the recording being made, or else of the last one, in the order they were dropped (see

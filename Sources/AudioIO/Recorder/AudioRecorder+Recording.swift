@@ -5,6 +5,9 @@ import Glibc
 extension AudioRecorder {
     /// Creates the file (replacing one at ``url``) and opens the device, so that ``record()`` starts at once.
     ///
+    /// Fails with ``AudioRecorderError/categoryDoesNotRecord(_:)`` when the ``AudioSession``'s category does not
+    /// record, as `AVAudioRecorder` does.
+    ///
     /// - Returns: Whether the recorder is ready; on false, ``status`` holds the reason.
     @discardableResult
     public func prepareToRecord() -> Bool {
@@ -85,6 +88,11 @@ extension AudioRecorder {
 
     private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
         if state.writer != nil { return true }
+        let category = state.session.category
+        guard category.records else {
+            setStatus(.failed(.categoryDoesNotRecord(category)), &state, &events)
+            return false
+        }
         do {
             let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
             let engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
@@ -126,12 +134,15 @@ extension AudioRecorder {
 
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?, forDuration duration: TimeInterval?) -> Bool {
         guard !state.isRecording else { return true }
+        state.durationToResumeWith = duration
         guard prepare(&state, &events), let tap = state.tap, let engine = state.engine else { return false }
+        state.durationToResumeWith = nil
         if let duration {
             let frames = Int64(frames: duration, rate: engine.sampleRate)
             tap.frameLimit.store(tap.deliveredFrames.load(ordering: .acquiring) + frames, ordering: .releasing)
         }
         if tap.hasStarted.load(ordering: .acquiring) || tap.startFrame.load(ordering: .relaxed) != CaptureTap.notScheduled {
+            markInterruption(&state)
             tap.isPaused.store(false, ordering: .releasing)
             engine.wake()
         } else {
@@ -161,6 +172,15 @@ extension AudioRecorder {
         events.append(.finishedRecording(successfully: outcome.error == nil && deviceFailure == nil))
     }
 
+    /// Resuming after another program held the device: a marker where the recording stopped, named for how long it
+    /// waited ("interrupted 3.2 s"), so that the gap the file does not hold is in the memo.
+    private func markInterruption(_ state: inout State) {
+        guard let since = state.interruptedSince else { return }
+        state.interruptedSince = nil
+        let seconds = (ContinuousClock.now - since) / .seconds(1)
+        _ = addMarker("\(AudioMarker.interruptionPrefix)\((seconds * 10).rounded() / 10) s", &state)
+    }
+
     /// Takes the tap out of the capture cycle, which ends the writer's input, and forgets what prepare
     /// set up.
     private func release(_ state: inout State) {
@@ -174,6 +194,7 @@ extension AudioRecorder {
         }
         state.tap = nil
         state.writer = nil
+        state.interruptedSince = nil
         state.isInCycle = false
         state.isRecording = false
     }
@@ -192,12 +213,30 @@ extension AudioRecorder {
 }
 
 extension AudioRecorder: AudioSessionParticipant {
-    func pauseForInterruption() -> Bool {
-        withState { state, _ in Self.pause(&state) }
+    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool {
+        withState { state, _ in
+            guard Self.pause(&state) else { return false }
+            if reason == .deviceInUse { state.interruptedSince = .now }
+            return true
+        }
     }
 
     func resumeAfterInterruption() {
-        record()
+        if let duration = state.withLock({ $0.durationToResumeWith }) {
+            record(forDuration: duration)
+        } else {
+            record()
+        }
+    }
+
+    var session: AudioSession {
+        get { state.withLock { $0.session } }
+        set { state.withLock { $0.session = newValue } }
+    }
+
+    var deviceFoundBusy: (name: String, isInput: Bool)? {
+        guard case .failed(.device(let error)) = status else { return nil }
+        return Self.busyDevice(error, isInput: true)
     }
 
     var deviceInUse: (name: String, isInput: Bool)? {

@@ -4,6 +4,8 @@ extension AudioRecorder {
     /// Everything mutable about a recorder, guarded by its mutex.
     struct State {
         var deviceName: String?
+        /// The session it joins, whose category allows recording or not (tests give one of their own).
+        var session = AudioSession.shared
         var delegate = WeakRecorderDelegate()
         var status = Status.unknown
         var isRecording = false
@@ -17,6 +19,11 @@ extension AudioRecorder {
         var summary: AudioFileSummary?
         /// Markers of the recording prepared, or else of the last one.
         var markers: [AudioMarker] = []
+        /// When another program took the device from the recording, until it resumes: the gap it marks.
+        var interruptedSince: ContinuousClock.Instant?
+        /// The duration asked of a start that failed (another program held the device): the session's resume asks it
+        /// again.
+        var durationToResumeWith: TimeInterval?
         var subscribers = EventSubscribers<Event>()
     }
 

@@ -21,11 +21,16 @@ public enum AudioRecorderError: Error, Equatable, Sendable, CustomStringConverti
     case file(AudioFileError)
     /// The input device cannot be opened, cannot give what the settings ask, or failed.
     case device(AudioDeviceError)
+    /// The session's category does not record (``AudioSession/Category/playback``, ``AudioSession/Category/ambient``):
+    /// set ``AudioSession/Category/record`` or ``AudioSession/Category/playAndRecord`` first.
+    case categoryDoesNotRecord(AudioSession.Category)
 
     public var description: String {
         switch self {
         case .file(let error): "\(error)"
         case .device(let error): "\(error)"
+        case .categoryDoesNotRecord(let category):
+            "cannot record: the audio session's category is '\(category.rawValue)', which does not allow recording; set 'record' or 'playAndRecord'"
         }
     }
 }

@@ -1,26 +1,41 @@
 import FoundationEssentials
+import Glibc
 
 /// A player or recorder, as the session's policy sees it.
 protocol AudioSessionParticipant: AnyObject, Sendable {
-    /// Pauses if running; returns whether it was running.
-    func pauseForInterruption() -> Bool
+    /// Pauses if running, for an interruption of `reason`; returns whether it was running.
+    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool
     /// Resumes after ``pauseForInterruption()`` paused it.
     func resumeAfterInterruption()
     /// The device it plays on or records from (`isInput`), while it has it open; nil while it has none, or plays into
     /// an ``OfflineRenderer``.
     var deviceInUse: (name: String, isInput: Bool)? { get }
+    /// The session it joins: ``AudioSession/shared``, or one of a test's own.
+    var session: AudioSession { get }
+    /// The device it could not open because another program holds it, after a start that failed so.
+    var deviceFoundBusy: (name: String, isInput: Bool)? { get }
     /// Its device is no longer heard or no longer hears (a jack unplugged) though its stream runs on: a
     /// player pauses, a recorder stops and finishes its file with what was captured.
     func deviceInUseWentAway()
 }
 
 extension AudioSessionParticipant {
-    /// After a start, outside the participant's lock: the session activates on the first (reading
-    /// alsa-lib's configuration) and applies its policy to it from then on. One rendering offline has no device for
-    /// the session to look after.
-    func joinSession(_ started: Bool) -> Bool {
-        if started, deviceInUse != nil { AudioSession.shared.participantStarted(self) }
+    /// Around a start, outside the participant's lock: the session activates on the first (reading alsa-lib's
+    /// configuration) and applies its policy to it from then on. It joins before `start`, so that an interruption of
+    /// its device as it starts (another program taking it at once) finds it, and pauses it once `start` is done. One
+    /// rendering offline has no device for the session to look after, and leaves again. One whose device another
+    /// program holds is interrupted until it is free.
+    func joinSession(_ start: @autoclosure () -> Bool) -> Bool {
+        session.participantWillStart(self)
+        let started = start()
+        session.participant(self, didStart: started && deviceInUse != nil)
+        if !started, let busy = deviceFoundBusy { session.participant(self, foundBusy: busy) }
         return started
+    }
+
+    /// The device named in `status`, when it says another program holds it.
+    static func busyDevice(_ error: AudioDeviceError, isInput: Bool) -> (name: String, isInput: Bool)? {
+        error.operation == .open && error.reason == .busy ? (error.device, isInput) : nil
     }
 }
 
@@ -35,7 +50,7 @@ protocol PlayingParticipant: AudioSessionParticipant {
 }
 
 extension PlayingParticipant {
-    func pauseForInterruption() -> Bool { pauseIfPlaying() }
+    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool { pauseIfPlaying() }
 
     func resumeAfterInterruption() { play() }
 
@@ -50,40 +65,91 @@ struct WeakParticipant {
 }
 
 extension AudioSession {
-    /// A player or recorder started: the session activates (without minding a card directory it cannot
-    /// watch) and will apply its policy to it.
-    func participantStarted(_ participant: any AudioSessionParticipant) {
-        let isActive = state.withLock { state in
+    /// A player or recorder starts: the session will apply its policy to it.
+    func participantWillStart(_ participant: any AudioSessionParticipant) {
+        state.withLock { state in
             state.participants = state.participants.filter { $0.value.value != nil }
             state.participants[ObjectIdentifier(participant)] = WeakParticipant(value: participant)
+        }
+    }
+
+    /// A player or recorder started on a device: the session activates (without minding a card directory it cannot
+    /// watch); or it did not, and the session leaves it be.
+    func participant(_ participant: any AudioSessionParticipant, didStart started: Bool) {
+        let isActive = state.withLock { state in
+            if !started { state.participants[ObjectIdentifier(participant)] = nil }
             return state.isActive
         }
-        if !isActive { try? setActive(true) }
+        if started, !isActive { try? setActive(true) }
     }
 
     /// Pauses every running participant, remembers them and posts the interruption; ignored while an
-    /// interruption is under way.
-    func beginInterruption(_ reason: InterruptionReason) {
-        let participants: [any AudioSessionParticipant]? = state.withLock { state in
-            guard !state.isInterrupted else { return nil }
-            state.isInterrupted = true
-            return state.participants.values.compactMap(\.value)
+    /// interruption is under way. One of `device` alone (another program took it) concerns those that use it: it
+    /// pauses them, and a session with none there ignores it. An ``Category/ambient`` session follows no
+    /// interruption of a device: its players play on, as soon as the device lets them (a stopped process pauses
+    /// them all the same).
+    func beginInterruption(_ reason: InterruptionReason, device: String? = nil) {
+        let found = state.withLock { state in
+            state.isInterrupted ? nil : (state.participants.values.compactMap(\.value), state.category)
         }
-        guard let participants else { return }
+        guard let (running, category) = found else { return }
+        var participants = running
         // Outside the lock: a participant takes its own lock, and may call back into the session.
-        let paused = participants.filter { $0.pauseForInterruption() }
+        if let device {
+            participants.removeAll { $0.deviceInUse?.name != device }
+            guard !participants.isEmpty else { return }
+        }
+        let begins = state.withLock { state in
+            defer { state.isInterrupted = true }
+            if !state.isInterrupted { state.interruptedDevice = device }
+            return !state.isInterrupted
+        }
+        guard begins else { return }
+        if category == .ambient, reason != .processSuspended { participants = [] }
+        let paused = participants.filter { $0.pauseForInterruption(reason) }
         withState { state, events in
             state.interrupted = paused
             events.append(.interruptionBegan(reason))
         }
     }
 
-    /// Posts the end of the interruption and, with ``CategoryOptions/resumeAfterInterruption``, resumes
-    /// what it paused.
-    func endInterruption(_ reason: InterruptionReason) {
+    /// A participant could not start: another program holds `device`. The interruption of that device begins with
+    /// it, as if it had been paused, and ends once the device can be opened again, which a thread of its own tries
+    /// every ``DeviceInterruptions/retryInterval`` (as the engine does for a device taken while it runs).
+    func participant(_ participant: any AudioSessionParticipant, foundBusy device: (name: String, isInput: Bool)) {
+        let begins = withState { state, events in
+            guard !state.isInterrupted else {
+                if state.interruptedDevice == device.name, !state.interrupted.contains(where: { $0 === participant }) {
+                    state.interrupted.append(participant)
+                }
+                return false
+            }
+            state.isInterrupted = true
+            state.interruptedDevice = device.name
+            state.interrupted = [participant]
+            events.append(.interruptionBegan(.deviceInUse))
+            return true
+        }
+        guard begins else { return }
+        let direction: StreamDirection = device.isInput ? .capture : .playback
+        RealtimeThread.start(name: "audio-busy", realtime: false) { [weak self] in
+            while let self, state.withLock({ $0.interruptedDevice == device.name }) {
+                if StreamEngine.canOpen(device.name, direction: direction) {
+                    endInterruption(.deviceInUse, device: device.name)
+                    return
+                }
+                usleep(UInt32(DeviceInterruptions.retryInterval * 1e6))
+            }
+        }
+    }
+
+    /// Posts the end of the interruption (of `device`, when it was of one device) and, with
+    /// ``CategoryOptions/resumeAfterInterruption``, resumes what it paused.
+    func endInterruption(_ reason: InterruptionReason, device: String? = nil) {
         let resumed: [any AudioSessionParticipant]? = withState { state, events in
-            guard state.isInterrupted else { return nil }
+            guard state.isInterrupted, state.interruptedDevice == device else { return nil }
             state.isInterrupted = false
+            state.interruptedDevice = nil
             let paused = state.interrupted
             state.interrupted = []
             events.append(.interruptionEnded(reason, shouldResume: true))
@@ -129,7 +195,8 @@ extension AudioSession {
     }
 }
 
-/// The session hears the engines: what opens, fails and is suspended changes the route and interrupts.
+/// The session hears the engines: what opens, fails, is suspended or is taken by another program changes the route and
+/// interrupts.
 extension AudioSession: EngineObserver {
     /// A stream was opened on `device`: it is in the route; a device lost before is back.
     func engineOpened(_ device: String, direction: StreamDirection) {
@@ -159,7 +226,18 @@ extension AudioSession: EngineObserver {
         }
     }
 
-    func engineSuspended(_ device: String) { beginInterruption(.systemSuspended) }
+    func engineInterrupted(_ device: String, by interruption: StreamInterruption) {
+        beginInterruption(Self.reason(of: interruption), device: interruption == .taken ? device : nil)
+    }
 
-    func engineResumed(_ device: String) { endInterruption(.systemSuspended) }
+    func engineResumed(_ device: String, from interruption: StreamInterruption) {
+        endInterruption(Self.reason(of: interruption), device: interruption == .taken ? device : nil)
+    }
+
+    private static func reason(of interruption: StreamInterruption) -> InterruptionReason {
+        switch interruption {
+        case .suspended: .systemSuspended
+        case .taken: .deviceInUse
+        }
+    }
 }

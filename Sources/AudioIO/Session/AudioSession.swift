@@ -52,6 +52,8 @@ public final class AudioSession: Sendable {
         var participants: [ObjectIdentifier: WeakParticipant] = [:]
         var interrupted: [any AudioSessionParticipant] = []
         var isInterrupted = false
+        /// The device another program took, while that is the interruption.
+        var interruptedDevice: String?
         var preferredIOBufferDuration = AudioSession.defaultIOBufferDuration
         var subscribers = EventSubscribers<Event>()
 

@@ -1,8 +1,8 @@
 extension AudioSession {
     /// What ``AudioSession/events()`` delivers, in the order it happened.
     public enum Event: Equatable, Sendable {
-        /// Players and recorders were paused: the process was stopped (Ctrl-Z), or the system suspended the
-        /// device.
+        /// Players and recorders were paused: the process was stopped (Ctrl-Z), the system suspended the
+        /// device, or another program took it (in an ``Category/ambient`` session players play on).
         case interruptionBegan(InterruptionReason)
         /// The interruption is over; `shouldResume` says audio may resume now (with
         /// ``CategoryOptions/resumeAfterInterruption`` the session has resumed it already).
@@ -33,6 +33,9 @@ extension AudioSession {
         case processSuspended
         /// The system suspended the device (`-ESTRPIPE` from alsa-lib).
         case systemSuspended
+        /// Another program took the device (`-EBUSY` from alsa-lib); it ends when the device is free again,
+        /// which the session tries every 0.3 s.
+        case deviceInUse
     }
 
     /// Why the route changed, as `AVAudioSession.RouteChangeReason` says it.

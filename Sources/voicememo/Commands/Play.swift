@@ -143,7 +143,8 @@ extension VoiceMemo {
             if let sleep { sleepTimer.set(sleep.seconds) }
             let ending: PlaybackRun.Ending
             if let display {
-                ending = try await InteractivePlayback(run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer).run(on: display)
+                ending = try await InteractivePlayback(
+                    run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer, notices: notices).run(on: display)
             } else {
                 let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
                     ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }
@@ -187,7 +188,10 @@ extension VoiceMemo {
                 return player
             }
             for (item, player) in zip(items, players) {
-                guard player.prepareToPlay() else { throw PlaybackFailure(title: item.title, status: player.status) }
+                // A device another program holds: one player waits for it (see PlayerGroup.start).
+                guard player.prepareToPlay() || items.count == 1 && player.status.isWaitingForDevice else {
+                    throw PlaybackFailure(title: item.title, status: player.status)
+                }
             }
             if announces {
                 for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }

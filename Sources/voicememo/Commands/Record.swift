@@ -80,7 +80,8 @@ extension VoiceMemo {
             let notices = SessionNotices(
                 recording: true, devices: [capture.device], keys: false, keyPause: keyPause, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
-            guard recorder.prepareToRecord(), capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() else {
+            // A device another program holds is waited for: the session starts the recording once it is free.
+            guard capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() || recorder.status.isWaitingForDevice else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
             }
@@ -135,7 +136,8 @@ extension VoiceMemo {
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
-                let head = marks.recent.map { "▼ MARKER \($0)  " } ?? (recorder.isRecording ? "● REC  " : "⏸ PAUSED  ")
+                let head = marks.recent.map { "▼ MARKER \($0)  " }
+                    ?? (recorder.isRecording ? "● REC  " : notices.waitsForDevice ? MeterLine.waitingForDevice : "⏸ PAUSED  ")
                 // Only JSON lines throw, and record prints none.
                 try? live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: shownTitle, elapsed: elapsed, bytes: size))
             } : nil
@@ -154,9 +156,11 @@ extension VoiceMemo {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
             } else {
                 let markers = memo.markers.isEmpty ? "" : ", \(memo.markers.count) marker\(memo.markers.count == 1 ? "" : "s")"
+                let gaps = memo.markers.filter { $0.name?.hasPrefix(AudioMarker.interruptionPrefix) == true }.count
+                let interrupted = gaps == 0 ? "" : " (\(gaps == 1 ? "a gap" : "\(gaps) gaps") where another program held the device)"
                 print("Recorded “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                     + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
-                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))" + markers)
+                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))" + markers + interrupted)
             }
             if let warning = progress.overrunWarning {
                 _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(warning)\n".utf8)
@@ -170,6 +174,7 @@ extension VoiceMemo {
             switch recorder.status {
             case .failed(.device(let error)): DeviceFailure(error: error)
             case .failed(.file(let error)): error
+            case .failed(let error): error
             default: progress.encodeError ?? AudioFileError(
                 path: recorder.url.path, reason: .writeFailed("the recording ended without finishing its file"))
             }

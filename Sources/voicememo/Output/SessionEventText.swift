@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// An ``AudioSession`` event in words, for `devices --watch` and the notices of `record` and `play`.
 enum SessionEventText {
@@ -28,6 +29,7 @@ enum SessionEventText {
         case .interruptionBegan(.processSuspended) where pausedByKey: return "stopped (Ctrl-Z) — \(what) stays paused"
         case .interruptionBegan(.processSuspended): return "stopped (Ctrl-Z) — \(what) paused; fg resumes it"
         case .interruptionBegan(.systemSuspended): return "the system suspended the device — \(what) paused"
+        case .interruptionBegan(.deviceInUse): return "another program holds the device — \(what) waits for it"
         case .interruptionEnded where pausedByKey: return "\(what) still paused; space resumes it"
         case .interruptionEnded: return "\(what) resumed"
         case .routeChanged(.oldDeviceUnavailable, let port?, _) where devices.contains(port.name):
@@ -51,6 +53,14 @@ final class SessionNotices: Sendable {
     /// The observer that shows the notices: called as the session's events happen, in order, and on Ctrl-Z
     /// before the process stops (which a stream's reader cannot count on).
     private let observation: AudioSession.ObservationToken?
+    private let waiting: Waiting
+
+    /// Whether another program holds the device, which the recording or playback waits for.
+    var waitsForDevice: Bool { waiting.value.load(ordering: .acquiring) }
+
+    private final class Waiting: Sendable {
+        let value = Atomic<Bool>(false)
+    }
 
     /// Makes the session resume what an interruption paused (Ctrl-Z, then `fg`) and, when `printing`,
     /// starts showing its notices, on `display` when there is one; `keyPause` tells whether the user paused
@@ -58,11 +68,15 @@ final class SessionNotices: Sendable {
     init(recording: Bool, devices: [String], keys: Bool, keyPause: KeyPause? = nil, display: TerminalDisplay?, printing: Bool) {
         let session = AudioSession.shared
         session.setCategory(recording ? .record : .playback, options: [.resumeAfterInterruption])
-        guard printing else {
-            observation = nil
-            return
-        }
+        let waiting = Waiting()
+        self.waiting = waiting
         observation = session.addObserver { event in
+            switch event {
+            case .interruptionBegan(.deviceInUse): waiting.value.store(true, ordering: .releasing)
+            case .interruptionEnded: waiting.value.store(false, ordering: .releasing)
+            default: break
+            }
+            guard printing else { return }
             guard let notice = SessionEventText.notice(
                 event, recording: recording, devices: devices, keys: keys, pausedByKey: keyPause?.isOn ?? false)
             else { return }
@@ -127,6 +141,7 @@ extension AudioSession.InterruptionReason {
         switch self {
         case .processSuspended: "the process was stopped (Ctrl-Z)"
         case .systemSuspended: "the system suspended the device"
+        case .deviceInUse: "another program holds the device"
         }
     }
 }

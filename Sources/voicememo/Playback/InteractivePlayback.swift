@@ -4,7 +4,8 @@ import FoundationEssentials
 /// `voicememo play` on a terminal: the recorder's live display (a bar per channel of the memos with peak and
 /// average dBFS and peak hold, unless the meter is off), the waveform of the memo heard with the play head, a status
 /// line (playing or paused, title, position, the memo's place in turn, the sleep timer, speed, the time saved while
-/// silence is skipped; buffering while an address waits for its download), and for an address a bar of what is
+/// silence is skipped; buffering while an address waits for its download; waiting while another program holds the
+/// device), and for an address a bar of what is
 /// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
 /// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker before or after in the
 /// memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the sleep timer, k skips
@@ -24,6 +25,8 @@ struct InteractivePlayback {
     /// Whether space paused playback (which Ctrl-Z and `fg` leave paused).
     let keyPause: KeyPause
     let sleepTimer: SleepTimer
+    /// Whether another program holds the device, which playback waits for.
+    let notices: SessionNotices
 
     private var playback: any Playback { run.playback }
 
@@ -58,7 +61,8 @@ struct InteractivePlayback {
                 status: MeterLine.playback(
                     playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
                     rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering,
-                    silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil),
+                    silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil,
+                    waitsForDevice: notices.waitsForDevice),
                 footer: footer)
         }
         defer { ticker.stop() }

@@ -86,7 +86,8 @@ final class PlayQueue: Playback {
             }
         }
         if let first = items.first { onStart(first, gains[first.url] ?? 0) }
-        guard queue.play() else { throw AudioPlayerFailure(status: queue.status) }
+        // A device another program holds is waited for: the session starts the queue once it is free.
+        guard queue.play() || queue.status.isWaitingForDevice else { throw AudioPlayerFailure(status: queue.status) }
     }
 
     /// Queues the list again when it loops until stopped; returns whether it did.

@@ -50,7 +50,10 @@ final class PlayerGroup: Playback {
                 }
             }
         }
-        guard startTogether() else { throw AudioPlayerFailure(status: players.first { !$0.isPlaying }?.status ?? lead.status) }
+        // One player whose device another program holds waits for it: the session starts it once it is free.
+        guard startTogether() || players.count == 1 && lead.status.isWaitingForDevice else {
+            throw AudioPlayerFailure(status: players.first { !$0.isPlaying }?.status ?? lead.status)
+        }
     }
 
     /// Starts every player: one alone at once (it has no one to start with), several on one device time
