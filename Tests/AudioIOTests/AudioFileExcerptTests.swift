@@ -93,6 +93,10 @@ import Testing
         #expect(ours.frameCount == end - start)
         let original = try file.read(frameCount: Int(file.frameCount))
         #expect(try ours.read(frameCount: Int(end - start)) == Array(original[(Int(start) * channels)..<(Int(end) * channels)]))
+        // And seeks in it by its packets' timestamps, as in any M4A: a jump back from the end to its middle.
+        let middle = Int(end - start) / 2
+        try ours.seek(toFrame: Int64(middle))
+        #expect(try ours.read(frameCount: 1000) == Array(original[((Int(start) + middle) * channels)..<((Int(start) + middle + 1000) * channels)]))
         // ffmpeg skips what the edit list skips at the start; FFmpeg 5.1 decodes the last packet whole, past the end
         // the edit list gives, as it does any M4A's padding.
         let decoded = try FFmpeg.samples(of: target.path, in: scratch)

@@ -101,6 +101,10 @@ import Testing
         // Its loudness measured anew, as the library measures the file.
         let integrated = try #require((memo["loudness"] as? [String: Any])?["integrated"] as? Double)
         #expect(abs(integrated - (try read.measureLoudness().integrated)) < 0.05, "\(integrated)")
+        // Exported as it is, the edit list goes with the packets.
+        #expect(try cli.run("export", id, cli.scratch.path("out.m4a")).status == 0)
+        #expect(try FFprobe.codec(of: cli.scratch.path("out.m4a")).frames == 108_000)
+        #expect(try FFprobe.packetHashes(of: cli.scratch.path("out.m4a")) == Array(packets[58...165]))
 
         let restore = try cli.run("restore", id)
         #expect(restore.status == 0 && restore.standardOutput.hasPrefix("Restored \(id) “Speech” as it was before the trim 0:01.3–0:03.5 of "))
