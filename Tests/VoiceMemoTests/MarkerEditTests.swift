@@ -61,7 +61,9 @@ import Testing
             // QuickTime's chapters begin at the start: an untitled one holds the place before the marker.
             let chapters = try FFprobe.chapters(of: file.path)
             #expect(chapters.map(\.title) == ["", "Middle"] && chapters.map(\.start) == [0, 0.5], "\(chapters)")
-            #expect(try FFprobe.tags(of: file.path).tags["artist"] == "Ann")
+            let tags = try FFprobe.tags(of: file.path).tags
+            #expect(tags["title"] == "Talk" && tags["artist"] == "Ann" && tags["album"] == "Talks" && tags["comment"] == "At home", "\(tags)")
+            #expect(tags["date"] == imported["createdAt"] as? String, "\(tags)")
         }
         // Under the fields, over the waveform.
         #expect(try cli.lines("info", id).prefix { $0 != "Waveform:" }.suffix(2) == ["Markers:        1", "  1  0:00.5  Middle"])
