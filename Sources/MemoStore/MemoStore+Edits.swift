@@ -20,10 +20,12 @@ extension MemoStore {
     /// WAV and CAF are cut to the sample, their samples copied as they are. Opus is cut to the sample too, its audio
     /// packets kept byte for byte: whole packets before the start (as many as the pre-skip can hold, so that the
     /// decoder has settled by the cut) and after the end are dropped, the stream's pre-skip and last granule position
-    /// drop the rest (RFC 7845), and libogg pages it anew. The memo keeps its id, title, date, artist, album and
-    /// comment; its length, size, levels and loudness become the cut's, and its markers move with the audio (back by
-    /// the start; those before it or past the end are dropped), in its file and in the index. An M4A memo is not cut:
-    /// its AAC would have to be encoded again.
+    /// drop the rest (RFC 7845), and libogg pages it anew. M4A is cut to the sample too, its AAC packets kept byte for
+    /// byte: from the one before the packet holding the start (an AAC frame overlaps the one before it) to the one
+    /// holding the end, and the MP4 edit list skips what they hold before the start and ends at the end. The memo
+    /// keeps its id, title, date, artist, album and comment; its length, size, levels and loudness become the cut's,
+    /// and its markers move with the audio (back by the start; those before it or past the end are dropped), in its
+    /// file and in the index.
     ///
     /// Times are rounded to the nearest frame. A memo being recorded is not cut.
     ///
@@ -32,8 +34,7 @@ extension MemoStore {
     ///   - start: Seconds from the memo's start where the cut begins; `nil` for its start.
     ///   - end: Seconds from the memo's start where the cut ends; `nil` for its end.
     /// - Returns: The memo after the cut.
-    /// - Throws: ``MemoStoreError/invalidCut(title:reason:)`` for a cut outside the memo, empty, or keeping all of it,
-    ///   or of an M4A memo;
+    /// - Throws: ``MemoStoreError/invalidCut(title:reason:)`` for a cut outside the memo, empty, or keeping all of it;
     ///   ``MemoStoreError/recordingInProgress(_:)``, ``MemoStoreError/noMatch(_:)``,
     ///   ``MemoStoreError/changedDuringEdit(title:)``, ``MemoStoreError/editFailed(path:reason:)``; `AudioFileError`
     ///   when its file cannot be read or the cut written. The memo is as it was when this throws.
@@ -42,11 +43,6 @@ extension MemoStore {
         try requireChangeable()
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
         guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
-        guard current.format != .aac else {
-            throw MemoStoreError.invalidCut(
-                title: current.title,
-                reason: "an M4A memo is not trimmed, as its AAC would be encoded again; export it as WAV, import that and trim it")
-        }
         let file = fileURL(of: current)
         let identity = MemoIndexCache.Identity(path: file.path)
         let input = try AudioFile(forReading: file)

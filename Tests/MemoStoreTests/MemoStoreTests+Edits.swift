@@ -13,7 +13,7 @@ extension MemoStoreTests {
         return try store.importAudio(from: scratch.file(name + ".wav"), title: name, settings: AudioSettings(format: format))
     }
 
-    @Test(arguments: [AudioFileFormat.wav, .caf, .opus])
+    @Test(arguments: [AudioFileFormat.wav, .caf, .opus, .aac])
     func aTrimKeepsTheMemoAsItWasInTheTrashAndRestoreBringsItBackByteForByte(format: AudioFileFormat) throws {
         let memo = try sweep("sweep", format: format)
         let original = try Data(contentsOf: store.fileURL(of: memo))
@@ -128,8 +128,9 @@ extension MemoStoreTests {
 
     /// A process killed after the new file replaced the memo's, before the index said so: the memo's facts come from its
     /// file, and the version kept stays for restore.
-    @Test func anEditKilledBeforeTheIndexWasSavedIsFinishedFromTheFile() throws {
-        let memo = try sweep("sweep")
+    @Test(arguments: [AudioFileFormat.wav, .aac])
+    func anEditKilledBeforeTheIndexWasSavedIsFinishedFromTheFile(format: AudioFileFormat) throws {
+        let memo = try sweep("sweep", format: format)
         let trimmed = try store.trim(memo, start: 1)
         // The index as it was before the edit, with the edit's mark beside the file.
         var index = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: self.index)))

@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// Markers and tags through the edits of the store: a trim moves the markers with the audio (file and index), restore
-/// brings the old ones back, rename keeps them, export keeps them normalized too; an M4A memo has its loudness and is
-/// not trimmed. Read back by the library, ffprobe and `info`.
+/// brings the old ones back, rename keeps them, export keeps them normalized too; an M4A memo has its loudness, measured
+/// again when it is trimmed. Read back by the library, ffprobe and `info`.
 @Suite struct MarkerEditTests {
     /// Imports `seconds` of a 440 Hz tone at 48 kHz, artist Ann, album Talks, comment "At home", with a marker at each of `markers` (seconds
     /// and name): an M4A with those chapters, made by ffmpeg, imported as `format` (`m4a`: as it is). Returns its
@@ -35,7 +35,7 @@ import Testing
     static let spokenFrames = [AudioMarker(framePosition: 0, name: "Start"), AudioMarker(framePosition: 24000, name: "Intro"),
                                AudioMarker(framePosition: 72000, name: "Middle"), AudioMarker(framePosition: 168_000, name: "Late")]
 
-    @Test(arguments: ["wav", "caf", "opus"])
+    @Test(arguments: ["wav", "caf", "opus", "m4a"])
     func aTrimMovesTheMarkersInTheFileAndTheIndexAndRestoreBringsThemBack(format: String) throws {
         let cli = try CLI()
         let imported = try Self.importMarked(cli, title: "Talk", seconds: 4, markers: Self.spoken, format: format)
@@ -57,6 +57,14 @@ import Testing
         if format == "opus" {
             #expect(try FFprobe.chapters(of: file.path).map(\.title) == ["Middle"])
         }
+        if format == "m4a" {
+            // QuickTime's chapters begin at the start: an untitled one holds the place before the marker.
+            let chapters = try FFprobe.chapters(of: file.path)
+            #expect(chapters.map(\.title) == ["", "Middle"] && chapters.map(\.start) == [0, 0.5], "\(chapters)")
+            let tags = try FFprobe.tags(of: file.path).tags
+            #expect(tags["title"] == "Talk" && tags["artist"] == "Ann" && tags["album"] == "Talks" && tags["comment"] == "At home", "\(tags)")
+            #expect(tags["date"] == imported["createdAt"] as? String, "\(tags)")
+        }
         // Under the fields, over the waveform.
         #expect(try cli.lines("info", id).prefix { $0 != "Waveform:" }.suffix(2) == ["Markers:        1", "  1  0:00.5  Middle"])
         // An index rebuilt from the files finds them too (a CAF memo's beside its file).
@@ -74,25 +82,32 @@ import Testing
         #expect(Self.markers(try cli.json(try cli.run("info", id, "--json"))) == Self.spokenFrames, "rebuilt after the restore")
     }
 
-    @Test func anM4AMemoHasItsLoudnessAndIsNotTrimmedButSaysWhatToDo() throws {
+    @Test func anM4AMemoHasItsLoudnessMeasuredAtImportAndAgainWhenTrimmed() throws {
         let cli = try CLI()
         let imported = try Self.importMarked(cli, title: "Phone", seconds: 4, markers: Self.spoken, format: "m4a")
         let id = try #require(imported["id"] as? String)
-        let file = try #require(imported["file"] as? String)
+        let file = URL(fileURLWithPath: try #require(imported["file"] as? String))
         #expect(imported["format"] as? String == "aac")
         // Measured at import, as the library measures the file.
         let integrated = try #require((imported["loudness"] as? [String: Any])?["integrated"] as? Double)
-        let measured = try AudioFile(forReading: URL(fileURLWithPath: file)).measureLoudness()
+        let measured = try AudioFile(forReading: file).measureLoudness()
         #expect(abs(integrated - measured.integrated) < 0.05, "\(integrated) \(measured)")
         #expect(try cli.lines("info", id).contains { $0.hasPrefix("Loudness:") && $0.contains(" LUFS, range ") })
 
-        let before = try Data(contentsOf: URL(fileURLWithPath: file))
-        let trim = try cli.run("trim", id, "--start", "1")
-        #expect(trim.status == 1 && trim.standardError == """
-            voicememo: cannot trim “Phone”: an M4A memo is not trimmed, as its AAC would be encoded again; export it as WAV, \
-            import that and trim it\n
-            """)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before && cli.lines("trash") == ["The trash is empty."])
+        // A quiet second and a loud one: cut to the quiet one, the memo's loudness is what is left of it.
+        let halves = cli.scratch.path("halves")
+        try Sox.synth(to: halves + "-quiet.wav", rate: 48000, channels: 1, seconds: 1, "sine 440", volume: 0.05)
+        try Sox.synth(to: halves + "-loud.wav", rate: 48000, channels: 1, seconds: 1, "sine 440", volume: 0.5)
+        try Tool.output("sox", [halves + "-quiet.wav", halves + "-loud.wav", halves + ".wav"])
+        try Tool.output("ffmpeg", ["-v", "error", "-i", halves + ".wav", "-c:a", "aac", halves + ".m4a"])
+        let both = try cli.json(try cli.run(["import", halves + ".m4a", "--json"], with: [:]))
+        let bothID = try #require(both["id"] as? String)
+        let before = try #require((both["loudness"] as? [String: Any])?["integrated"] as? Double)
+        #expect(try cli.run("trim", bothID, "--end", "0.9").status == 0)
+        let trimmed = try cli.json(try cli.run("info", bothID, "--json"))
+        let after = try #require((trimmed["loudness"] as? [String: Any])?["integrated"] as? Double)
+        let cut = try AudioFile(forReading: URL(fileURLWithPath: try #require(trimmed["file"] as? String))).measureLoudness()
+        #expect(abs(after - cut.integrated) < 0.05 && after < before - 10, "\(before) → \(after), measured \(cut)")
     }
 
     @Test(arguments: ["m4a", "opus"])

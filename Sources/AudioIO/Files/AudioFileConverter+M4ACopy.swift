@@ -21,11 +21,28 @@ extension AudioFileConverter {
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile? {
         guard try AudioFile(forReading: source).isAACInMP4 else { return nil }
+        return try stageM4A(of: source, frames: nil, beside: destination, metadata: metadata, measuringLoudness: measuringLoudness, permissions: permissions)
+    }
+
+    /// Copies the AAC packets of the MP4 file `source` (``AudioFile/isAACInMP4``) as
+    /// ``stageM4ACopy(of:beside:metadata:measuringLoudness:permissions:)`` does, all of them or only `frames`: whole
+    /// packets then, from the one before the first frame's (on which the decoder settles), with an edit list that cuts
+    /// them to the frame (see ``M4ACopy``).
+    ///
+    /// - Throws: ``AudioFileError`` when `source` cannot be read or the copy cannot be written.
+    static func stageM4A(
+        of source: URL, frames: Range<Int64>?, beside destination: URL, metadata: AudioMetadata?, measuringLoudness: Bool,
+        permissions: FilePermissions
+    ) throws -> StagedAudioFile {
         let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
             defer { try? output.close() }
-            let copied = try M4ACopy.copy(from: source.path, to: temporary.path, metadata: metadata, frameCount: nil)
+            let copied = try M4ACopy.copy(from: source.path, to: temporary.path, metadata: metadata, frames: frames)
             guard copied.isWhole else { throw AudioFileError(path: source.path, reason: .malformed("its last packet is cut short")) }
+            if let frames, copied.frameCount != frames.count {
+                throw AudioFileError(path: source.path, reason: .malformed(
+                    "it ends after \(frames.lowerBound + copied.frameCount) of the \(frames.upperBound) frames to keep"))
+            }
             try DurableFile.sync(output)
         } catch let error as AudioFileError where error.path == temporary.path {
             DurableFile.removeQuietly(temporary.path)

@@ -136,17 +136,18 @@ public enum AudioFileConverter {
         }
     }
 
-    /// Copies `frames` of the WAV, CAF or Opus file at `source` into a new hidden file beside `destination`, in its own
-    /// format and settings, without encoding anything again, to be placed as
+    /// Copies `frames` of the WAV, CAF, Opus or M4A file at `source` into a new hidden file beside `destination`, in its
+    /// own format and settings, without encoding anything again, to be placed as
     /// ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)``'s are: PCM samples as they are (integers as
-    /// integers, floats as floats), Opus packets as they are (see ``stageOpusExcerpt(of:frames:sampleRate:beside:metadata:permissions:)``).
+    /// integers, floats as floats), Opus packets as they are (see ``stageOpusExcerpt(of:frames:sampleRate:beside:metadata:permissions:)``),
+    /// AAC packets in an MP4 as they are (see ``M4ACopy``).
     /// The excerpt starts and ends on exactly those frames; the summary has its levels and loudness.
     ///
     /// - Parameters:
     ///   - frames: The frames to keep, within the file's ``AudioFile/frameCount`` and not empty.
     ///   - metadata: Tags and markers for the new file (the markers in its frames); `nil` keeps the source's, the
     ///     markers moved back by the cut's start and those outside it dropped.
-    /// - Throws: ``AudioFileError`` when `source` cannot be read or is no WAV, CAF or Opus file
+    /// - Throws: ``AudioFileError`` when `source` cannot be read or is no WAV, CAF or Opus file, nor AAC in an MP4
     ///   (``AudioFileError/Reason/unsupported(_:)``), or the new file cannot be written.
     package static func stageExcerpt(
         of source: URL, frames: Range<Int64>, beside destination: URL, metadata: AudioMetadata? = nil,
@@ -167,10 +168,14 @@ public enum AudioFileConverter {
                 of: source, frames: frames, sampleRate: input.sampleRate, beside: destination,
                 metadata: metadata, permissions: permissions)
         }
+        if input.isAACInMP4 {
+            return try stageM4A(
+                of: source, frames: frames, beside: destination, metadata: metadata, measuringLoudness: true, permissions: permissions)
+        }
         let settings = AudioSettings(preserving: input)
         guard settings.format == input.format, [.wav, .caf].contains(input.format) else {
             throw AudioFileError(path: source.path, reason: .unsupported(
-                "only WAV, CAF and Opus files are cut without encoding them again, not \(input.format.rawValue)"))
+                "only WAV, CAF and Opus files and AAC in MP4 are cut without encoding them again, not \(input.format.rawValue)"))
         }
         try input.seek(toFrame: frames.lowerBound)
         return try stage(

@@ -62,7 +62,7 @@ extension AudioFile {
         let size = (try? FilePath(url.path).stat())?.size ?? 0
         do {
             let copied = try FileRewrite.replace(url) { temporary in
-                let copied = try M4ACopy.copy(from: url.path, to: temporary.path, metadata: nil, frameCount: nil)
+                let copied = try M4ACopy.copy(from: url.path, to: temporary.path, metadata: nil, frames: nil)
                 guard copied.frameCount > 0 else { throw NothingToKeep() }
                 return copied
             }

@@ -8,11 +8,11 @@ extension VoiceMemo {
             abstract: "Cut a memo to the part between two times, without encoding it again.",
             discussion: """
                 Keeps the part from --start to --end (seconds, or m:ss, or h:mm:ss; the start and the end of the memo \
-                when left out), to the sample: WAV and CAF samples and Opus packets stay as they are, so nothing is \
-                lost to a second encoding. Markers move with what they mark; those before --start or after --end \
-                are dropped. The memo as it was goes to the trash: 'voicememo restore MEMO' or 'voicememo undo' \
-                brings it back, 'voicememo trash' lists what the trash keeps. A memo still being recorded is not \
-                trimmed, nor an M4A memo (its AAC would be encoded again: export it as WAV and import that to trim it).
+                when left out), to the sample: WAV and CAF samples, Opus packets and M4A's AAC packets stay as they \
+                are, so nothing is lost to a second encoding. Markers move with what they mark; those before --start \
+                or after --end are dropped. The memo as it was goes to the trash: 'voicememo restore MEMO' or \
+                'voicememo undo' brings it back, 'voicememo trash' lists what the trash keeps. A memo still being \
+                recorded is not trimmed.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)

@@ -21,6 +21,16 @@ extension FFmpegInput {
     /// The unit of the audio stream's timestamps.
     var timeBase: AVRational { stream?.pointee.time_base ?? AVRational(num: 1, den: Int32(max(sampleRate, 1))) }
 
+    /// How many frames before a cut the packets kept must reach back for a decoder started there to give, from the cut
+    /// on, the samples it gives decoding the whole stream: one packet's for AAC-LC, whose frames overlap only the one
+    /// before; a second for the other profiles (HE-AAC's spectral band replication, Main's prediction), as far as
+    /// libavformat's MP4 demuxer reaches back before an edit list's start.
+    var framesToSettle: Int64 {
+        guard let parameters = stream?.pointee.codecpar.pointee else { return 0 }
+        guard parameters.profile == FF_PROFILE_AAC_LOW else { return Int64(sampleRate) }
+        return Int64(parameters.frame_size > 0 ? parameters.frame_size : 1024)
+    }
+
     /// Describes the audio stream, as stored, in `output`'s codec parameters: for a copy of its packets.
     ///
     /// The corresponding C function is `avcodec_parameters_copy`.

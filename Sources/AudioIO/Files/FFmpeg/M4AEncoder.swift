@@ -65,7 +65,7 @@ final class M4AEncoder {
             throw AudioFileError(path: path, reason: .writeFailed("FFmpeg: \(error.message)"))
         }
         try FileRewrite.replace(URL(fileURLWithPath: path)) { temporary in
-            let copied = try M4ACopy.copy(from: path, to: temporary.path, metadata: metadata, frameCount: frameCount)
+            let copied = try M4ACopy.copy(from: path, to: temporary.path, metadata: metadata, frames: 0..<frameCount)
             guard copied.isWhole, copied.frameCount == frameCount else {
                 throw AudioFileError(path: path, reason: .writeFailed(
                     "its \(frameCount) frames read back as \(copied.frameCount)\(copied.isWhole ? "" : ", cut short")"))
