@@ -121,16 +121,25 @@ final class TruePeakMeter {
             }
             position += count
         }
+        try Self.oversample(frames, with: oversampler, through: oversampled, channelCount: channelCount, note)
+    }
+
+    /// Oversamples `frames` afresh (after silence) and drains the oversampler (as if silence followed), handing `body`
+    /// each piece as `buffer` holds it.
+    private static func oversample(
+        _ frames: UnsafeBufferPointer<Float>, with oversampler: Resampler, through buffer: UnsafeMutableBufferPointer<Float>,
+        channelCount: Int, _ body: (UnsafeBufferPointer<Float>) -> Void
+    ) throws(ResamplerError) {
         try oversampler.clear()
         var offset = 0
         while offset < frames.count {
-            let (consumed, produced) = try oversampler.process(UnsafeBufferPointer(rebasing: frames[offset...]), into: oversampled)
+            let (consumed, produced) = try oversampler.process(UnsafeBufferPointer(rebasing: frames[offset...]), into: buffer)
             guard consumed > 0 || produced > 0 else { throw ResamplerError(description: "libsoxr made no progress") }
-            note(UnsafeBufferPointer(rebasing: oversampled[..<(produced * channelCount)]))
+            body(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
             offset += consumed * channelCount
         }
-        while case let produced = try oversampler.flush(into: oversampled), produced > 0 {
-            note(UnsafeBufferPointer(rebasing: oversampled[..<(produced * channelCount)]))
+        while case let produced = try oversampler.flush(into: buffer), produced > 0 {
+            body(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
         }
     }
 
@@ -167,16 +176,7 @@ final class TruePeakMeter {
             }
             position += piece.count / channelCount
         }
-        var offset = 0
-        while offset < impulse.count {
-            let (consumed, produced) = try oversampler.process(UnsafeBufferPointer(rebasing: impulse[offset...]), into: buffer)
-            guard consumed > 0 || produced > 0 else { throw ResamplerError(description: "libsoxr made no progress") }
-            note(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
-            offset += consumed * channelCount
-        }
-        while case let produced = try oversampler.flush(into: buffer), produced > 0 {
-            note(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
-        }
+        try oversample(UnsafeBufferPointer(impulse), with: oversampler, through: buffer, channelCount: channelCount, note)
         return outside > 1e-6 ? .infinity : sums.max()! * 1.001
     }
 }
