@@ -99,11 +99,11 @@ import Testing
         }
     }
 
-    /// The true-peak meter oversamples only the blocks that could raise the peak, each afresh with its context: what it
-    /// finds is what oversampling the whole signal in one pass finds, however the frames come. The signal, in stereo:
-    /// silence, then quiet noise; a 1 kHz burst at 0.8; then a pulse whose samples (0.74) stay under that but whose peak,
-    /// between two of them, is 1 (a block the meter must not pass over), right on the edge between two of the meter's
-    /// 0.1 s blocks (which it must oversample with the context on both sides).
+    /// The true-peak meter oversamples only the blocks that could raise the peak, in streams that start and end with
+    /// the context the filter reaches: what it finds is what oversampling the whole signal in one pass finds, however
+    /// the frames come. The signal, in stereo: silence, then quiet noise (passed over); a 1 kHz burst at 0.8; then a
+    /// pulse whose samples (0.74) stay under that but whose peak, between two of them, is 1 (a block the meter must not
+    /// pass over), right on the edge between two of the meter's 0.1 s blocks.
     @Test func theTruePeakIsWhatOversamplingTheWholeSignalFinds() throws {
         var seed: UInt32 = 1
         func noise() -> Float {

@@ -5,13 +5,15 @@
 /// libebur128 measures the true peak too, but through a plain 49-tap interpolator, one multiply at a time in double
 /// precision: seven times what its loudness costs, and most of what measuring a recording cost its writer thread.
 /// libsoxr's oversampling is a steeper filter, closer to the band-limited signal the samples stand for, for a fraction
-/// of the work; and most of that work is not done at all. The signal is taken in blocks of 0.1 s, each with
-/// ``contextFrames`` either side, and a block is oversampled only if it could raise the peak: no oversampled value
-/// exceeds the largest sample around it times ``gain`` (the most the filter's taps sum to, measured when the meter is
-/// made), so a block whose samples stay below the peak found so far by that much is passed over. Silence, and speech
-/// quieter than its loudest moments by 9 dB or more, cost a scan for their largest sample. A block that is oversampled
-/// is oversampled afresh, with its context, which the filter reaches no further than: each value is the one oversampling
-/// the whole signal in one pass gives.
+/// of the work; and where the signal is quiet that work is not done at all. The signal is taken in blocks of 0.1 s, and
+/// a block is oversampled only if it could raise the peak: no oversampled value exceeds the largest sample within
+/// ``contextFrames`` of it times ``gain`` (the most the filter's taps sum to, measured when the meter is made), so a
+/// block whose samples, and its neighbours' next to it, stay below the peak found so far by that much is passed over.
+/// Silence, and speech quieter than its loudest moments by 9 dB or more, cost a scan for their largest sample.
+///
+/// Blocks oversampled one after another are one stream through the oversampler, as if nothing were passed over. A
+/// stream starts afresh with the ``contextFrames`` before its first block, and ends with those after its last one: the
+/// filter reaches no further, so every value counted is the one oversampling the whole signal in one pass gives.
 ///
 /// Not for the audio threads. **Not thread-safe**: one thread feeds it.
 final class TruePeakMeter {
@@ -21,7 +23,7 @@ final class TruePeakMeter {
     /// Oversampled frames per frame.
     private let factor: Int
     /// The largest magnitude an oversampled value can have per unit of the largest sample within ``contextFrames`` of
-    /// it; infinity when the filter reaches further than that (then every block is oversampled).
+    /// it; infinity when the filter reaches further than that (then no block is passed over).
     private let gain: Float
     /// Frames of a block.
     private let blockFrames: Int
@@ -29,11 +31,23 @@ final class TruePeakMeter {
     /// `contextFrames + blockFrames + contextFrames` frames, of which `staged` are there.
     private let staging: UnsafeMutableBufferPointer<Float>
     private var staged: Int
+    /// The signal's frame at the start of the staged block.
+    private var blockStart = 0
     private let oversampled: UnsafeMutableBufferPointer<Float>
+    /// The stream through the oversampler while blocks are oversampled one after another; `nil` between streams.
+    private var stream: Stream?
     /// The bits of the largest magnitude so far (see ``loudestBits(_:)``).
     private var peakBits: UInt32 = 0
     /// Whether ``finish()`` has drained the last block: frames are no longer taken.
     private var isFinished = false
+
+    /// Where an oversampling stream is, in oversampled frames of the signal.
+    private struct Stream {
+        /// The oversampled frame the oversampler's next value stands for.
+        var next: Int
+        /// The first oversampled frame that counts: the first block's, after the context that started the stream.
+        let counted: Int
+    }
 
     /// Frames of context either side of a block: more than libsoxr's filter reaches at any quality.
     static let contextFrames = 256
@@ -90,57 +104,79 @@ final class TruePeakMeter {
             _ = UnsafeMutableBufferPointer(rebasing: staging[..<kept])
                 .update(fromContentsOf: UnsafeBufferPointer(rebasing: staging[(blockFrames * channelCount)...]))
             staged = 2 * Self.contextFrames
+            blockStart += blockFrames
         }
     }
 
     /// Measures what is left (the last block, after which the signal is silence, as the oversampler's drain takes it)
     /// and returns the true peak, linear (1 is full scale). Called again, it returns the same.
     func finish() throws(ResamplerError) -> Double {
-        if !isFinished, oversampler != nil, staged > Self.contextFrames { try measureBlock(isLast: true) }
+        if !isFinished, oversampler != nil { try measureBlock(isLast: true) }
         isFinished = true
         return Double(Float(bitPattern: peakBits))
     }
 
-    /// Raises the peak to the largest oversampled value of the block staged, when it could raise it: the block is
-    /// oversampled with its context, and only the values between the block's first and last frames count (those
-    /// after the last too, for the signal's last block).
+    /// Decides for the staged block: oversampled (in the stream, or starting one with the context before it) when it
+    /// could raise the peak; otherwise passed over, which ends a stream with the context after the block before.
     private func measureBlock(isLast: Bool) throws(ResamplerError) {
-        guard let oversampler else { return }
-        let frames = UnsafeBufferPointer(rebasing: staging[..<(staged * channelCount)])
-        let loudest = Float(bitPattern: Self.loudestBits(frames))
-        guard loudest > 0, gain * loudest > Float(bitPattern: peakBits) else { return }
-        let first = Self.contextFrames * factor
-        let end = isLast ? Int.max : (Self.contextFrames + blockFrames) * factor
-        var position = 0
-        func note(_ piece: UnsafeBufferPointer<Float>) {
-            let count = piece.count / channelCount
-            let range = max(first - position, 0)..<min(max(end - position, 0), count)
-            if !range.isEmpty {
-                let values = UnsafeBufferPointer(rebasing: piece[(range.lowerBound * channelCount)..<(range.upperBound * channelCount)])
-                peakBits = max(peakBits, Self.loudestBits(values))
+        let context = Self.contextFrames
+        let block = context..<(isLast ? staged : context + blockFrames)
+        let loudest = Float(bitPattern: Self.loudestBits(UnsafeBufferPointer(rebasing: staging[..<(staged * channelCount)])))
+        if !block.isEmpty, loudest > 0, gain * loudest > Float(bitPattern: peakBits) {
+            if stream == nil {
+                try oversampler?.clear()
+                let start = (blockStart - context) * factor
+                stream = Stream(next: start, counted: blockStart * factor)
+                try feed(0..<context)
             }
-            position += count
+            try feed(block)
+            if isLast { try drain(countingUntil: .max) }
+        } else if stream != nil {
+            // The values up to the block's start need what follows it; its own, counted or not, are the signal's.
+            if isLast {
+                try drain(countingUntil: .max)
+            } else {
+                try feed(context..<(2 * context))
+                try drain(countingUntil: blockStart * factor)
+            }
         }
-        try Self.oversample(frames, with: oversampler, through: oversampled, channelCount: channelCount, note)
     }
 
-    /// Oversamples `frames` afresh (after silence) and drains the oversampler (as if silence followed), handing `body`
-    /// each piece as `buffer` holds it.
-    private static func oversample(
-        _ frames: UnsafeBufferPointer<Float>, with oversampler: Resampler, through buffer: UnsafeMutableBufferPointer<Float>,
-        channelCount: Int, _ body: (UnsafeBufferPointer<Float>) -> Void
-    ) throws(ResamplerError) {
-        try oversampler.clear()
-        var offset = 0
-        while offset < frames.count {
-            let (consumed, produced) = try oversampler.process(UnsafeBufferPointer(rebasing: frames[offset...]), into: buffer)
+    /// Oversamples the staged frames `frames` in the stream.
+    private func feed(_ frames: Range<Int>) throws(ResamplerError) {
+        guard let oversampler else { return }
+        var offset = frames.lowerBound * channelCount
+        let end = frames.upperBound * channelCount
+        while offset < end {
+            let (consumed, produced) = try oversampler.process(
+                UnsafeBufferPointer(rebasing: staging[offset..<end]), into: oversampled)
             guard consumed > 0 || produced > 0 else { throw ResamplerError(description: "libsoxr made no progress") }
-            body(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
+            note(produced, countingUntil: .max)
             offset += consumed * channelCount
         }
-        while case let produced = try oversampler.flush(into: buffer), produced > 0 {
-            body(UnsafeBufferPointer(rebasing: buffer[..<(produced * channelCount)]))
+    }
+
+    /// Ends the stream: drains the oversampler, as if silence followed, counting its values up to `limit`.
+    private func drain(countingUntil limit: Int) throws(ResamplerError) {
+        guard let oversampler else { return }
+        while case let produced = try oversampler.flush(into: oversampled), produced > 0 {
+            note(produced, countingUntil: limit)
         }
+        stream = nil
+    }
+
+    /// Raises the peak to the largest of the `count` values the oversampler just made that count: from the stream's
+    /// first block on, and before `limit`.
+    private func note(_ count: Int, countingUntil limit: Int) {
+        guard var stream else { return }
+        let first = min(max(stream.counted - stream.next, 0), count)
+        let end = limit == .max ? count : min(max(limit - stream.next, first), count)
+        if first < end {
+            let values = oversampled[(first * channelCount)..<(end * channelCount)]
+            peakBits = max(peakBits, Self.loudestBits(UnsafeBufferPointer(rebasing: values)))
+        }
+        stream.next += count
+        self.stream = stream
     }
 
     /// The bits of the largest magnitude in `samples`. A float's magnitude orders as its bits without the sign do, as
@@ -176,7 +212,12 @@ final class TruePeakMeter {
             }
             position += piece.count / channelCount
         }
-        try oversample(UnsafeBufferPointer(impulse), with: oversampler, through: buffer, channelCount: channelCount, note)
+        do {
+            try oversampler.processAll(UnsafeBufferPointer(impulse), through: buffer, note)
+            try oversampler.flushAll(through: buffer, note)
+        } catch {
+            throw error as? ResamplerError ?? ResamplerError(description: "\(error)")
+        }
         return outside > 1e-6 ? .infinity : sums.max()! * 1.001
     }
 }
