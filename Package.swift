@@ -27,10 +27,13 @@ let package = Package(
         systemLibrary("CSoundTouch", pkgConfig: "soundtouch", apt: "libsoundtouch-dev"),
         systemLibrary("COgg", pkgConfig: "ogg", apt: "libogg-dev"),
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
-        // libavformat's pkg-config file brings the include path; the module map links libavcodec and libavutil too.
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev"])]),
+        // FFmpeg (libavformat-dev, libavcodec-dev) and libcurl (libcurl4-openssl-dev) are not linked: each brings
+        // dozens of libraries that every start of the process would load, so they are opened when first used
+        // (CLibraryLoader). Their headers are in the compiler's own search path.
+        .target(name: "CLibraryLoader"),
+        .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         .systemLibrary(name: "CFileSystem"),
-        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
         // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim. Its

@@ -16,12 +16,21 @@ struct VoiceMemo: AsyncParsableCommand {
             For shell completion of commands and memo ids, load the output of \
             'voicememo --generate-completion-script bash' (or zsh, fish).
             """,
-        version: "voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))",
         subcommands: [
             Record.self, List.self, Play.self, Info.self, Rename.self, Delete.self, Import.self, Export.self,
             Trim.self, Restore.self, Undo.self, Trash.self, Enhance.self, WaveformCommand.self, Meter.self, Devices.self,
             Presets.self,
         ])
+
+    // A flag of its own rather than the configuration's `version`, which every run would build: asking each library its
+    // version loads FFmpeg and libcurl, which the other commands load only when a file or an address needs them.
+    @Flag(help: "Show the version and the libraries it runs on.")
+    var version = false
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print("voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))")
+    }
 
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
     /// (device, file, store) with one line on stderr, 2 usage error.

@@ -99,6 +99,48 @@ import Testing
         }
     }
 
+    /// The true-peak meter oversamples only the blocks that could raise the peak, in streams that start and end with
+    /// the context the filter reaches: what it finds is what oversampling the whole signal in one pass finds, however
+    /// the frames come. The signal, in stereo: silence, then quiet noise (passed over); a 1 kHz burst at 0.8; then a
+    /// pulse whose samples (0.74) stay under that but whose peak, between two of them, is 1 (a block the meter must not
+    /// pass over), right on the edge between two of the meter's 0.1 s blocks.
+    @Test func theTruePeakIsWhatOversamplingTheWholeSignalFinds() throws {
+        var seed: UInt32 = 1
+        func noise() -> Float {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return 0.01 * Float(Int32(bitPattern: seed)) / Float(Int32.max)
+        }
+        let rate = 48000.0
+        var signal = [Float](repeating: 0, count: 2 * 24000)
+        for frame in 24000..<(3 * 48000) {
+            let time = Double(frame) / rate
+            let burst = (0.7..<0.75).contains(time) ? 0.8 * Float(sin(2 * .pi * 1000 * time)) : 0
+            signal += [noise() + burst, noise() + burst]
+        }
+        // The pulse of Tech 3341's cases 20 to 23, its peak half a sample after frame 72000 (1.5 s, a block's edge).
+        let pulse = Self.pulse(offset: 2)
+        for index in pulse.indices { signal[2 * (72000 - 4800) + index] += pulse[index] }
+        let oversampler = try Resampler(inputRate: rate, outputRate: 4 * rate, channelCount: 2)
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 16384)
+        defer { buffer.deallocate() }
+        var whole: Float = 0
+        try signal.withUnsafeBufferPointer { samples in
+            try oversampler.processAll(samples, through: buffer) { whole = max(whole, $0.map(\.magnitude).max() ?? 0) }
+        }
+        try oversampler.flushAll(through: buffer) { whole = max(whole, $0.map(\.magnitude).max() ?? 0) }
+        #expect(whole > 0.99 && signal[(2 * 72000)...].prefix(9600).map(\.magnitude).max()! < 0.8, "its peak lies between samples: \(whole)")
+        for chunk in [2 * 4800, 2 * 1000, 2 * 7] {
+            let meter = try TruePeakMeter(channelCount: 2, sampleRate: rate)
+            try signal.withUnsafeBufferPointer { samples in
+                for start in stride(from: 0, to: samples.count, by: chunk) {
+                    try meter.add(UnsafeBufferPointer(rebasing: samples[start..<min(start + chunk, samples.count)]))
+                }
+            }
+            let peak = try meter.finish()
+            #expect(abs(peak - Double(whole)) <= 1e-5, "in pieces of \(chunk / 2) frames: \(peak) against \(whole)")
+        }
+    }
+
     /// A pulse of peak 1 (0 dBTP) band-limited to 20 kHz (a sinc in a Hann window of ±2 ms), in two channels, sampled
     /// at 48 kHz `offset` quarter samples (192 kHz samples) after its peak.
     static func pulse(offset: Int) -> [Float] {

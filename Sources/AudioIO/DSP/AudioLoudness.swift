@@ -1,5 +1,5 @@
 /// The loudness of a recording as EBU R 128 measures it (ITU-R BS.1770-4, EBU Tech 3341 and 3342): integrated
-/// loudness, loudness range and true peak, measured by libebur128.
+/// loudness, loudness range and true peak, measured by libebur128 (the true peak oversampled by libsoxr).
 ///
 /// A memo's loudness says how loud it sounds as a whole, which its peak and RMS levels (``AudioLevels``) do not: two
 /// recordings with the same peak can sound 10 dB apart. Playing or exporting at a target loudness

@@ -1,11 +1,13 @@
 import CEBUR128
 
-/// Why libebur128 could not measure. The corresponding C type is `enum error`.
+/// Why libebur128 could not measure, or libsoxr oversample for the true peak. The corresponding C type is `enum error`.
 enum LoudnessMeterError: Error, Equatable, CustomStringConvertible {
     /// libebur128 could not allocate its state (`EBUR128_ERROR_NOMEM`).
     case outOfMemory
     /// libebur128 refused what it was asked (an invalid mode or channel index): a bug here.
     case refused(code: Int32)
+    /// libsoxr failed to oversample the signal for its true peak, saying why.
+    case oversamplingFailed(String)
 
     init(code: Int32) {
         self = code == Int32(EBUR128_ERROR_NOMEM.rawValue) ? .outOfMemory : .refused(code: code)
@@ -15,6 +17,7 @@ enum LoudnessMeterError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .outOfMemory: "out of memory"
         case .refused(let code): "libebur128 refused the request (error \(code))"
+        case .oversamplingFailed(let why): "oversampling for the true peak failed: \(why)"
         }
     }
 }
@@ -25,7 +28,8 @@ private func check(_ code: Int32) throws(LoudnessMeterError) {
 }
 
 /// Measures ``AudioLoudness`` (integrated loudness, loudness range, true peak) of interleaved float frames as they
-/// pass, through libebur128: the only place that calls `ebur128_*`.
+/// pass: the loudness through libebur128 (this is the only place that calls `ebur128_*`), the true peak through a
+/// ``TruePeakMeter``, which oversamples with libsoxr for a fraction of what libebur128's own true-peak mode costs.
 ///
 /// Channels are weighted as BS.1770-4 says for the standard layout of their count (``Downmix``'s: surrounds +1.5 dB,
 /// the LFE left out); a mono recording counts as one channel, as ffmpeg's `ebur128` filter counts it.
@@ -36,6 +40,7 @@ private func check(_ code: Int32) throws(LoudnessMeterError) {
 /// **Not thread-safe**: one thread feeds it.
 final class LoudnessMeter {
     private let state: UnsafeMutablePointer<ebur128_state>
+    private let truePeak: TruePeakMeter
     private let channelCount: Int
     /// The first failure of ``add(_:)``; the measure is lost from then on.
     private var failure: LoudnessMeterError?
@@ -46,11 +51,15 @@ final class LoudnessMeter {
     init(channelCount: Int, sampleRate: Double) throws(LoudnessMeterError) {
         // Histogram mode: the gated blocks are counted in 0.075 LU bins instead of kept one by one, so that an
         // eight-hour recording measures in the memory a minute's does (kept, they would grow by 2 MB an hour), at
-        // no cost to Tech 3341's tolerances.
-        let mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue | EBUR128_MODE_HISTOGRAM.rawValue
-        guard channelCount > 0, let state = ebur128_init(UInt32(channelCount), UInt(sampleRate.rounded()), Int32(mode)) else {
-            throw .outOfMemory
+        // no cost to Tech 3341's tolerances. No true peak: the TruePeakMeter measures it.
+        let mode = EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_HISTOGRAM.rawValue
+        guard channelCount > 0 else { throw .outOfMemory }
+        do {
+            truePeak = try TruePeakMeter(channelCount: channelCount, sampleRate: sampleRate)
+        } catch {
+            throw .oversamplingFailed(error.description)
         }
+        guard let state = ebur128_init(UInt32(channelCount), UInt(sampleRate.rounded()), Int32(mode)) else { throw .outOfMemory }
         self.state = state
         self.channelCount = channelCount
         for (index, speaker) in Downmix.layout(channelCount: channelCount).enumerated() {
@@ -83,22 +92,30 @@ final class LoudnessMeter {
         }
     }
 
-    /// Adds interleaved frames of the meter's channels. After a failure (libebur128 out of memory) it adds nothing
-    /// more, and ``loudness()`` throws.
+    /// Adds interleaved frames of the meter's channels. After a failure (libebur128 out of memory, libsoxr failing) it
+    /// adds nothing more, and ``loudness()`` throws.
     ///
     /// The corresponding C function is `ebur128_add_frames_float`.
+    ///
+    /// - Precondition: ``loudness()`` has not been called: it ends the measure.
     func add(_ samples: UnsafeBufferPointer<Float>) {
         guard failure == nil, let base = samples.baseAddress, samples.count >= channelCount else { return }
         do throws(LoudnessMeterError) {
             try check(ebur128_add_frames_float(state, base, samples.count / channelCount))
+            do {
+                try truePeak.add(samples)
+            } catch {
+                throw .oversamplingFailed(error.description)
+            }
         } catch {
             failure = error
         }
     }
 
-    /// The loudness of everything added so far.
+    /// The loudness of everything added, once it has all been added: the true peak's oversampling is drained, so no
+    /// frames can follow. Called again, it reads the same.
     ///
-    /// The corresponding C functions are `ebur128_loudness_global`, `ebur128_loudness_range` and `ebur128_true_peak`.
+    /// The corresponding C functions are `ebur128_loudness_global` and `ebur128_loudness_range`.
     ///
     /// - Throws: ``LoudnessMeterError`` when adding frames failed, or libebur128 cannot tell (out of memory).
     func loudness() throws(LoudnessMeterError) -> AudioLoudness {
@@ -107,11 +124,11 @@ final class LoudnessMeter {
         var range = 0.0
         try check(ebur128_loudness_global(state, &integrated))
         try check(ebur128_loudness_range(state, &range))
-        var peak = 0.0
-        for channel in 0..<channelCount {
-            var channelPeak = 0.0
-            try check(ebur128_true_peak(state, UInt32(channel), &channelPeak))
-            peak = max(peak, channelPeak)
+        let peak: Double
+        do {
+            peak = try truePeak.finish()
+        } catch {
+            throw .oversamplingFailed(error.description)
         }
         return AudioLoudness(
             integrated: integrated.isFinite ? max(integrated, AudioLoudness.silence) : AudioLoudness.silence,

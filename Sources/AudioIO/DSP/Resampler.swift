@@ -80,6 +80,13 @@ final class Resampler {
         return produced
     }
 
+    /// Forgets the signal so far: what is processed next is a new one, preceded by silence.
+    ///
+    /// The corresponding C function is `soxr_clear`.
+    func clear() throws(ResamplerError) {
+        try check(soxr_clear(handle))
+    }
+
     /// Converts all of `input`, handing each block it yields (held in `output`) to `body`.
     func processAll(
         _ input: UnsafeBufferPointer<Float>, through output: UnsafeMutableBufferPointer<Float>,

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import FoundationEssentials
 import Synchronization
 
@@ -29,6 +30,9 @@ final class RecordingWriter: @unchecked Sendable {
     private let enhancer: SpeechEnhancer?
     private let inputEnded: @Sendable () -> Bool
     private let finished = DispatchSemaphore(value: 0)
+    /// Cuts the writer's sleep short when the recording is being finished: its input ends within a moment.
+    private let finishing = DispatchSemaphore(value: 0)
+    private let isFinishing = Atomic<Bool>(false)
     private let outcome = Mutex<Outcome?>(nil)
     /// Markers added while recording, handed to the file when it is closed; `nil` once it is.
     private let markers = Mutex<[AudioMarker]?>([])
@@ -94,6 +98,7 @@ final class RecordingWriter: @unchecked Sendable {
 
     /// Waits until the input has ended and the file is finished and closed, or writing failed.
     func waitUntilFinished() -> Outcome {
+        if !isFinishing.exchange(true, ordering: .acquiringAndReleasing) { finishing.signal() }
         finished.wait()
         finished.signal()
         return outcome.withLock { $0! }
@@ -139,9 +144,10 @@ final class RecordingWriter: @unchecked Sendable {
         let channels = tap.channelCount
         var position: Int64 = 0
         let minimumBlockFrames = min(Int(Self.minimumBlockSeconds * deviceRate), Self.chunkFrames)
-        // Half a block, or of a device period, whichever is longer: the capture thread delivers a period at a time.
-        let longestWait = max(Double(tap.periodFrames) / deviceRate, Self.minimumBlockSeconds) / 2
-        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice)
+        // Paced by a device, a block and a period at most: the capture thread delivers a period at a time. Without a
+        // clock, a tenth of a second, which the backoff reaches only while nothing comes.
+        let longestWait = pacedByDevice ? Self.minimumBlockSeconds + 1.25 * Double(tap.periodFrames) / deviceRate : 0.1
+        var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice, interruption: finishing)
         var lastSync = ContinuousClock.now
         while true {
             if ContinuousClock.now - lastSync >= Self.syncInterval {
@@ -166,7 +172,13 @@ final class RecordingWriter: @unchecked Sendable {
             let available = min(audio.availableToRead / channels, untilGap, Self.chunkFrames)
             guard available > 0, available >= minimumBlockFrames || ended || available == untilGap else {
                 if ended, available == 0, gap == nil { return }
-                backoff.wait()
+                if isFinishing.load(ordering: .acquiring) {
+                    // The input ends at the capture thread's next turn: looked for every few milliseconds.
+                    usleep(2000)
+                } else {
+                    // Until a block is there (a gap ends one sooner: it is written when reached).
+                    backoff.wait(forFrames: min(minimumBlockFrames, untilGap) - available, periodFrames: tap.periodFrames, rate: deviceRate)
+                }
                 continue
             }
             backoff.reset()

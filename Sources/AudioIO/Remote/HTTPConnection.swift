@@ -79,12 +79,21 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    /// libcurl once per process, before any handle (`curl_global_init` is not thread-safe).
-    private static let global: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// libcurl, opened the first time a connection is made rather than when the process starts (`ccurl_load`: linked,
+    /// it and the libraries it brings would be loaded by every start), and initialised once, before any handle
+    /// (`curl_global_init` is not thread-safe). `nil` when it is ready, else the dynamic loader's sentence for what is
+    /// missing; ``RemoteAsset`` looks before it makes a connection.
+    static let libraryFailure: String? = {
+        if let failure = ccurl_load() { return String(cString: failure) }
+        _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return nil
+    }()
 
     /// The corresponding C functions are `curl_easy_init` and `curl_multi_init`.
+    ///
+    /// - Precondition: ``libraryFailure`` is `nil`.
     init() {
-        _ = Self.global
+        precondition(Self.libraryFailure == nil, "libcurl could not be loaded")
         guard let easy = curl_easy_init(), let multi = curl_multi_init() else { preconditionFailure("libcurl could not allocate a handle") }
         self.easy = easy
         self.multi = multi
@@ -225,10 +234,11 @@ final class HTTPConnection: @unchecked Sendable {
         return String(rest.prefix { $0 != ":" })
     }
 
-    /// The version of libcurl running, e.g. "libcurl 7.88.1".
+    /// The version of libcurl running, e.g. "libcurl 7.88.1", or why it could not be loaded.
     ///
     /// The corresponding C function is `curl_version_info`.
     static var libraryVersion: String {
+        if let libraryFailure { return "libcurl could not be loaded (\(libraryFailure))" }
         guard let info = ccurl_version_info(), let version = info.pointee.version else { return "libcurl" }
         return "libcurl " + String(cString: version)
     }

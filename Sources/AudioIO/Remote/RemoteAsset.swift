@@ -34,11 +34,14 @@ final class RemoteAsset: @unchecked Sendable {
     /// The shared asset of `url` in `cache`, started when no one has it yet.
     ///
     /// - Throws: ``AudioFileError`` with ``DownloadError/unsupportedAddress(_:)`` for an address that is not http or
-    ///   https, or when not even a temporary file can hold the bytes.
+    ///   https, `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold the bytes.
     static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
         let name = displayName(of: url)
         guard isRemote(url), url.host != nil else {
             throw AudioFileError(path: name, reason: .downloadFailed(.unsupportedAddress("'\(name)'")))
+        }
+        if let missing = HTTPConnection.libraryFailure {
+            throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
         }
         let key = cache.directory.path + "\n" + url.absoluteString
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in

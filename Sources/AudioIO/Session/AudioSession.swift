@@ -98,11 +98,13 @@ public final class AudioSession: Sendable {
     /// ``RouteChangeReason/categoryChange``.
     public func setCategory(_ category: Category, options: CategoryOptions = []) {
         withState { state, events in
-            let previous = route(of: state)
-            let changed = state.category != category
+            // The route only for an event: describing it reads alsa-lib's PCM hints, its whole configuration, which
+            // a command setting its category before it starts must not wait for.
+            if state.category != category, state.isActive {
+                events.append(.routeChanged(.categoryChange, port: nil, previousRoute: route(of: state)))
+            }
             state.category = category
             state.options = options
-            if changed, state.isActive { events.append(.routeChanged(.categoryChange, port: nil, previousRoute: previous)) }
         }
     }
 

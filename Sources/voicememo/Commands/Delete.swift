@@ -4,6 +4,7 @@ import MemoStore
 extension VoiceMemo {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete memos: their audio files and their entries.",
             discussion: """
                 Every memo named is found before anything is deleted: if one cannot be found, or is being \

@@ -7,6 +7,7 @@ import SystemPackage
 extension VoiceMemo {
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List capture and playback devices; with --watch, report devices coming and going.",
             discussion: """
                 Lists the devices to record from and to play on: ALSA's default, the sound servers \

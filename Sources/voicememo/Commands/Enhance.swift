@@ -6,6 +6,7 @@ import MemoStore
 extension VoiceMemo {
     struct Enhance: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enhance",
             abstract: "Make a new memo of a memo with its speech cleaned up; the original stays.",
             discussion: """
                 Noise is suppressed and the level of speech brought to about -19 dBFS, as 'record --enhance' does \

@@ -8,6 +8,7 @@ import SystemPackage
 extension VoiceMemo {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write a memo's audio to a file.",
             discussion: """
                 The format comes from --format, else OUT_PATH's extension (.wav, .caf, .opus, .flac, .ogg for \

@@ -8,6 +8,7 @@ import SystemPackage
 extension VoiceMemo {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Add audio files to the memos.",
             discussion: """
                 Reads WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3 and the other formats libsndfile knows, and through \

@@ -5,6 +5,7 @@ import MemoStore
 extension VoiceMemo {
     struct Info: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Show everything known about a memo.",
             discussion: """
                 Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \

@@ -7,6 +7,7 @@ import SystemPackage
 extension VoiceMemo {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the memos, newest first.",
             discussion: """
                 Shows each memo's id, title, creation date (local time), duration, format and size; a memo \

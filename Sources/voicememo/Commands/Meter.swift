@@ -6,6 +6,7 @@ import Synchronization
 extension VoiceMemo {
     struct Meter: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "meter",
             abstract: "Show the input level of a device, without recording.",
             discussion: """
                 On a terminal, a bar per channel with its peak and average level in dBFS and a peak-hold \

@@ -7,6 +7,7 @@ import MemoStore
 extension VoiceMemo {
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "play",
             abstract: "Play memos and audio files, one after another or together on the same device frame.",
             discussion: """
                 A file that is not in the store plays without being imported, as it is: anything import reads. An \

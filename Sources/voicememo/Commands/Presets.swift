@@ -6,6 +6,7 @@ import SystemPackage
 extension VoiceMemo {
     struct Presets: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "presets",
             abstract: "List the presets that --preset takes: yours and the built-in ones.",
             discussion: """
                 Yours are JSON files in $XDG_CONFIG_HOME/voicememo/presets (~/.config/voicememo/presets), \

@@ -9,6 +9,7 @@ import SystemPackage
 extension VoiceMemo {
     struct Record: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "record",
             abstract: "Record a memo from an input device.",
             discussion: """
                 Records until q, Ctrl-C, SIGTERM or SIGHUP (the terminal closed), or for --duration seconds; \

@@ -5,6 +5,7 @@ import MemoStore
 extension VoiceMemo {
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Give a memo a new title.",
             discussion: """
                 The title is written into the memo's file too, without touching its sound: WAV and CAF keep every \

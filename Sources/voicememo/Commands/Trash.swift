@@ -6,6 +6,7 @@ import MemoStore
 extension VoiceMemo {
     struct Trash: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "trash",
             abstract: "List the earlier versions of memos the trash keeps, or empty it.",
             discussion: """
                 An edit (a trim) keeps the memo as it was in the trash, in the memo store's .trash directory, until \

@@ -5,6 +5,7 @@ import MemoStore
 extension VoiceMemo {
     struct Trim: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "trim",
             abstract: "Cut a memo to the part between two times, without encoding it again.",
             discussion: """
                 Keeps the part from --start to --end (seconds, or m:ss, or h:mm:ss; the start and the end of the memo \
@@ -54,6 +55,7 @@ extension VoiceMemo {
 
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Bring back a memo's version before its last edit, from the trash.",
             discussion: """
                 The version the last edit (a trim) replaced comes back in place of the memo's audio, with its length, \
@@ -86,6 +88,7 @@ extension VoiceMemo {
 
     struct Undo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "undo",
             abstract: "Undo the last edit made to any memo, from the trash.",
             discussion: "What 'voicememo restore' does for the memo the last edit (a trim) changed.")
 

@@ -16,6 +16,11 @@ enum ChapterCopy {
     static func copy(from source: String, to destination: String, format: AudioFileFormat, metadata: AudioMetadata, frameCount: Int64) throws(AudioFileError) {
         let input: FFmpegInput
         do {
+            try FFmpegLibrary.load()
+        } catch {
+            throw AudioFileError(path: destination, reason: .writeFailed("its markers need \(error.message)"))
+        }
+        do {
             input = try FFmpegInput(.file(path: source), containers: containers)
         } catch {
             throw AudioFileError(path: source, reason: .malformed("FFmpeg cannot read it again to add its markers"))
@@ -49,7 +54,7 @@ enum ChapterCopy {
     /// The markers of the FLAC, Ogg or MP3 file at `path` (its chapters), at `sampleRate`, and its comment, as FFmpeg
     /// reads them; `nil` when it cannot read the file.
     static func read(_ path: String, sampleRate: Double) -> (markers: [AudioMarker], comment: String?)? {
-        guard let input = try? FFmpegInput(.file(path: path), containers: containers) else { return nil }
+        guard (try? FFmpegLibrary.load()) != nil, let input = try? FFmpegInput(.file(path: path), containers: containers) else { return nil }
         let markers = input.chapters.enumerated().map { index, chapter in
             // FFmpeg names an ID3 chapter without a title after its element: `ch0`, `ch1`, ... as it writes them.
             let name = AudioMetadata.text(chapter.title).flatMap { $0 == "ch\(index)" ? nil : $0 }

@@ -36,8 +36,10 @@ final class FFmpegAACEncoder {
     ///   - channelCount: 1 or 2.
     ///   - bitRate: The target, in bits per second for all channels (average bit rate).
     ///   - globalHeader: Whether the container keeps the codec's setup apart from the packets (MP4 does).
+    ///
+    /// - Precondition: ``FFmpegLibrary/load()`` succeeded.
     init(sampleRate: Int, channelCount: Int, bitRate: Int, globalHeader: Bool) throws(FFmpegError) {
-        _ = FFmpegInput.quiet
+        assert(FFmpegLibrary.isLoaded, "FFmpegLibrary.load() comes first")
         guard let encoder = avcodec_find_encoder_by_name("aac") else { throw FFmpegError(code: cffmpeg_error_encoder_not_found()) }
         guard let codec = avcodec_alloc_context3(encoder), let frame, packet != nil else {
             throw FFmpegError(code: cffmpeg_error_no_memory())

@@ -181,6 +181,11 @@ final class FFmpegDecoder {
     /// Opens `source` through ``FFmpegInput``, saying what is wrong with it as an ``AudioFileError`` naming `path`.
     static func open(_ source: FFmpegInput.Origin, path: String) throws(AudioFileError) -> FFmpegInput {
         do {
+            try FFmpegLibrary.load()
+        } catch {
+            throw AudioFileError(path: path, reason: .unsupported(error.message))
+        }
+        do {
             return try FFmpegInput(source)
         } catch {
             switch error {

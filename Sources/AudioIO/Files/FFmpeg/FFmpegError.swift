@@ -17,6 +17,12 @@ struct FFmpegError: Error, CustomStringConvertible {
             ? String(decoding: text.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self) : "error \(code)"
     }
 
+    /// FFmpeg's libraries could not be loaded: `reason` is the dynamic loader's sentence (``FFmpegLibrary``).
+    init(unavailable reason: String) {
+        code = cffmpeg_error_unavailable()
+        message = "FFmpeg could not be loaded (\(reason)); install its libavformat and libavcodec"
+    }
+
     var description: String { message }
 
     /// The decoder wants another packet before it has a frame to give (`AVERROR(EAGAIN)`).

@@ -52,10 +52,6 @@ final class FFmpegInput {
     private(set) var stream: UnsafeMutablePointer<AVStream>?
     private var draining = false
 
-    /// FFmpeg's log goes to standard error unless told otherwise; errors reach the caller as values instead. Touched
-    /// before the first call into FFmpeg.
-    static let quiet: Void = av_log_set_level(AV_LOG_QUIET)
-
     /// Where the bytes come from.
     enum Origin {
         /// A regular file.
@@ -75,8 +71,10 @@ final class FFmpegInput {
     /// The corresponding C functions are `avio_open` (a file) or `avio_alloc_context` (bytes),
     /// `av_probe_input_buffer2`, `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream` and
     /// `avcodec_open2`.
+    ///
+    /// - Precondition: ``FFmpegLibrary/load()`` succeeded.
     init(_ origin: Origin, containers: Set<Substring> = FFmpegInput.containers) throws(OpenFailure) {
-        _ = Self.quiet
+        assert(FFmpegLibrary.isLoaded, "FFmpegLibrary.load() comes first")
         let path: String
         switch origin {
         case .file(let file):
@@ -257,11 +255,13 @@ final class FFmpegInput {
         return stream.pointee.duration
     }
 
-    /// The versions of libavformat and libavcodec running, e.g. `["libavformat 59.27.100", "libavcodec 59.37.100"]`.
+    /// The versions of libavformat and libavcodec running, e.g. `["libavformat 59.27.100", "libavcodec 59.37.100"]`,
+    /// or why FFmpeg could not be loaded.
     ///
     /// The corresponding C functions are `avformat_version` and `avcodec_version`.
     static var versions: [String] {
-        [("libavformat", avformat_version()), ("libavcodec", avcodec_version())].map { name, version in
+        do { try FFmpegLibrary.load() } catch { return [error.message] }
+        return [("libavformat", avformat_version()), ("libavcodec", avcodec_version())].map { name, version in
             "\(name) \(version >> 16).\(version >> 8 & 0xFF).\(version & 0xFF)"
         }
     }

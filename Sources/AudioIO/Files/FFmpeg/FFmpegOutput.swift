@@ -46,7 +46,7 @@ final class FFmpegOutput {
         path: String, container: String, tags: [(String, String)], chapters: [Chapter], sampleRate: Int, timeBase: AVRational,
         layout: Layout, describe: (UnsafeMutablePointer<AVStream>) throws(FFmpegError) -> Void
     ) throws(FFmpegError) {
-        _ = FFmpegInput.quiet
+        assert(FFmpegLibrary.isLoaded, "FFmpegLibrary.load() comes first")
         self.path = path
         self.timeBase = timeBase
         try FFmpegError.check(avformat_alloc_output_context2(&format, nil, container, nil))

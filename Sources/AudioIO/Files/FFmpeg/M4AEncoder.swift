@@ -26,8 +26,9 @@ final class M4AEncoder {
 
     /// Creates (or replaces) the file at `path` and writes its header with `metadata`'s tags.
     ///
-    /// - Throws: ``FFmpegError`` when the encoder cannot be opened or the file written.
+    /// - Throws: ``FFmpegError`` when FFmpeg cannot be loaded, the encoder opened or the file written.
     init(path: String, settings: AudioSettings, metadata: AudioMetadata) throws(FFmpegError) {
+        try FFmpegLibrary.load()
         self.path = path
         let rate = Int(settings.sampleRate)
         let encoder = try FFmpegAACEncoder(
