@@ -38,7 +38,16 @@ public final class PseudoTerminal {
         var settings = termios()
         tcgetattr(terminal, &settings)
         initialModes = settings.c_lflag
-        let name = String(cString: ttyname(terminal))
+        // ttyname_r, not ttyname: ttyname's name is one buffer for the whole process, which another test starting a
+        // terminal at the same time overwrites (a torn "/dev/pts/…" opened as a directory: EISDIR from posix_spawnp).
+        var path = [CChar](repeating: 0, count: 64)
+        let named = ttyname_r(terminal, &path, path.count)
+        guard named == 0 else {
+            close(master)
+            close(terminal)
+            throw SpawnFailure("ttyname_r", named)
+        }
+        let name = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 
         // A new session, so that opening the terminal below makes it the program's controlling terminal,
         // with the program in its foreground.
