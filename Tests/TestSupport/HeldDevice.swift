@@ -49,3 +49,35 @@ public final class HeldDevice {
 
     deinit { close(lock) }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The held device itself, checked with alsa-utils' aplay, so that a broken rig is told apart from a broken library:
+/// held, it refuses another opener with EBUSY; let go, it plays, and its output file has what was played.
+@Suite struct HeldDeviceRigTests {
+    @Test func aHeldDeviceRefusesAnotherOpenerAndOnceLetGoPlaysIntoItsFile() async throws {
+        let scratch = try ScratchDirectory()
+        try Sox.synth(to: scratch.path("tone.wav"), rate: 48000, channels: 1, seconds: 0.1, "sine 440")
+        try Tool.output("sox", [scratch.path("tone.wav"), "-t", "raw", scratch.path("tone.raw")])
+        let tone = try Data(contentsOf: scratch.file("tone.raw"))
+        let device = try HeldDevice(in: scratch)
+        let output = scratch.path("played.raw")
+        let aplay = ["-q", "-N", "-D", device.output(into: output), scratch.path("tone.wav")]
+        let refused = try Tool.run("aplay", aplay)
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("Device or resource busy"), "\(refused.standardError)")
+        device.isHeld = false
+        // aplay's drain waits on a poll descriptor the plugin does not have (AudioIO never blocks on it): the test
+        // stops aplay once the tone's frames, its own 16-bit samples, are in the file (after them, the silence aplay
+        // fills its last period with).
+        let playing = try Tool.start("aplay", aplay)
+        #expect(try await eventually { (try? Data(contentsOf: URL(fileURLWithPath: output)))?.count ?? 0 >= tone.count })
+        #expect(playing.isRunning)
+        playing.kill()
+        let played = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(played.prefix(tone.count) == tone)
+        #expect(played.dropFirst(tone.count).allSatisfy { $0 == 0 })
+    }
+}
+#endif
