@@ -28,14 +28,6 @@ import Testing
         return player
     }
 
-    /// Everything `renderer` plays until its players end, written to a float WAV file and read back.
-    func renderAll(_ renderer: OfflineRenderer) throws -> [Float] {
-        let output = scratch.file("rendered-\(UUID().uuidString).wav")
-        try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: renderer.channelCount, bitDepth: .float32))
-        let file = try AudioFile(forReading: output)
-        return try file.read(frameCount: Int(file.frameCount))
-    }
-
     /// Hertz of a tone at 48 kHz from its zero crossings, leaving out 0.1 s at each end.
     func frequency(_ tone: [Float]) -> Double {
         let sound = tone.dropFirst(4800).dropLast(4800)
@@ -48,7 +40,7 @@ import Testing
         let player = try player(try tone("tone.wav", hertz: 1000, seconds: 2), on: renderer, rate: rate, .varispeed)
         #expect(player.audioTimePitchAlgorithm == .varispeed)
         #expect(player.play())
-        let rendered = try renderAll(renderer)
+        let rendered = try renderer.renderAll(in: scratch)
         #expect(rendered.count == Int((96000 / Double(rate)).rounded()), "2 s at \(rate) times: \(rendered.count) frames")
         let measured = frequency(rendered)
         #expect(abs(measured - hertz) < hertz * 0.005, "1 kHz at \(rate) times is heard at \(measured) Hz")
@@ -59,7 +51,7 @@ import Testing
         let renderer = try OfflineRenderer(channelCount: 1)
         let player = try player(try tone("tone.wav", hertz: 1000, seconds: 2), on: renderer, rate: rate, .timeDomain)
         #expect(player.play())
-        let rendered = try renderAll(renderer)
+        let rendered = try renderer.renderAll(in: scratch)
         #expect(rendered.count == Int((96000 / Double(rate)).rounded()), "2 s at \(rate) times: \(rendered.count) frames")
         let measured = frequency(rendered)
         #expect(abs(measured - 1000) < 1000 * 0.02, "1 kHz at \(rate) times is heard at \(measured) Hz")
@@ -75,7 +67,7 @@ import Testing
         player.audioTimePitchAlgorithm = .varispeed
         #expect(player.isPlaying)
         #expect(abs(player.currentTime - before) < 0.001, "the change goes on from the position heard")
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(abs(frequency(Array(kept)) - 1000) < 20, "time-domain: the pitch kept")
         #expect(abs(frequency(rest) - 2000) < 10, "varispeed: an octave up")
         #expect(abs(rest.count - 36000) <= 1, "the 1.5 s left at twice the speed: \(rest.count) frames")
@@ -122,7 +114,7 @@ import Testing
         #expect(renderer.render(frameCount: 4800).allSatisfy { $0 == 0 }, "paused: silence")
         #expect(queue.currentTime == held)
         #expect(queue.play())
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(first.count + rest.count == 48000, "2 s of items at twice the speed, back to back: \(first.count + rest.count) frames")
         #expect(abs(frequency(Array(first)) - 2000) < 20)
         #expect(abs(frequency(Array(rest.suffix(19200))) - 1000) < 10, "the second item, an octave up too")

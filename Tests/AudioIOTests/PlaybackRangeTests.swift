@@ -12,26 +12,10 @@ import Testing
         scratch = try ScratchDirectory()
     }
 
-    /// A second of sox's stereo white noise at 48 kHz, and its samples.
-    func noise() throws -> (url: URL, samples: [Float]) {
-        let file = scratch.file("noise.wav")
-        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 1, "whitenoise whitenoise")
-        let audio = try AudioFile(forReading: file)
-        return (file, try audio.read(frameCount: Int(audio.frameCount)))
-    }
-
     func player(_ file: URL, on renderer: OfflineRenderer) throws -> AudioPlayer {
         let player = try AudioPlayer(contentsOf: file)
         player.currentDevice = renderer.device
         return player
-    }
-
-    /// Everything `renderer` plays until its players end, as a float WAV file read back.
-    func renderAll(_ renderer: OfflineRenderer) throws -> [Float] {
-        let output = scratch.file("rendered-\(UUID().uuidString).wav")
-        try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: renderer.channelCount, bitDepth: .float32))
-        let file = try AudioFile(forReading: output)
-        return try file.read(frameCount: Int(file.frameCount))
     }
 
     /// Frames `from..<to` of interleaved stereo `samples`.
@@ -41,13 +25,13 @@ import Testing
 
     @Test func aRangePlaysFromItsStartFrameToTheFrameBeforeItsEnd() async throws {
         let renderer = try OfflineRenderer()
-        let (file, samples) = try noise()
+        let (file, samples) = try scratch.noise("noise.wav", seconds: 1)
         let player = try player(file, on: renderer)
         player.forwardPlaybackStartTime = 0.25
         player.forwardPlaybackEndTime = 0.6
         #expect(player.currentTime == 0.25, "the position moves into the range")
         #expect(player.play())
-        let rendered = try renderAll(renderer)
+        let rendered = try renderer.renderAll(in: scratch)
         #expect(rendered.count == 2 * 16800)
         #expect(firstDifference(rendered, frames(samples, 12000, 28800)) == nil)
         try await until { !player.isPlaying }
@@ -56,21 +40,21 @@ import Testing
 
     @Test func loopsRepeatExactlyTheRangeBackToBack() throws {
         let renderer = try OfflineRenderer()
-        let (file, samples) = try noise()
+        let (file, samples) = try scratch.noise("noise.wav", seconds: 1)
         let player = try player(file, on: renderer)
         player.forwardPlaybackStartTime = 0.1
         player.forwardPlaybackEndTime = 0.35
         player.numberOfLoops = 2
         #expect(player.play())
         let range = frames(samples, 4800, 16800)
-        let rendered = try renderAll(renderer)
+        let rendered = try renderer.renderAll(in: scratch)
         #expect(rendered.count == 3 * range.count)
         #expect(firstDifference(rendered, range + range + range) == nil, "three times the range, gapless, to the frame")
     }
 
     @Test func aRangeLoopedAtTwiceTheSpeedLastsHalfAsLongToTheFrame() throws {
         let renderer = try OfflineRenderer()
-        let (file, _) = try noise()
+        let (file, _) = try scratch.noise("noise.wav", seconds: 1)
         let player = try player(file, on: renderer)
         player.enableRate = true
         player.rate = 2
@@ -78,18 +62,18 @@ import Testing
         player.forwardPlaybackEndTime = 0.75
         player.numberOfLoops = 3
         #expect(player.play())
-        #expect(try renderAll(renderer).count == 2 * (4 * 12000 / 2))
+        #expect(try renderer.renderAll(in: scratch).count == 2 * (4 * 12000 / 2))
     }
 
     @Test func anEndSetWhilePlayingStopsPlaybackThereAndAnEndBeforeTheStartPlaysNothing() async throws {
         let renderer = try OfflineRenderer()
-        let (file, samples) = try noise()
+        let (file, samples) = try scratch.noise("noise.wav", seconds: 1)
         let player = try player(file, on: renderer)
         #expect(player.play())
         let first = renderer.render(frameCount: 4800)
         player.forwardPlaybackEndTime = 0.5
         #expect(player.isPlaying && abs(player.currentTime - 0.1) < 0.001, "inside the range: playback goes on")
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(firstDifference(first + rest, frames(samples, 0, 24000)) == nil)
         // Told by the engine's event thread; a range set before would start a voice that nothing renders.
         try await until { !player.isPlaying }

@@ -12,31 +12,15 @@ import Testing
         scratch = try ScratchDirectory()
     }
 
-    /// A file of sox's stereo white noise at 48 kHz, and its samples.
-    func noise(_ name: String, seconds: Double) throws -> (url: URL, samples: [Float]) {
-        let file = scratch.file(name)
-        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: seconds, "whitenoise whitenoise")
-        let audio = try AudioFile(forReading: file)
-        return (file, try audio.read(frameCount: Int(audio.frameCount)))
-    }
-
     func queue(_ items: [URL], on renderer: OfflineRenderer) throws -> AudioQueuePlayer {
         let queue = try AudioQueuePlayer(items: items)
         queue.currentDevice = renderer.device
         return queue
     }
 
-    /// Everything `renderer` plays until its players end, as a float WAV file read back.
-    func renderAll(_ renderer: OfflineRenderer) throws -> [Float] {
-        let output = scratch.file("rendered-\(UUID().uuidString).wav")
-        try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: renderer.channelCount, bitDepth: .float32))
-        let file = try AudioFile(forReading: output)
-        return try file.read(frameCount: Int(file.frameCount))
-    }
-
     @Test func repeatOnePlaysTheCurrentItemAgainWithoutAGapUntilTurnedOff() async throws {
         let renderer = try OfflineRenderer()
-        let a = try noise("a.wav", seconds: 0.2), b = try noise("b.wav", seconds: 0.1)
+        let a = try scratch.noise("a.wav", seconds: 0.2), b = try scratch.noise("b.wav", seconds: 0.1)
         let queue = try queue([a.url, b.url], on: renderer)
         queue.repeatMode = .one
         #expect(queue.play())
@@ -47,7 +31,7 @@ import Testing
         #expect(queue.items.prefix(2) == [a.url, a.url], "the pass playing, and the next one queued")
         queue.repeatMode = .none
         #expect(queue.items == [a.url, b.url], "turned off: the next pass goes")
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(firstDifference(rest, Array(a.samples.suffix(a.samples.count / 2)) + b.samples) == nil, "the rest of that pass of a, then b")
         try await until { queue.previousItems.count == 4 }
         #expect(queue.previousItems == [a.url, a.url, a.url, b.url], "each pass is an item played to its end")
@@ -56,7 +40,7 @@ import Testing
 
     @Test func repeatAllBringsEveryItemRoundAgainAndAdvancingSkipsToTheNextOne() async throws {
         let renderer = try OfflineRenderer()
-        let a = try noise("a.wav", seconds: 0.2), b = try noise("b.wav", seconds: 0.1), c = try noise("c.wav", seconds: 0.1)
+        let a = try scratch.noise("a.wav", seconds: 0.2), b = try scratch.noise("b.wav", seconds: 0.1), c = try scratch.noise("c.wav", seconds: 0.1)
         let queue = try queue([a.url, b.url, c.url], on: renderer)
         queue.repeatMode = .all
         #expect(queue.play())
@@ -70,14 +54,14 @@ import Testing
 
     @Test func replacingTheCurrentItemPlaysTheNewOneFromItsStartThenGoesOn() async throws {
         let renderer = try OfflineRenderer()
-        let a = try noise("a.wav", seconds: 0.2), b = try noise("b.wav", seconds: 0.1), c = try noise("c.wav", seconds: 0.15)
+        let a = try scratch.noise("a.wav", seconds: 0.2), b = try scratch.noise("b.wav", seconds: 0.1), c = try scratch.noise("c.wav", seconds: 0.15)
         let queue = try queue([a.url, b.url], on: renderer)
         #expect(queue.play())
         let first = renderer.render(frameCount: 4800)
         try queue.replaceCurrentItem(with: c.url)
         #expect(queue.currentItem == c.url && queue.items == [c.url, b.url])
         #expect(queue.isPlaying)
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(firstDifference(first + rest, Array(a.samples.prefix(9600)) + c.samples + b.samples) == nil)
         try await until { !queue.isPlaying }
         #expect(queue.previousItems == [c.url, b.url], "the item replaced was not played to its end")
@@ -90,7 +74,7 @@ import Testing
     }
 
     @Test func canInsertTellsWhatInsertTakes() throws {
-        let a = try noise("a.wav", seconds: 0.1), b = try noise("b.wav", seconds: 0.1)
+        let a = try scratch.noise("a.wav", seconds: 0.1), b = try scratch.noise("b.wav", seconds: 0.1)
         let text = scratch.file("notes.txt")
         try Data("not audio".utf8).write(to: text)
         let queue = try AudioQueuePlayer(items: [a.url])

@@ -11,25 +11,9 @@ import Testing
         scratch = try ScratchDirectory()
     }
 
-    /// A file of sox's stereo white noise at 48 kHz, and its samples.
-    func noise(_ name: String, seconds: Double) throws -> (url: URL, samples: [Float]) {
-        let file = scratch.file(name)
-        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: seconds, "whitenoise whitenoise")
-        let audio = try AudioFile(forReading: file)
-        return (file, try audio.read(frameCount: Int(audio.frameCount)))
-    }
-
-    /// Everything `renderer` plays until its players end, as a float WAV file read back.
-    func renderAll(_ renderer: OfflineRenderer) throws -> [Float] {
-        let output = scratch.file("rendered-\(UUID().uuidString).wav")
-        try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: renderer.channelCount, bitDepth: .float32))
-        let file = try AudioFile(forReading: output)
-        return try file.read(frameCount: Int(file.frameCount))
-    }
-
     @Test func aPlayingPlayerGoesOnWithTheNewFileFromItsStartKeepingItsSettings() async throws {
         let renderer = try OfflineRenderer()
-        let a = try noise("a.wav", seconds: 0.2), b = try noise("b.wav", seconds: 0.3)
+        let a = try scratch.noise("a.wav", seconds: 0.2), b = try scratch.noise("b.wav", seconds: 0.3)
         let player = try AudioPlayer(contentsOf: a.url)
         player.currentDevice = renderer.device
         player.volume = 0.5
@@ -41,7 +25,7 @@ import Testing
         #expect(player.url == b.url && player.duration == 0.3)
         #expect(player.isPlaying && player.status == .readyToPlay)
         #expect(player.forwardPlaybackEndTime == nil, "the range was the old item's")
-        let rest = try renderAll(renderer)
+        let rest = try renderer.renderAll(in: scratch)
         #expect(firstDifference(first + rest, (Array(a.samples.prefix(9600)) + b.samples).map { $0 * 0.5 }) == nil,
                 "a tenth of a, then all of b, at the volume set")
         try await until { log.events.contains(.finishedPlaying(successfully: true)) }
@@ -53,7 +37,7 @@ import Testing
 
     @Test func aPausedPlayerTakesDataAndABadFileLeavesItAsItWas() throws {
         let renderer = try OfflineRenderer()
-        let a = try noise("a.wav", seconds: 0.2), b = try noise("b.wav", seconds: 0.1)
+        let a = try scratch.noise("a.wav", seconds: 0.2), b = try scratch.noise("b.wav", seconds: 0.1)
         let player = try AudioPlayer(contentsOf: a.url)
         player.currentDevice = renderer.device
         #expect(player.prepareToPlay())
@@ -65,6 +49,6 @@ import Testing
         #expect(throws: AudioFileError.self) { try player.replaceCurrentItem(with: scratch.file("missing.wav")) }
         #expect(player.data == bytes, "what could not be read changes nothing")
         #expect(player.play())
-        #expect(firstDifference(try renderAll(renderer), b.samples) == nil)
+        #expect(firstDifference(try renderer.renderAll(in: scratch), b.samples) == nil)
     }
 }
