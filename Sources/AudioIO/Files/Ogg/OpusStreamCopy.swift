@@ -57,6 +57,7 @@ struct OpusStreamCopy {
         var pending: [OggPacket] = []
         var written: Int64 = 0
         var damageSeen = false
+        var timeline = OpusPacketTimeline()
         /// The rate the markers' frames count in.
         var sampleRate = 48000.0
 
@@ -118,11 +119,18 @@ struct OpusStreamCopy {
                         }
                         audio.append(packet)
                     }
-                    audio = OpusStreamRepair.positioned(audio)
+                    var placed: [OpusPacketTimeline.Placed] = []
+                    if !audio.isEmpty {
+                        guard let onPage = timeline.place(audio) else {
+                            throw NotCopyable(description: "the positions of its packets cannot be told")
+                        }
+                        placed = onPage
+                        audio = onPage.map(\.packet)
+                    }
                     var reachedEnd = false
                     if var trim = cut {
                         let wasStarted = trim.shift != nil
-                        (audio, reachedEnd) = try trim.apply(to: audio)
+                        (audio, reachedEnd) = trim.apply(to: placed)
                         cut = trim
                         if !wasStarted, let preSkip = trim.preSkip {
                             guard var head = OpusHead(packet: headers[0].data) else { throw NotCopyable(description: "it is not Opus") }
@@ -186,6 +194,7 @@ struct OpusStreamCopy {
         }
         let reader = OggPageReader(descriptor: source)
         var opened: OggLogicalStream?
+        var timeline = OpusPacketTimeline()
         var isFirstPacket = true
         var headers = 2
         reading: while case .page(let page) = try reader.next() {
@@ -196,19 +205,22 @@ struct OpusStreamCopy {
             try stream.add(page)
             var packets: [OggPacket] = []
             while let packet = try stream.nextPacket() { packets.append(packet) }
-            for packet in OpusStreamRepair.positioned(Array(packets.dropFirst(min(headers, packets.count)))) {
-                guard packet.granulePosition >= 0, let duration = OpusLibrary.sampleCount(ofPacket: packet.data) else {
-                    throw NotCopyable(description: "the positions of its packets cannot be told")
-                }
-                let start = packet.granulePosition - Int64(duration)
-                guard start < compared.upperBound else { break reading }
-                if isFirstPacket, start >= earliest { return start }
-                isFirstPacket = false
-                guard let frames = reference.decode(packet.data) else { throw NotCopyable(description: "a packet of it does not decode") }
-                appendCompared(frames, from: start, to: &expected)
-                if start >= earliest { window.append((start, packet.data)) }
-            }
+            let audio = Array(packets.dropFirst(min(headers, packets.count)))
             headers -= min(headers, packets.count)
+            guard !audio.isEmpty else { continue }
+            guard let placed = timeline.place(audio) else {
+                throw NotCopyable(description: "the positions of its packets cannot be told")
+            }
+            for packet in placed {
+                guard packet.start < compared.upperBound else { break reading }
+                if isFirstPacket, packet.start >= earliest { return packet.start }
+                isFirstPacket = false
+                guard let frames = reference.decode(packet.packet.data) else {
+                    throw NotCopyable(description: "a packet of it does not decode")
+                }
+                appendCompared(frames, from: packet.start, to: &expected)
+                if packet.start >= earliest { window.append((packet.start, packet.packet.data)) }
+            }
         }
         for first in window.indices where window[first].start <= cut - 3840 {
             guard let decoder = try? OpusPacketDecoder(head: head) else { break }
@@ -242,17 +254,13 @@ struct OpusStreamCopy {
         /// The trimmed stream's pre-skip, once the first packet kept is known: from its start to the first sample kept.
         var preSkip: Int? { shift.map { Int(start - $0) } }
 
-        /// The packets of `packets` (positioned) the trim keeps, positioned in the trimmed stream, and whether the last
-        /// sample kept is among them (the stream ends there).
-        ///
-        /// - Throws: ``NotCopyable`` for a packet whose position or length cannot be told.
-        mutating func apply(to packets: [OggPacket]) throws -> (kept: [OggPacket], reachedEnd: Bool) {
+        /// The packets of `packets` the trim keeps, positioned in the trimmed stream, and whether the last sample kept
+        /// is among them (the stream ends there).
+        mutating func apply(to packets: [OpusPacketTimeline.Placed]) -> (kept: [OggPacket], reachedEnd: Bool) {
             var kept: [OggPacket] = []
-            for var packet in packets {
-                guard packet.granulePosition >= 0, let duration = OpusLibrary.sampleCount(ofPacket: packet.data) else {
-                    throw NotCopyable(description: "the positions of its packets cannot be told")
-                }
-                let packetStart = packet.granulePosition - Int64(duration)
+            for placed in packets {
+                var packet = placed.packet
+                let packetStart = placed.start
                 // Before the packet the decoder starts from: not needed to decode what is kept.
                 if shift == nil, packetStart < firstPacketStart { continue }
                 if packetStart >= end { return (kept, true) }

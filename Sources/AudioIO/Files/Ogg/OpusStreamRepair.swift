@@ -32,7 +32,9 @@ struct OpusStreamRepair {
         // packet: every page from there on that is not continued is a place to write from.
         let starts = pages.indices.filter { pages[$0].granulePosition != 0 && !pages[$0].isContinued }
         for start in starts.reversed() {
-            let groups = try packets(from: pages[start].offset, serialNumber: serialNumber)
+            // Audio pages end where they say; the header pages before the first one carry 0.
+            let previousEnd = start > 0 && pages[start - 1].granulePosition > 0 ? pages[start - 1].granulePosition : nil
+            let groups = try packets(from: pages[start].offset, after: previousEnd, serialNumber: serialNumber)
             guard groups.contains(where: { !$0.isEmpty }) else { continue }
             let written = try rewrite(groups, at: pages[start], serialNumber: serialNumber)
             return .repaired(droppedByteCount: end - written)
@@ -77,32 +79,20 @@ struct OpusStreamRepair {
     }
 
     /// The packets completed by the whole pages from `offset` on, one group per page, each packet with its
-    /// granule position where it can be told.
-    private func packets(from offset: Int64, serialNumber: Int32) throws -> [[OggPacket]] {
+    /// granule position where it can be told; `previousEnd` is where the page before `offset` ended (`nil` when
+    /// the page at `offset` is the first audio page).
+    private func packets(from offset: Int64, after previousEnd: Int64?, serialNumber: Int32) throws -> [[OggPacket]] {
         let reader = OggPageReader(descriptor: descriptor, offset: offset)
         let stream = try OggLogicalStream(serialNumber: serialNumber)
+        var timeline = OpusPacketTimeline(after: previousEnd)
         var groups: [[OggPacket]] = []
         while case .page(let page) = try reader.next() {
             try stream.add(page)
             var group: [OggPacket] = []
             while let packet = try stream.nextPacket() { group.append(packet) }
-            groups.append(Self.positioned(group))
+            groups.append(timeline.place(group)?.map(\.packet) ?? group)
         }
         return groups
-    }
-
-    /// The packets completed on one page, each with its granule position where it can be told: only the page's last
-    /// packet carries the position, the ones before it end earlier by the durations of the packets after them.
-    static func positioned(_ packets: [OggPacket]) -> [OggPacket] {
-        var group = packets
-        if var position = group.last?.granulePosition, position >= 0 {
-            for index in group.indices.reversed() {
-                group[index].granulePosition = position
-                guard let samples = OpusLibrary.sampleCount(ofPacket: group[index].data) else { break }
-                position -= Int64(samples)
-            }
-        }
-        return group
     }
 
     /// Writes `groups` as the pages of the stream from `start` on, the last packet ending the stream, and cuts the
