@@ -43,6 +43,43 @@ import Testing
         #expect(requests.dropFirst().allSatisfy { $0.status == 304 && $0.bodyBytes == 0 }, "then only asked whether it changed")
     }
 
+    /// A start into a long file fetches from there on; what lies before is fetched when asked for (an import), not
+    /// while `play` waits for it.
+    @Test func aStartIntoALongFileFetchesFromThereOnAndAnImportFetchesTheRest() throws {
+        let cli = try CLI()
+        let talk = try noise(cli, seconds: 20)
+        let size = Int64(try Data(contentsOf: talk).count)
+        let server = try HTTPServer(rate: "256k")
+        try server.put(talk, as: "talk.wav")
+        // A speaker the engine takes as clocked, as a sound card is: `plug` over the file PCM, in the user's .asoundrc.
+        let output = cli.scratch.path("out.raw")
+        let home = cli.scratch.file("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try """
+            pcm.speaker { type plug slave { pcm { type file slave.pcm null file "\(output)" format raw } format S32_LE } }
+            """.write(to: home.appendingPathComponent(".asoundrc"), atomically: true, encoding: .utf8)
+        let result = try cli.run(
+            ["play", server.url("talk.wav").absoluteString, "--start", "15", "--device", "speaker"], with: ["HOME": home.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let fifteenSeconds = 15 * 48000 * 2
+        let expected = try Sox.samples(of: talk.path)
+        let samples = try played(output)
+        #expect(samples.count >= expected.count - fifteenSeconds, "the last 5 s played")
+        #expect(Array(samples.prefix(expected.count - fifteenSeconds)) == Array(expected[fifteenSeconds...]))
+        let requests = server.requests()
+        let described = requests.map { "\($0.status) \($0.range) \($0.bodyBytes)" }
+        // The header's request is cut short once the header is read; then 15 s to the end, 960 KB.
+        #expect(server.bodyBytes() < size / 4 + 128 * 1024, "only the header and the last 5 s: \(described)")
+
+        try server.limit(rate: nil)
+        server.kill()
+        try server.start()
+        let imported = try cli.run("import", server.url("talk.wav").absoluteString, "--json")
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(try Sox.samples(of: try #require(try cli.json(imported)["file"] as? String)) == expected)
+        #expect(server.bodyBytes() < size + 128 * 1024, "the import fetched what play had not: \(server.requests().map(\.range))")
+    }
+
     enum Failure: String, CaseIterable, Sendable {
         case notFound, forbidden, unknownHost, untrustedCertificate, notAudio
     }

@@ -87,8 +87,8 @@ struct RemoteBuffering {
             return nil
         case .stalled:
             let channels = voice.channelCount
-            let isComplete = download?.progress.isComplete ?? true
-            let refilled = voice.audio.availableToRead / channels >= voice.audio.capacity / channels / 4 || !decoderWaits && isComplete
+            let isLoadedToEnd = download?.progress.isLoadedToEnd ?? true
+            let refilled = voice.audio.availableToRead / channels >= voice.audio.capacity / channels / 4 || !decoderWaits && isLoadedToEnd
             let likely = download.map { $0.progress.isLikelyToKeepUp(duration: $0.duration) } ?? true
             guard refilled, likely || !decoderWaits else { return nil }
             resume(voice, on: engine, isPlaying: isPlaying)
@@ -122,11 +122,12 @@ extension RemoteAsset.Progress {
         }
     }
 
-    /// Whether playing a file of `duration` seconds is likely to go on without stalling: the whole file is here, or at
-    /// least ``RemoteBuffering/likelyToKeepUpSeconds`` of it from where reading is, and the download has not failed.
+    /// Whether playing a file of `duration` seconds is likely to go on without stalling: the file is here from where
+    /// reading is to its end, or at least ``RemoteBuffering/likelyToKeepUpSeconds`` of it, and the download has not
+    /// failed.
     func isLikelyToKeepUp(duration: TimeInterval) -> Bool {
         guard failure == nil else { return false }
-        if isComplete { return true }
+        if isLoadedToEnd { return true }
         guard let length, length > 0, duration > 0 else { return false }
         return Double(bytesAhead) / Double(length) * duration >= RemoteBuffering.likelyToKeepUpSeconds
     }

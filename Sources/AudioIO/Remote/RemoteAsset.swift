@@ -8,8 +8,8 @@ import SystemPackage
 /// here blocks until they are, and one far from where the download is sends a range request for them at once.
 ///
 /// One thread per address downloads into a ``RemoteCache`` data file: first what a reader waits for, then onward from
-/// where reading last ended to the end of the file, then what lies before (the download goes on around the play
-/// head until the file is whole). Bytes already in the cache are checked with the server once (`If-Range`,
+/// where reading last ended to the end of the file. What lies before is downloaded only when a reader asks for it (a
+/// seek back) or ``loadAll()`` does (an import): a start into a long podcast fetches from there on. Bytes already in the cache are checked with the server once (`If-Range`,
 /// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
 /// connection that drops is resumed with a range request from the first byte missing, retried with back-off
 /// (0.25 s doubling to 4 s, 8 tries without a byte between them); a 404, 403, a host that does not exist or a
@@ -109,8 +109,8 @@ final class RemoteAsset: @unchecked Sendable {
         /// Why the download stopped, if it failed.
         var failure: DownloadError?
 
-        /// Whether every byte is here.
-        var isComplete: Bool { length.map { loaded.covers(length: $0) } ?? false }
+        /// Whether every byte from where reading is to the end of the file is here: reading on needs nothing more.
+        var isLoadedToEnd: Bool { length.map { readEnd >= $0 || loaded.end(ofRunAt: readEnd) >= $0 } ?? false }
         /// Bytes here from where reading is, without a gap.
         var bytesAhead: Int64 { loaded.end(ofRunAt: readEnd) - readEnd }
     }
@@ -149,6 +149,8 @@ private final class Download: @unchecked Sendable {
     private var readEnd: Int64 = 0
     /// Whether a reader has read any byte: a change of the file on the server is then an error, not a fresh start.
     private var hasBeenRead = false
+    /// Whether ``loadAll()`` asked for every byte, also those before where reading is.
+    private var isWholeWanted = false
     private var isClosed = false
     /// Where the transfer under way writes next, while one runs.
     private var writing: Int64?
@@ -267,6 +269,8 @@ private final class Download: @unchecked Sendable {
 
     func loadAll() throws(DownloadError) {
         try monitor.withLock { () throws(DownloadError) in
+            isWholeWanted = true
+            monitor.broadcast()
             while true {
                 if let failure { throw failure }
                 if isSettled, let fileLength, loaded.covers(length: fileLength) { return }
@@ -364,8 +368,10 @@ private final class Download: @unchecked Sendable {
         }
         let gap: Range<Int64>?
         if let length = fileLength {
-            gap = demand.flatMap { loaded.firstGap(from: $0, below: length) }
-                ?? loaded.firstGap(from: readEnd, below: length) ?? loaded.firstGap(from: 0, below: length)
+            // What lies before the reader is fetched when asked for, or to check with the server bytes the cache had.
+            gap = demand.flatMap { loaded.firstGap(from: $0, below: length) } ?? loaded.firstGap(from: readEnd, below: length)
+                ?? (isWholeWanted || !isSettled ? loaded.firstGap(from: 0, below: length) : nil)
+            if gap == nil, !loaded.covers(length: length) { return nil }
         } else {
             // The length comes with the first answer; a reader's offset, else the start, until then.
             let start = demand ?? 0
