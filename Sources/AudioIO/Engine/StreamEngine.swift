@@ -227,6 +227,16 @@ final class StreamEngine: @unchecked Sendable {
         wake()
     }
 
+    /// Waits until the stream thread runs the cycle (it left idle, and a capture stream dropped what it held from
+    /// before), the device fails, or `timeout` seconds pass: a tap added before is then given every frame the device
+    /// captures from now on.
+    func waitUntilRunning(timeout: Double) {
+        let deadline = Self.nanoseconds() + Int(timeout * 1e9)
+        while isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring), Self.nanoseconds() < deadline {
+            usleep(500)
+        }
+    }
+
     /// Wakes the stream thread (a client resumed, or asks to be removed, on an idle engine) and the event thread.
     func wake() {
         streamWake.signal()

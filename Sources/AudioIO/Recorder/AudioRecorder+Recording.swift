@@ -14,12 +14,14 @@ extension AudioRecorder {
         withState { state, events in prepare(&state, &events) }
     }
 
-    /// Starts or resumes recording with the next device period, until ``stop()``.
+    /// Starts or resumes recording with the next device period, until ``stop()``; returns once the device is
+    /// capturing, so that what is said from then on is in the file. The device is opened and started before the file
+    /// is made.
     ///
     /// - Returns: Whether recording started; on false, ``status`` holds the reason.
     @discardableResult
     public func record() -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: nil) })
+        waitUntilCapturing(joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: nil) }))
     }
 
     /// Starts recording when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -34,12 +36,21 @@ extension AudioRecorder {
     }
 
     /// Records `duration` seconds of audio (exactly: `duration` × the device rate frames, paused time not
-    /// counted), then stops and finishes the file by itself.
+    /// counted), then stops and finishes the file by itself; returns once the device is capturing, as ``record()``.
     ///
     /// - Returns: Whether recording started; on false, ``status`` holds the reason.
     @discardableResult
     public func record(forDuration duration: TimeInterval) -> Bool {
-        joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: duration) })
+        waitUntilCapturing(joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: duration) }))
+    }
+
+    /// Once recording has `started`, waits until the device thread runs the capture (it starts the device's stream
+    /// asynchronously), at most ``captureStartWait`` seconds; returns `started`.
+    private func waitUntilCapturing(_ started: Bool) -> Bool {
+        if started, let engine = state.withLock({ $0.isRecording ? $0.engine : nil }) {
+            engine.waitUntilRunning(timeout: Self.captureStartWait)
+        }
+        return started
     }
 
     /// Records `duration` seconds of audio from device time `time` on; see ``record(atTime:)`` and
@@ -86,7 +97,13 @@ extension AudioRecorder {
         }
     }
 
-    private func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+    /// Opens the device and makes the tap, then the file and its writer. With `schedule`, which sets the tap's start
+    /// and length, the tap goes into the capture cycle before the file and the writer are made (libsndfile, an
+    /// encoder, FFmpeg, the meters): capture starts with the call, and the tap's ring holds what comes meanwhile for
+    /// the writer to take from its first frame.
+    private func prepare(
+        _ state: inout State, _ events: inout [Event], capturing schedule: ((CaptureTap, StreamEngine) -> Void)? = nil
+    ) -> Bool {
         if state.writer != nil { return true }
         let category = state.session.category
         guard category.records else {
@@ -105,6 +122,13 @@ extension AudioRecorder {
                 capacityFrames: Int(engine.sampleRate * Self.ringSeconds))
             tap.owner = self
             tap.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
+            if let schedule {
+                schedule(tap, engine)
+                try engine.add(tap)
+                state.engine = engine
+                state.tap = tap
+                state.isInCycle = true
+            }
             let file = try AudioFileWriter(url: url, settings: settings, metadata: metadata, permissions: permissions)
             let writer = try RecordingWriter(
                 tap: tap, file: file, deviceRate: engine.sampleRate, speechEnhancement: state.speechEnhancement
@@ -123,10 +147,13 @@ extension AudioRecorder {
             setStatus(.readyToRecord, &state, &events)
             return true
         } catch let error as AudioDeviceError {
+            release(&state)
             setStatus(.failed(.device(error)), &state, &events)
         } catch let error as AudioFileError {
+            release(&state)
             setStatus(.failed(.file(error)), &state, &events)
         } catch {
+            release(&state)
             setStatus(.failed(.file(AudioFileError(path: url.path, reason: .writeFailed("\(error)")))), &state, &events)
         }
         return false
@@ -135,18 +162,30 @@ extension AudioRecorder {
     private func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval?, forDuration duration: TimeInterval?) -> Bool {
         guard !state.isRecording else { return true }
         state.durationToResumeWith = duration
-        guard prepare(&state, &events), let tap = state.tap, let engine = state.engine else { return false }
-        state.durationToResumeWith = nil
-        if let duration {
+        let limit = { (tap: CaptureTap, engine: StreamEngine) in
+            guard let duration else { return }
             let frames = Int64(frames: duration, rate: engine.sampleRate)
             tap.frameLimit.store(tap.deliveredFrames.load(ordering: .acquiring) + frames, ordering: .releasing)
         }
+        let schedule = { (tap: CaptureTap, engine: StreamEngine) in
+            limit(tap, engine)
+            tap.startFrame.store(time.map { engine.frame(at: $0) } ?? CaptureTap.immediately, ordering: .releasing)
+        }
+        guard let tap = state.tap, let engine = state.engine, state.writer != nil else {
+            // Not prepared: the tap starts before the file is made.
+            guard prepare(&state, &events, capturing: schedule) else { return false }
+            state.durationToResumeWith = nil
+            state.isRecording = true
+            return true
+        }
+        state.durationToResumeWith = nil
         if tap.hasStarted.load(ordering: .acquiring) || tap.startFrame.load(ordering: .relaxed) != CaptureTap.notScheduled {
+            limit(tap, engine)
             markInterruption(&state)
             tap.isPaused.store(false, ordering: .releasing)
             engine.wake()
         } else {
-            tap.startFrame.store(time.map { engine.frame(at: $0) } ?? CaptureTap.immediately, ordering: .releasing)
+            schedule(tap, engine)
             do {
                 try engine.add(tap)
             } catch {

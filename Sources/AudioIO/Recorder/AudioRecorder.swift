@@ -59,6 +59,9 @@ public final class AudioRecorder: @unchecked Sendable {
     /// Seconds of audio the ring between the capture and the writer thread holds.
     package static let ringSeconds = 2.0
 
+    /// Seconds ``record()`` waits at most for the device thread to start capturing.
+    static let captureStartWait = 0.25
+
     /// The file recorded into.
     public let url: URL
     /// How the file is written.
