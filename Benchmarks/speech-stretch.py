@@ -26,7 +26,7 @@ for name, args in [("soundtouch_setSampleRate", [ctypes.c_void_p, ctypes.c_uint]
     getattr(ST, name).argtypes = args
 ST.soundtouch_receiveSamples.restype = ctypes.c_uint
 
-SETTINGS = {  # name: (sequence ms, seek window ms, overlap ms); 0 = SoundTouch's automatic choice by tempo
+SETTINGS = {  # name: (sequence ms, seek window ms, overlap ms[, quick seek]); None = SoundTouch's defaults
     "default (auto/auto/8)": None,
     "soundstretch -speech (40/15/8)": (40, 15, 8),
     "chosen (25/12/8)": (25, 12, 8),
@@ -34,6 +34,8 @@ SETTINGS = {  # name: (sequence ms, seek window ms, overlap ms); 0 = SoundTouch'
     "30/12/8": (30, 12, 8),
     "too short (20/10/6)": (20, 10, 6),
     "longer (60/20/10)": (60, 20, 10),
+    "chosen, quick seek (25/12/8 q)": (25, 12, 8, 1),
+    "30/12/8, quick seek": (30, 12, 8, 1),
 }
 TEMPOS = [0.5, 1.5, 2, 3, 4]
 
@@ -43,7 +45,7 @@ def stretch(samples, tempo, setting):
     ST.soundtouch_setSampleRate(handle, RATE)
     ST.soundtouch_setChannels(handle, 1)
     if setting:
-        for key, value in zip((3, 4, 5), setting):
+        for key, value in zip((3, 4, 5, 2), setting):  # SETTING_SEQUENCE_MS, _SEEKWINDOW_MS, _OVERLAP_MS, _USE_QUICKSEEK
             ST.soundtouch_setSetting(handle, key, value)
     ST.soundtouch_setTempo(handle, tempo)
     data = np.ascontiguousarray(samples, dtype=np.float32)

@@ -19,9 +19,14 @@ final class TimeStretcher: SpeedChanger {
     /// 0.95 / 0.93 / 0.82 / 0.67 / 0.53 with soundstretch's `-speech` (40/15/8); the pitch stays within 2 %. Shorter
     /// pieces (20/10/6) keep the envelope better still but no longer hold two pitch periods of a low voice: its pitch
     /// drifts by 6 % at 4 times.
+    ///
+    /// The join is sought by SoundTouch's quick seek (`SETTING_USE_QUICKSEEK`), a coarse-to-fine search rather than
+    /// every offset of the window: the same script finds the envelope within 0.01 of the full search at every speed
+    /// (0.96 / 0.95 / 0.91 / 0.84 / 0.76), for about a fifth of its cross-correlations, which were two thirds of what
+    /// playing at 1.5 cost.
     static let speechSettings = (sequence: Int32(25), seekWindow: Int32(12), overlap: Int32(8))
     /// SoundTouch's setting ids (`SoundTouch.h`, which `SoundTouchDLL.h` does not include).
-    private static let (sequenceSetting, seekWindowSetting, overlapSetting) = (Int32(3), Int32(4), Int32(5))
+    private static let (quickSeekSetting, sequenceSetting, seekWindowSetting, overlapSetting) = (Int32(2), Int32(3), Int32(4), Int32(5))
 
     /// The corresponding C functions are `soundtouch_createInstance`, `soundtouch_setSampleRate`,
     /// `soundtouch_setChannels` and `soundtouch_setSetting`.
@@ -33,6 +38,7 @@ final class TimeStretcher: SpeedChanger {
         soundtouch_setSetting(handle, Self.sequenceSetting, Self.speechSettings.sequence)
         soundtouch_setSetting(handle, Self.seekWindowSetting, Self.speechSettings.seekWindow)
         soundtouch_setSetting(handle, Self.overlapSetting, Self.speechSettings.overlap)
+        soundtouch_setSetting(handle, Self.quickSeekSetting, 1)
     }
 
     deinit { soundtouch_destroyInstance(handle) }
