@@ -55,12 +55,7 @@ public struct MemoStore: Sendable {
     /// else `~/.local/share/voicememo`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let home = environment["VOICEMEMO_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            return URL(fileURLWithPath: data).appendingPathComponent("voicememo")
-        }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser
-        return home.appendingPathComponent(".local/share/voicememo")
+        return UserDirectories(environment: environment).data.appendingPathComponent("voicememo")
     }
 
     /// The audio file of `memo`.

@@ -35,6 +35,28 @@ import Testing
         }
     }
 
+    @Test(arguments: [80, 60])
+    func onATerminalTheTableFitsItsWidthAndOffOneItStaysWhole(columns: Int) throws {
+        let cli = try CLI()
+        let long = "Notes from the long Thursday planning meeting about the garden fence"
+        for title in ["Standup", "Garden fence", long] { _ = try cli.importTone(title: title, channels: 2) }
+        let terminal = try PseudoTerminal(CLI.binary, ["list"], environment: cli.environment, columns: columns)
+        #expect(terminal.waitForExit(timeout: 10) == 0)
+        let lines = terminal.screen.components(separatedBy: "\r\n").dropLast()
+        #expect(lines.count == 4, "\(terminal.screen)")
+        #expect(lines.allSatisfy { NarrowTerminalTests.columns($0) <= columns }, "\(terminal.screen)")
+        // Each memo whole on its line: its id, its title or the start of it with "…", and its duration.
+        #expect(lines.contains { $0.contains("  Standup  ") && $0.contains("0:00.5") })
+        #expect(lines.contains { $0.contains("  Garden fence  ") })
+        let shortened = try #require(lines.first { $0.contains("  Notes from") })
+        #expect(shortened.contains(#/  Notes from[^…]{5,}…  /#) && shortened.contains("0:00.5"), "\(shortened)")
+
+        // Off a terminal (a pipe), nothing is cut but the title, at 40 columns: lines as wide as they come.
+        let piped = try cli.lines("list")
+        #expect(piped.contains { $0.contains("wav 48 kHz stereo") && $0.contains("Notes from the long Thursday planning m…") })
+        #expect(piped.map(NarrowTerminalTests.columns).max() ?? 0 > 80)
+    }
+
     @Test func listSortsByTitleOrDurationAndPrintsJSON() throws {
         let cli = try CLI()
         _ = try cli.importTone(title: "banana", seconds: 0.3)

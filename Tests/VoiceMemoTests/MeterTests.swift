@@ -37,6 +37,19 @@ import Testing
         }
     }
 
+    @Test(arguments: ["q", "\r"]) func qOrEnterStopsTheMeterOnATerminal(key: String) async throws {
+        try await PulseAudioServer.exclusive { server in
+            let meter = try PseudoTerminal(CLI.binary, ["meter", "--device", "pulse"], environment: try server.environment, columns: 80)
+            // Drawn for half a second of input, and still running: nothing but the key ends it.
+            #expect(meter.read(until: { $0.contains("METER  pulse  0:00.5") }, timeout: 10), "\(meter.screen.suffix(600))")
+            #expect(meter.waitForExit(timeout: 0.3) == nil)
+            meter.type(key)
+            #expect(meter.waitForExit(timeout: 5) == 0, "\(meter.screen.suffix(600))")
+            // The terminal is put back as it was.
+            #expect(meter.localModes == meter.initialModes)
+        }
+    }
+
     @Test func theFirstReadingIsOfTheFirstInputEvenWhenTheServerTakesASecondToSendIt() async throws {
         // A server of its own, whose idle sink makes a new stream wait up to 2 s for its first frames.
         let server = try PulseAudioServer()

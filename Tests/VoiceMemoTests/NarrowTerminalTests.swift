@@ -71,4 +71,23 @@ import Testing
             #expect(record.waitForExit(timeout: 10) == 0)
         }
     }
+
+    @Test func recordsClosingLineFitsEightyColumnsWithALongTitle() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let title = "Notes from the long Thursday planning meeting about the garden"
+            let record = try PseudoTerminal(
+                CLI.binary, ["record", "--device", "pulse", "--duration", "0.5", "--channels", "2", "--title", title],
+                environment: cli.environment.merging(try server.environment) { $1 }, columns: 80)
+            #expect(record.waitForExit(timeout: 15) == 0, "\(record.screen.suffix(600))")
+            // Whole, the summary would take 130 columns: "Recorded “Notes from…” as ID: 0:00.5, wav 48 kHz stereo, …".
+            let screen = record.screen.replacing(#/\x1B\[[0-9;?]*[A-Za-z]/#, with: "")
+            let lines = screen.components(separatedBy: "\r\n")
+            #expect(lines.allSatisfy { Self.columns($0) <= 80 }, "\(lines.map { Self.columns($0) })")
+            let summary = try #require(lines.firstIndex { $0.hasPrefix("Recorded “") })
+            let text = lines[summary...].joined(separator: " ")
+            #expect(text.contains(#/Recorded “Notes from[^”]*” as [0-9a-f]{12}: 0:00\.5/#), "\(text)")
+            #expect(text.contains("wav 48 kHz stereo") && text.contains("dBFS"), "\(text)")
+        }
+    }
 }

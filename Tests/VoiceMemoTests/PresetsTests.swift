@@ -54,6 +54,29 @@ import Testing
         #expect(info.rate == 16000 && info.channels == 1 && info.bits == 24 && memo["format"] as? String == "wav")
     }
 
+    @Test func aPresetUnderHOMEIsFoundWhenXDGConfigHomeIsUnset() throws {
+        // HOME elsewhere than the password entry's home, as `sudo -E`, a container or a test sets it.
+        let home = cli.scratch.file("home")
+        let presets = home.appendingPathComponent(".config/voicememo/presets")
+        try FileManager.default.createDirectory(at: presets, withIntermediateDirectories: true)
+        try Data(#"{"format": "wav", "sampleRate": 16000, "channels": 1, "bitDepth": 16}"#.utf8)
+            .write(to: presets.appendingPathComponent("small.json"))
+        var environment = cli.environment
+        environment["XDG_CONFIG_HOME"] = nil
+        environment["HOME"] = home.path
+
+        let listed = try Tool.run(CLI.binary, ["presets"], environment: environment)
+        #expect(listed.standardOutput.split(separator: "\n").contains { $0.hasPrefix("small ") && $0.contains("yours") },
+                "\(listed.standardOutput)")
+        let source = cli.scratch.path("x.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        let imported = try Tool.run(CLI.binary, ["import", source, "--preset", "small", "--json"], environment: environment)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let memo = try #require(try JSONSerialization.jsonObject(with: Data(imported.standardOutput.utf8)) as? [String: Any])
+        let info = try Sox.info(try #require(memo["file"] as? String))
+        #expect(info.rate == 16000 && info.channels == 1)
+    }
+
     @Test func aBadPresetFileIsOneLineNamingItAndTheOthersAreStillListed() throws {
         try write("broken", #"{"format": "opus", "sampleRate": 44100, "channels": 1}"#)
         try write("mine", #"{"format": "caf", "sampleRate": 44100, "channels": 2}"#)

@@ -378,10 +378,15 @@ final class StreamEngine: @unchecked Sendable {
     private func renderPeriod(
         _ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer, frames: Int? = nil
     ) -> Int? {
-        let frames = frames ?? configuration.periodFrames
-        guard waitForRoom(frames: frames, mixer) else { return 0 }
+        let period = frames ?? configuration.periodFrames
+        guard waitForRoom(frames: period, mixer) else { return 0 }
         let first = framesTransferred.load(ordering: .relaxed)
-        mixer.render(into: floats, frames: frames, firstFrame: first)
+        mixer.render(into: floats, frames: period, firstFrame: first)
+        // Once the mix has ended (every voice finished, paused or let go), only what was mixed is written, and the
+        // idle that follows drains it, as aplay does: a short sound, a range's end or a queue's last item does not
+        // grow by the rest of a period of silence. An offline render is asked for its periods whole.
+        let frames = isOffline || mixer.hasVoicesToPlay
+            ? period : Int(max(0, min(Int64(period), mixer.endOfMix.load(ordering: .relaxed) - first)))
         SampleConversion.encode(UnsafeBufferPointer(rebasing: floats[..<(frames * configuration.channelCount)]), as: configuration.format, into: raw)
         var done = 0
         while done < frames {

@@ -115,6 +115,10 @@ package final class Voice: @unchecked Sendable {
     /// Reading the file failed; the end marker that follows ends the voice unsuccessfully.
     let decodeFailed = ManagedAtomic<Bool>(false)
 
+    /// The last position ``heardPosition(on:isPlaying:rate:startedAt:)`` reported while playing. Control threads
+    /// alone take this lock; the render thread never does.
+    let reportedPosition = ReportedPosition()
+
     // Set by the render thread, read by anyone.
     /// Seconds into the file of the last frame mixed, and the device frame after it: ``mixedPosition``.
     private let positionBits = ManagedAtomic<UInt64>(0)

@@ -3,7 +3,8 @@ import FoundationEssentials
 extension Voice {
     /// Seconds into the item of what is heard now, for a player whose voice this is: the position of the last frame
     /// mixed, less what `engine` still holds queued in front of it at `rate` (a sound server may hold a second or
-    /// more), never before `start`, where the voice started; `start` until the voice has started.
+    /// more), never before `start`, where the voice started; `start` until the voice has started. While it plays,
+    /// never before a position it reported in the same item (``ForwardPosition``).
     func heardPosition(on engine: StreamEngine?, isPlaying: Bool, rate: Float, startedAt start: TimeInterval) -> TimeInterval {
         guard let engine, hasStarted.load(ordering: .acquiring) else { return start }
         let (mixed, mixedBefore) = mixedPosition
@@ -12,6 +13,8 @@ extension Voice {
         // a period old, a long buffer's period apart.)
         let held = max(0, mixedBefore - engine.frame(at: engine.deviceCurrentTime))
         let queued = Double(held) / engine.sampleRate * Double(rate)
-        return max(mixed - queued, min(start, mixed))
+        let heard = max(mixed - queued, min(start, mixed))
+        // A queue that grew (a sound server's, when another client starts) must not move the position back.
+        return reportedPosition.report(heard, item: currentItem.load(ordering: .acquiring))
     }
 }

@@ -41,13 +41,7 @@ public final class RemoteCache: Sendable {
 
     /// `$XDG_CACHE_HOME/voicememo/http`, else `$HOME/.cache/voicememo/http`.
     static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        let base: URL = if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-            URL(fileURLWithPath: cache)
-        } else {
-            URL(fileURLWithPath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path).appendingPathComponent(".cache")
-        }
-        return base.appendingPathComponent("voicememo").appendingPathComponent("http")
+        UserDirectories().cache.appendingPathComponent("voicememo").appendingPathComponent("http")
     }
 
     /// The bytes it holds now, over every address.

@@ -80,10 +80,7 @@ public struct AudioPreset: Equatable, Sendable {
     /// 2. `share/voicememo/presets` beside the running program's `bin/`, where `make install` puts them;
     /// 3. `Presets/` of the source tree this library was built from.
     public static var searchDirectories: [URL] {
-        let environment = ProcessInfo.processInfo.environment
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        var directories = [configHome.appendingPathComponent("voicememo/presets")]
+        var directories = [UserDirectories().config.appendingPathComponent("voicememo/presets")]
         // The running program, as the kernel names it: every symbolic link on the way resolved.
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
+import Glibc
 import MemoStore
 import SystemPackage
 
@@ -12,10 +13,11 @@ extension VoiceMemo {
             discussion: """
                 Shows each memo's id, title, creation date (local time), duration, format and size; a memo \
                 whose recording is under way or was cut short says so at the end of its line. Long titles \
-                are cut with "…".
+                are cut with "…". On a terminal the table fits its width: the title shortens first, then the \
+                format is written short, then the size, format, date and duration columns go, in that order.
                 """)
 
-        /// The most columns a title takes in the table.
+        /// The most columns a title takes in the whole table.
         static let titleColumns = 40
 
         @Option(help: ArgumentHelp(
@@ -48,12 +50,35 @@ extension VoiceMemo {
             return (0..<count).map { run in memos[(memos.count * run / count)..<(memos.count * (run + 1) / count)] }
         }
 
-        /// Prints the table of `memos`, each run formatted and laid out on a core of its own.
+        /// Prints the table of `memos`, each run formatted and laid out on a core of its own: whole, or, on a terminal
+        /// it would not fit, laid out again to fit its width (``ListLayout``).
         private static func printTable(_ memos: [Memo], showingLoudness: Bool) async throws {
-            let parts = await runs(of: memos).concurrentMap { table(of: $0, showingLoudness: showingLoudness) }
-            let widths = parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
-            let lines = await parts.indices.concurrentMap { parts[$0].lines(widths: widths, withHeadings: $0 == 0) }
+            var layout = ListLayout.whole(showingLoudness: showingLoudness)
+            var parts = await tables(of: memos, layout)
+            if isatty(STDOUT_FILENO) == 1, let columns = TerminalDisplay.outputColumns {
+                let widths = Dictionary(uniqueKeysWithValues: zip(layout.columns, widths(of: parts)))
+                let shortFormats = Set(memos.map { Describe.shortFormat($0.format, sampleRate: $0.sampleRate, channels: $0.channels) })
+                let fitted = layout.fitted(
+                    toColumns: columns, widths: widths, shortFormatWidth: shortFormats.map(\.terminalColumns).max() ?? 0)
+                if fitted != layout {
+                    layout = fitted
+                    parts = await tables(of: memos, layout)
+                }
+            }
+            let widths = widths(of: parts)
+            let tables = parts
+            let lines = await tables.indices.concurrentMap { tables[$0].lines(widths: widths, withHeadings: $0 == 0) }
             for part in lines { try write(part) }
+        }
+
+        /// The tables of `memos` in `layout`, a run each (see ``runs(of:)``).
+        private static func tables(of memos: [Memo], _ layout: ListLayout) async -> [Table] {
+            await runs(of: memos).concurrentMap { table(of: $0, layout) }
+        }
+
+        /// The columns each column of the tables' widest cell takes.
+        private static func widths(of parts: [Table]) -> [Int] {
+            parts.dropFirst().reduce(parts[0].widths) { zip($0, $1.widths).map(max) }
         }
 
         /// Prints `memos` as one JSON array on one line: each run encoded on a core of its own, the arrays joined.
@@ -87,30 +112,44 @@ extension VoiceMemo {
             var description: String { "cannot write the list to standard output: \(reason)" }
         }
 
-        private static func table(of memos: ArraySlice<Memo>, showingLoudness: Bool) -> Table {
-            var table = Table(columns: [
-                Table.Column(heading: "ID"),
-                Table.Column(heading: "TITLE", maximumWidth: titleColumns),
-                Table.Column(heading: "CREATED"),
-                Table.Column(heading: "DURATION", alignsRight: true),
-                Table.Column(heading: "FORMAT"),
-                Table.Column(heading: "SIZE", alignsRight: true),
-            ] + (showingLoudness ? [Table.Column(heading: "LUFS", alignsRight: true)] : []) + [Table.Column(heading: "")])
+        private static func table(of memos: ArraySlice<Memo>, _ layout: ListLayout) -> Table {
+            var table = Table(columns: layout.columns.map { column in
+                switch column {
+                case .id: Table.Column(heading: "ID")
+                case .title: Table.Column(heading: "TITLE", maximumWidth: layout.titleColumns)
+                case .created: Table.Column(heading: "CREATED")
+                case .duration: Table.Column(heading: "DURATION", alignsRight: true)
+                case .format: Table.Column(heading: "FORMAT")
+                case .size: Table.Column(heading: "SIZE", alignsRight: true)
+                case .loudness: Table.Column(heading: "LUFS", alignsRight: true)
+                case .state: Table.Column(heading: "")
+                }
+            })
             table.reserveCapacity(rows: memos.count, bytesPerRow: 100)
             // Most memos of a store share their format with the one before: it is described once per run of them.
             var last: (format: (AudioFileFormat, Double, Int), text: String)?
             func format(of memo: Memo) -> String {
                 let format = (memo.format, memo.sampleRate, memo.channels)
                 if let last, last.format == format { return last.text }
-                last = (format, Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels))
-                return last?.text ?? ""
+                let text = layout.isFormatShort
+                    ? Describe.shortFormat(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)
+                    : Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)
+                last = (format, text)
+                return text
             }
             for memo in memos {
-                table.append([
-                    memo.id, memo.title, Describe.date(memo.createdAt), Describe.duration(memo.duration), format(of: memo),
-                    Describe.size(memo.sizeBytes),
-                ] + (showingLoudness ? [memo.loudness.map { Describe.level($0.integrated) } ?? "–"] : [])
-                    + [memo.state == .complete ? "" : memo.state.rawValue])
+                table.append(layout.columns.map { column in
+                    switch column {
+                    case .id: memo.id
+                    case .title: memo.title
+                    case .created: Describe.date(memo.createdAt)
+                    case .duration: Describe.duration(memo.duration)
+                    case .format: format(of: memo)
+                    case .size: Describe.size(memo.sizeBytes)
+                    case .loudness: memo.loudness.map { Describe.level($0.integrated) } ?? "–"
+                    case .state: memo.state == .complete ? "" : memo.state.rawValue
+                    }
+                })
             }
             return table
         }

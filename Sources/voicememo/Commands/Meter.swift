@@ -13,7 +13,8 @@ extension VoiceMemo {
                 mark, redrawn about 20 times a second; otherwise a plain line (or, with --json, a JSON \
                 object) every tenth of a second with the levels since the previous one. Readings begin with \
                 the device's first input (a sound server may take a moment to send it) and their times are \
-                seconds of input. Runs until Ctrl-C, SIGTERM or SIGHUP, or for --duration seconds of input.
+                seconds of input. Runs until q or Enter (on a terminal), Ctrl-C, SIGTERM or SIGHUP, or for --duration \
+                seconds of input.
                 """)
 
         @OptionGroup
@@ -40,6 +41,16 @@ extension VoiceMemo {
             try? AudioSession.shared.setActive(true)
             let live = LiveMeter(hidden: false, json: json, plainInterval: Self.plainInterval)
             defer { live.finish() }
+            // Keys come from the live display's terminal or, when nothing is drawn there (--json, output to a pipe),
+            // from standard input alone when it is a terminal: q or Enter stops, as it stops record and play.
+            let keyboard = live.display ?? TerminalDisplay(drawing: false)
+            defer { keyboard?.finish() }
+            let keys = keyboard?.takesKeys == true ? Task {
+                for await key in Key.typed() where key == .quit || key == .enter {
+                    ends.continuation.yield()
+                }
+            } : nil
+            defer { keys?.cancel() }
             let failure = Mutex<(any Error)?>(nil)
             // Seconds of input measured at the last reading. A reading with no new input would show as silence
             // what did not come yet: a sound server may take a second to deliver a new stream's first frames, and

@@ -156,12 +156,16 @@ extension VoiceMemo {
             if json {
                 print(try MemoJSON.line(MemoJSON(memo, in: store)))
             } else {
-                let markers = memo.markers.isEmpty ? "" : ", \(memo.markers.count) marker\(memo.markers.count == 1 ? "" : "s")"
                 let gaps = memo.markers.filter { $0.name?.hasPrefix(AudioMarker.interruptionPrefix) == true }.count
                 let interrupted = gaps == 0 ? "" : " (\(gaps == 1 ? "a gap" : "\(gaps) gaps") where another program held the device)"
-                print("Recorded “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
-                    + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
-                    + "\(Describe.size(memo.sizeBytes)), peak \(Describe.levels(memo.peakDBFS))" + markers + interrupted)
+                let summary = SummaryLine(
+                    head: "Recorded “", title: memo.title.terminalSafe, middle: "” as \(memo.id): ",
+                    fields: [
+                        Describe.duration(memo.duration), Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels),
+                        Describe.size(memo.sizeBytes), "peak \(Describe.levels(memo.peakDBFS))",
+                    ] + (memo.markers.isEmpty ? [] : ["\(memo.markers.count) marker\(memo.markers.count == 1 ? "" : "s")" + interrupted]))
+                // On a terminal every line fits its width.
+                for line in summary.lines(fittingColumns: TerminalDisplay.outputColumns) { print(line) }
             }
             if let warning = progress.overrunWarning {
                 _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(warning)\n".utf8)

@@ -132,6 +132,13 @@ enum Describe {
         return "\(format.rawValue) \(rate) kHz \(layout)"
     }
 
+    /// The format as a narrow table writes it, e.g. `wav 48k 2ch`, `opus 16k 1ch`.
+    static func shortFormat(_ format: AudioFileFormat, sampleRate: Double, channels: Int) -> String {
+        let kilohertz = sampleRate / 1000
+        let rate = kilohertz.rounded() == kilohertz ? String(Int(kilohertz)) : number(kilohertz, "%g")
+        return "\(format.rawValue) \(rate)k \(channels)ch"
+    }
+
     /// A player's failure, with what to do about a device that cannot be opened.
     static func failure(_ error: AudioPlayerError) -> String {
         guard case .device(let device) = error, device.operation == .open else { return "\(error)" }
