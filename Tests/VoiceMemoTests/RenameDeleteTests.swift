@@ -115,4 +115,26 @@ import Testing
         #expect(try cli.run("import", "--help").standardOutput.contains("--title=-x"))
         #expect(try cli.run("rename", "--help").standardOutput.contains("rename ID -- -x"))
     }
+
+    /// The first three characters of an id a list shows name nothing, and the error says why; a title two memos share
+    /// names neither, and the error lists both with their ids and dates, as `list` shows them.
+    @Test func aShortPrefixAndASharedTitleSayWhatToGiveInstead() throws {
+        let cli = try CLI()
+        let first = try cli.importTone(title: "Ideas")
+        let second = try cli.importTone(title: "Ideas")
+        let short = try cli.run("info", String(first.prefix(3)))
+        #expect(short.status == 1 && short.standardOutput.isEmpty)
+        #expect(short.standardError == "voicememo: '\(first.prefix(3))' is too short to name a memo by its id: give at least 4 "
+            + "characters of the id, or the whole title; run 'voicememo list' to see ids and titles\n")
+        #expect(try cli.run("info", String(first.prefix(4))).status == 0 || first.prefix(4) == second.prefix(4))
+        let dates = try cli.lines("list").dropFirst().reduce(into: [String: String]()) { dates, line in
+            let columns = line.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+            dates[columns[0]] = columns[2]
+        }
+        let shared = try cli.run("delete", "Ideas")
+        #expect(shared.status == 1 && shared.standardOutput.isEmpty)
+        #expect(shared.standardError == "voicememo: 'Ideas' matches 2 memos: \(first) “Ideas” of \(dates[first] ?? "?"); "
+            + "\(second) “Ideas” of \(dates[second] ?? "?"); name the one you mean by its id\n")
+        #expect(try cli.lines("list").count == 3)
+    }
 }
