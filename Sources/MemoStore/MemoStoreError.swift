@@ -43,7 +43,7 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidCut(title: String, reason: String)
     /// The memo titled `title` has no earlier version in the trash to restore.
     case nothingToRestore(title: String)
-    /// The trash holds no edit to undo.
+    /// The trash holds no edit or delete to undo.
     case nothingToUndo
     /// The memo titled `title` changed (another process edited it) between the start of an edit and its end; nothing
     /// was done.
@@ -101,9 +101,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidCut(let title, let reason):
             "cannot trim “\(title)”: \(reason)"
         case .nothingToRestore(let title):
-            "“\(title)” has no earlier version to restore; a trim keeps one in the trash, until the trash is emptied or the memo deleted"
+            "“\(title)” has no earlier version to restore; a trim or a rename keeps one in the trash for "
+                + "\(MemoStore.trashDays) days, until the trash is emptied"
         case .nothingToUndo:
-            "there is no edit to undo: the trash is empty ('voicememo trash' lists what it keeps)"
+            "there is no edit or delete to undo: the trash is empty ('voicememo trash' lists what it keeps)"
         case .changedDuringEdit(let title):
             "“\(title)” changed while it was being edited (another voicememo changed it); nothing was done, try again"
         }
