@@ -12,7 +12,9 @@ extension MemoStore {
     /// packet with a new comment header (`OpusTags`, on its own pages, libogg framing them), an M4A file's AAC packets
     /// into one with new tags (FFmpeg's MP4 muxer): every audio packet and its position stays as it was, nothing is
     /// encoded again. The new file is written beside the old one, synced, and replaces it in one step, so a failure
-    /// leaves the memo as it was; its artist, album, comment and markers stay, in the file and in the index.
+    /// leaves the memo as it was; its artist, album, comment and markers stay, in the file and in the index. The file
+    /// with the old title goes to the trash (a second link to it, as an edit's version, ``MemoEdit/rename``), so that
+    /// ``restore(_:)`` and ``undo()`` bring the old title back; not that of an Opus file that could not be copied.
     ///
     /// A file keeps at most `AudioMetadata.maximumStoredTitleBytes` of a title; a longer one is kept whole in the
     /// index and beside the file, so an index rebuilt from the files has it too. So is the title of an Opus file whose
@@ -32,9 +34,11 @@ extension MemoStore {
         try requireChangeable()
         // A WAV or CAF file with the new title is made before the lock is taken: a long memo takes a while.
         let staged = memo.format == .opus ? nil : try stageRetitled(memo, title: title)
-        return try update { index throws(MemoStoreError) in
+        let done = try update { index throws(MemoStoreError) in
             try renamed(memo.id, to: title, placing: staged, in: &index)
-        }.get()
+        }
+        removeEditMark(of: memo.id)
+        return try done.get()
     }
 
     /// Gives the memo `reference` names (an id, a unique prefix of one, or a title, as ``memo(matching:)`` takes it)
@@ -51,7 +55,10 @@ extension MemoStore {
             guard memo.format == .opus else { return nil }
             return try renamed(memo.id, to: title, placing: nil, in: &index).map { (memo, $0) }
         }
-        if let done { return try done.get() }
+        if let done {
+            if case .success(let renamed) = done { removeEditMark(of: renamed.before.id) }
+            return try done.get()
+        }
         let memo = try memo(matching: reference)
         return (memo, try rename(memo, to: title))
     }
@@ -73,12 +80,14 @@ extension MemoStore {
     }
 
     /// Renames memo `id` in `index`, putting `staged` (its WAV or CAF file with the new title inside) in place of its
-    /// file, or for an Opus memo a copy with the new title made here; under the store's lock.
+    /// file, or for an Opus memo a copy with the new title made here; under the store's lock. The file it replaces
+    /// goes to the trash, with the mark of an edit beside the memo until the caller has saved the index and removes it.
     private func renamed(
         _ id: String, to title: String, placing staged: StagedAudioFile?, in index: inout MemoIndex
     ) throws(MemoStoreError) -> Result<Memo, AudioFileError> {
         guard let position = index.memos.firstIndex(where: { $0.id == id }) else { throw .noMatch(id) }
-        var renamed = index.memos[position]
+        let before = index.memos[position]
+        var renamed = before
         guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
         renamed.title = title
         let file = fileURL(of: renamed)
@@ -87,9 +96,26 @@ extension MemoStore {
             if renamed.format == .opus {
                 retitled = try Self.stageRetaggedOpus(file, metadata: renamed.metadata)
             }
-            if let retitled { renamed.sizeBytes = try retitled.place(at: file, replacingExisting: true).byteCount }
         } catch {
             return .failure(error)
+        }
+        if let retitled {
+            try markEdit(of: id)
+            let trash = MemoTrash(store: directory)
+            do throws(MemoStoreError) {
+                _ = try trash.keep(before, file: file.path, waveform: waveformPath(of: id), before: .rename)
+            } catch {
+                removeEditMark(of: id)
+                throw error
+            }
+            do throws(AudioFileError) {
+                renamed.sizeBytes = try retitled.place(at: file, replacingExisting: true).byteCount
+            } catch {
+                // Nothing was replaced: what the trash kept is the memo's file itself, and goes.
+                trash.cleanUp(id: id, memoFile: file.path)
+                removeEditMark(of: id)
+                return .failure(error)
+            }
         }
         // An Opus file whose stream could not be copied keeps the title it had: the new one is kept beside it.
         let fileTitle = retitled == nil ? nil : Self.storedTitle(title)
@@ -111,18 +137,21 @@ extension MemoStore {
         }
     }
 
-    /// Deletes `memos`, their audio files, what is kept beside them, their earlier versions in the trash and their
-    /// index entries, under one hold of the store's lock.
+    /// Moves `memos` to the trash, under one hold of the store's lock: each leaves the index and the store's
+    /// directory, and stays in the trash, its audio, waveform and entry whole, for ``trashDays`` days or until the
+    /// trash is emptied; ``restore(matching:)`` or ``undo()`` bring it back. Its earlier versions stay in the trash too.
     ///
-    /// Every memo is checked before anything is deleted, so one that is no longer in the store or is being
-    /// recorded deletes nothing.
+    /// Every memo is checked before anything is moved, so one that is no longer in the store or is being recorded
+    /// deletes nothing. Each memo's audio is linked into the trash, with its entry, before it leaves the store, with
+    /// the mark of an edit beside it until the index is saved: a process killed at any point leaves each memo in the
+    /// store or in the trash, whole.
     ///
     /// - Parameter memos: Memos of this store.
     /// - Throws: ``MemoStoreError/noMatch(_:)`` for a memo no longer in the store,
     ///   ``MemoStoreError/recordingInProgress(_:)`` for one being recorded,
-    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be removed (the memos before it
+    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be moved (the memos before it
     ///   in `memos` are deleted, the others are not), ``MemoStoreError/deletedButIndexNotSaved(titles:reason:)`` when
-    ///   the audio is gone but the index could not be written, other ``MemoStoreError``s for the index.
+    ///   the audio is in the trash but the index could not be written, other ``MemoStoreError``s for the index.
     public func delete(_ memos: [Memo]) throws(MemoStoreError) {
         let removed = RemovedTitles()
         let failure: MemoStoreError?
@@ -145,20 +174,33 @@ extension MemoStore {
                 guard let listed = index.memos.first(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
                 guard listed.state != .recording else { throw .recordingInProgress(listed.title) }
             }
-            // Each file goes before its entry. Stopped in between (a crash, an index that cannot be
-            // written), the entry names a file that is gone, and reconciliation, which drops such entries on
-            // every read, finishes the delete. The other order could not be repaired so: a file left without
-            // its entry is adopted back, and a memo the user deleted, personal data, would come back.
+            // Each file goes to the trash before its entry goes. Stopped in between (a crash, an index that cannot be
+            // written), the entry names a file that is gone, and reconciliation, which drops such entries on every
+            // read, finishes the delete. The other order could not be repaired so: a file left without its entry
+            // is adopted back, and a memo the user deleted would come back.
+            // Each memo's mark stands while the trash holds a link to a file still in the store: a process killed then
+            // leaves the memo where it is, the link dropped by the next (``finishInterruptedEdits``).
+            let trash = MemoTrash(store: directory)
+            defer { for memo in memos { removeEditMark(of: memo.id) } }
             for memo in memos {
                 let path = filePath(of: memo)
-                if unlink(path) != 0, errno != ENOENT {
-                    return .deleteFailed(path: path, reason: Errno(rawValue: errno).description)
+                guard let listed = index.memos.first(where: { $0.id == memo.id }) else { continue }
+                try markEdit(of: memo.id)
+                do throws(MemoStoreError) {
+                    _ = try trash.keep(listed, file: path, waveform: waveformPath(of: memo.id), before: .delete)
+                } catch {
+                    guard case .editFailed(let trashPath, let reason) = error else { throw error }
+                    return .deleteFailed(path: trashPath, reason: reason)
                 }
+                if unlink(path) != 0, errno != ENOENT {
+                    let reason = Errno(rawValue: errno).description
+                    trash.cleanUp(id: memo.id, memoFile: path)
+                    return .deleteFailed(path: path, reason: reason)
+                }
+                // The trash's entry has the title and the markers: what is kept beside the audio goes.
                 DurableFile.removeQuietly(titlePath(of: memo.id))
                 DurableFile.removeQuietly(waveformPath(of: memo.id))
                 DurableFile.removeQuietly(markersPath(of: memo.id))
-                // Its earlier versions go with it: a deleted memo is personal data gone, not in a trash.
-                MemoTrash(store: directory).empty(ids: [memo.id])
                 removed.titles.withLock { $0.append(memo.title) }
                 index.remove(ids: [memo.id])
             }

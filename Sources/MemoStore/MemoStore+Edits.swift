@@ -3,8 +3,8 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 
-/// Edits of a memo's audio that lose nothing: the version before goes to the store's trash (``MemoTrash``), from which
-/// ``MemoStore/restore(_:)`` and ``MemoStore/undo()`` bring it back.
+/// Edits of a memo that lose nothing: the version before goes to the store's trash (``MemoTrash``), from which
+/// ``MemoStore/restore(_:)`` and ``MemoStore/undo()`` bring it back; so does a memo deleted, or renamed.
 ///
 /// An edit happens under the store's lock, with `.<id>.edit` beside the memo's file while it runs: its new file is
 /// made beside the memo's first (before the lock is taken), then the old one is kept in the trash (a second link to
@@ -94,9 +94,14 @@ extension MemoStore {
         return first..<last
     }
 
+    /// How many days the trash keeps a version of a memo, an edit's or a delete's, as Apple's Voice Memos keeps what is
+    /// deleted in "Recently Deleted": older ones go the next time the store is used.
+    public static let trashDays = 30
+
     /// Brings back the version of `memo` before its last edit, from the trash: its audio replaces the memo's file, and
-    /// its length, levels, loudness and markers come back with it; the memo keeps its current title. The version after the edit
-    /// is dropped (the edit can be made again). Under the store's lock, as safe against a kill as an edit.
+    /// its length, levels, loudness and markers come back with it; the memo keeps its current title, but for a rename
+    /// undone, which brings the old one back. The version after the edit is dropped (the edit can be made again). Under
+    /// the store's lock, as safe against a kill as an edit.
     ///
     /// - Returns: The memo restored, and the version it was.
     /// - Throws: ``MemoStoreError/nothingToRestore(title:)`` when the trash has no version of it,
@@ -116,7 +121,41 @@ extension MemoStore {
         }
     }
 
-    /// Undoes the last edit made in the store, whichever memo it was of, as ``restore(_:)`` does for that memo.
+    /// Restores the memo `reference` names: a memo of the store, as ``restore(_:)`` does, or else a memo deleted, from
+    /// the trash, as it was when it was deleted (its title, date, markers and waveform with it); `reference` is its id,
+    /// a unique prefix of one or its title, as ``memo(matching:)`` takes them.
+    ///
+    /// - Returns: The memo restored, and the version it was.
+    /// - Throws: What ``memo(matching:)`` and ``restore(_:)`` throw.
+    @discardableResult
+    public func restore(matching reference: String) throws(MemoStoreError) -> (memo: Memo, version: TrashedVersion) {
+        let listed: Memo
+        do {
+            listed = try Self.memo(matching: reference, in: memos())
+        } catch {
+            // Not in the store: a memo deleted, in the trash.
+            guard case .noMatch = error else { throw error }
+            let deleted = try Self.memo(matching: reference, in: deletedVersions().map(\.memo))
+            try requireChangeable()
+            return try restoring { index throws(MemoStoreError) in
+                guard !index.memos.contains(where: { $0.id == deleted.id }),
+                      let version = deletedVersions().first(where: { $0.memo.id == deleted.id })
+                else { throw .noMatch(reference) }
+                return version
+            }
+        }
+        return try restore(listed)
+    }
+
+    /// The memos in the trash because they were deleted: the last version of each, the one its delete kept.
+    private func deletedVersions() -> [TrashedVersion] {
+        var last: [String: TrashedVersion] = [:]
+        for version in MemoTrash(store: directory).versions() { last[version.memo.id] = version }
+        return last.values.filter { $0.edit == .delete }.sorted { $0.number > $1.number }
+    }
+
+    /// Undoes the last edit made in the store (a trim, a rename, a delete), whichever memo it was of, as
+    /// ``restore(_:)`` does for that memo; a memo deleted comes back to the store.
     ///
     /// - Returns: The memo restored, and the version it was.
     /// - Throws: ``MemoStoreError/nothingToUndo`` when the trash is empty, and what ``restore(_:)`` throws.
@@ -125,7 +164,8 @@ extension MemoStore {
         try requireChangeable()
         return try restoring { index throws(MemoStoreError) in
             let listed = Set(index.memos.map(\.id))
-            guard let version = MemoTrash(store: directory).versions().last(where: { listed.contains($0.memo.id) }) else {
+            // A memo in the store has its edits undone; one deleted, its delete (its earlier versions wait for it).
+            guard let version = MemoTrash(store: directory).versions().last(where: { listed.contains($0.memo.id) != ($0.edit == .delete) }) else {
                 throw .nothingToUndo
             }
             return version
@@ -142,7 +182,9 @@ extension MemoStore {
         let memo = try reconcileAndSave(entering: nil) { index throws(MemoStoreError) -> Memo in
             let version = try choose(index)
             chosen = version
-            guard let position = index.memos.firstIndex(where: { $0.id == version.memo.id }) else { throw .noMatch(version.memo.id) }
+            guard let position = index.memos.firstIndex(where: { $0.id == version.memo.id }) else {
+                return try bringBack(version, into: &index)
+            }
             let current = index.memos[position]
             guard current.state != .recording else { throw .recordingInProgress(current.title) }
             try markEdit(of: current.id)
@@ -158,7 +200,7 @@ extension MemoStore {
             MemoTrash(store: directory).restoreWaveform(of: version, to: waveformPath(of: current.id))
             MemoTrash(store: directory).removeRecord(of: version)
             var restored = version.memo
-            restored.title = current.title
+            if version.edit != .rename { restored.title = current.title }
             restored.state = .complete
             let fileTitle = (try? AudioFile(forReading: URL(filePath: file, directoryHint: .notDirectory)))?.metadata.title
             try keepTitle(restored.title, of: restored.id, fileTitle: fileTitle)
@@ -168,6 +210,31 @@ extension MemoStore {
         }
         removeEditMark(of: memo.id)
         return (memo, chosen!)
+    }
+
+    /// Puts `version`, a memo deleted, back in the store and in `index`, under the store's lock: its title and markers
+    /// kept beside it first, then its audio moved back from the trash in one step (a rename), then its waveform, and its
+    /// record removed. A process killed before the index is saved leaves the audio in the store, which the next
+    /// reconciliation adopts with the title and markers kept beside it.
+    private func bringBack(_ version: TrashedVersion, into index: inout MemoIndex) throws(MemoStoreError) -> Memo {
+        guard version.edit == .delete else { throw .noMatch(version.memo.id) }
+        let file = filePath(of: version.memo)
+        let fileTitle = (try? AudioFile(forReading: URL(filePath: version.path, directoryHint: .notDirectory)))?.metadata.title
+        try keepTitle(version.memo.title, of: version.memo.id, fileTitle: fileTitle)
+        try keepMarkers(version.memo.markers, of: version.memo.id, fileHoldsThem: version.memo.format.keepsMarkers)
+        do throws(Errno) {
+            try DurableFile.place(version.path, at: file)
+            try DurableFile.syncDirectory(containing: file)
+        } catch {
+            throw .editFailed(path: file, reason: error.description)
+        }
+        let trash = MemoTrash(store: directory)
+        trash.restoreWaveform(of: version, to: waveformPath(of: version.memo.id))
+        trash.removeRecord(of: version)
+        var restored = version.memo
+        restored.state = .complete
+        index.append(restored)
+        return restored
     }
 
     /// Runs `body`, the edit of `memo` whose file had `identity` when the edit began, under the store's lock, with the
@@ -224,7 +291,7 @@ extension MemoStore {
     }
 
     /// Leaves `.<id>.edit` beside the memo's file, synced, before an edit changes anything.
-    private func markEdit(of id: String) throws(MemoStoreError) {
+    func markEdit(of id: String) throws(MemoStoreError) {
         let path = editMarkPath(of: id)
         do {
             let descriptor = try FileDescriptor.open(
@@ -236,7 +303,7 @@ extension MemoStore {
         }
     }
 
-    private func removeEditMark(of id: String) {
+    func removeEditMark(of id: String) {
         DurableFile.removeQuietly(editMarkPath(of: id))
     }
 
@@ -250,6 +317,11 @@ extension MemoStore {
             if let position = index.memos.firstIndex(where: { $0.id == id }) {
                 let memo = index.memos[position]
                 MemoTrash(store: directory).cleanUp(id: id, memoFile: filePath(of: memo))
+                // A delete that moved the audio out: the reconciliation drops its entry.
+                guard FileManager.default.fileExists(atPath: filePath(of: memo)) else {
+                    removeEditMark(of: id)
+                    continue
+                }
                 guard let facts = try? AudioFileFacts(url: fileURL(of: memo)) else {
                     pending = true
                     continue

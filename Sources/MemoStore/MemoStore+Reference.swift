@@ -1,3 +1,6 @@
+import FoundationEssentials
+import Glibc
+
 extension MemoStore {
     /// The shortest id prefix accepted as a reference.
     public static let minimumPrefixLength = 4
@@ -5,7 +8,8 @@ extension MemoStore {
     /// The one memo `reference` names: its id, a unique prefix of an id (at least 4 characters), or its
     /// exact title. An id match wins over a title match.
     ///
-    /// - Throws: ``MemoStoreError/noMatch(_:)`` or ``MemoStoreError/ambiguous(_:candidates:)``.
+    /// - Throws: ``MemoStoreError/noMatch(_:)``, ``MemoStoreError/prefixTooShort(_:)`` for fewer than 4 hex digits that
+    ///   are no title, or ``MemoStoreError/ambiguous(_:candidates:)``.
     public func memo(matching reference: String) throws(MemoStoreError) -> Memo {
         try Self.memo(matching: reference, in: memos())
     }
@@ -33,9 +37,24 @@ extension MemoStore {
         }
         if matches.isEmpty { matches = memos.filter { $0.title == reference } }
         switch matches.count {
-        case 0: throw .noMatch(reference)
+        case 0:
+            // Someone who typed the first characters of an id they saw in a list learns why it names nothing.
+            let looksLikeAnID = !reference.isEmpty && reference.allSatisfy(\.isHexDigit)
+            throw looksLikeAnID && reference.count < minimumPrefixLength ? .prefixTooShort(reference) : .noMatch(reference)
         case 1: return matches[0]
-        default: throw .ambiguous(reference, candidates: matches.map { "\($0.id) “\($0.title)”" })
+        default: throw .ambiguous(reference, candidates: matches.map { "\($0.id) “\($0.title)” of \(localMinute($0.createdAt))" })
+        }
+    }
+
+    /// `date` in local time to the minute, e.g. `2026-11-22 21:59`, as `list` shows it: what tells memos of one title
+    /// apart. The C library's local time, not Foundation's, which needs ICU for time zones.
+    private static func localMinute(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var local = tm()
+        guard localtime_r(&seconds, &local) != nil else { return "\(date)" }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
+            let count = strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%d %H:%M", &local)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: count), as: UTF8.self)
         }
     }
 }

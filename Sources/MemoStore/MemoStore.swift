@@ -121,6 +121,8 @@ public struct MemoStore: Sendable {
         entering fileName: String?, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
     ) throws(MemoStoreError) -> T {
         var reconciled = try reconciledIndex(entering: fileName, access: .changing)
+        // What the trash has kept for its days goes whenever the store is used (a look at its directory when not due).
+        MemoTrash(store: directory).purgeExpired()
         let result = try body(&reconciled.index)
         if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {
             let journal = try reconciled.index.save(to: indexURL, journal: reconciled.journal, wholly: reconciled.isRebuilt)

@@ -18,7 +18,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case indexWriteFailed(path: String, reason: String)
     /// No memo matches the reference.
     case noMatch(String)
-    /// Several memos match the reference; `candidates` are their ids and titles.
+    /// The reference is the start of an id, but shorter than ``MemoStore/minimumPrefixLength`` characters: too short to
+    /// name one memo for long, so it names none.
+    case prefixTooShort(String)
+    /// Several memos match the reference; `candidates` are their ids, titles and dates (local time).
     case ambiguous(String, candidates: [String])
     /// The memo with this title is being recorded by a live process, so its file must not change.
     case recordingInProgress(String)
@@ -40,7 +43,7 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidCut(title: String, reason: String)
     /// The memo titled `title` has no earlier version in the trash to restore.
     case nothingToRestore(title: String)
-    /// The trash holds no edit to undo.
+    /// The trash holds no edit or delete to undo.
     case nothingToUndo
     /// The memo titled `title` changed (another process edited it) between the start of an edit and its end; nothing
     /// was done.
@@ -71,8 +74,12 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "cannot save the memo index '\(path)': \(reason); the previous index is unchanged, free some space and try again"
         case .noMatch(let reference):
             "no memo matches '\(reference)'; run 'voicememo list' to see ids and titles"
+        case .prefixTooShort(let reference):
+            "'\(reference)' is too short to name a memo by its id: give at least \(MemoStore.minimumPrefixLength) "
+                + "characters of the id, or the whole title; run 'voicememo list' to see ids and titles"
         case .ambiguous(let reference, let candidates):
-            "'\(reference)' matches \(candidates.count) memos (\(candidates.prefix(5).joined(separator: "; "))); give more of the id"
+            "'\(reference)' matches \(candidates.count) memos: \(candidates.prefix(5).joined(separator: "; "))"
+                + (candidates.count > 5 ? "; and \(candidates.count - 5) more" : "") + "; name the one you mean by its id"
         case .recordingInProgress(let title):
             "“\(title)” is being recorded right now; stop that recording, then try again"
         case .deleteFailed(let path, let reason):
@@ -94,9 +101,10 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidCut(let title, let reason):
             "cannot trim “\(title)”: \(reason)"
         case .nothingToRestore(let title):
-            "“\(title)” has no earlier version to restore; a trim keeps one in the trash, until the trash is emptied or the memo deleted"
+            "“\(title)” has no earlier version to restore; a trim or a rename keeps one in the trash for "
+                + "\(MemoStore.trashDays) days, until the trash is emptied"
         case .nothingToUndo:
-            "there is no edit to undo: the trash is empty ('voicememo trash' lists what it keeps)"
+            "there is no edit or delete to undo: the trash is empty ('voicememo trash' lists what it keeps)"
         case .changedDuringEdit(let title):
             "“\(title)” changed while it was being edited (another voicememo changed it); nothing was done, try again"
         }

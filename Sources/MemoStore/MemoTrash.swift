@@ -3,11 +3,13 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 
-/// `.trash/` in the store: the versions of memos that edits replaced, each as two files, `<n>.<id>.<format>`, the audio
+/// `.trash/` in the store: the versions of memos that edits replaced or deletes removed, each as two files, `<n>.<id>.<format>`, the audio
 /// as it was (a second link to the file, made before the edit put the new one in its place: nothing is copied), and
 /// `<n>.<id>.json`, what the index said of the memo then, the edit and when it was made; and, when the memo had one,
 /// `<n>.<id>.waveform`, its waveform as it was (a second link too), which a restore puts back beside it. `n` counts up:
-/// the highest is the last edit. The directory is 0700 and its files 0600, as the store's.
+/// the highest is the last edit. The directory is 0700 and its files 0600, as the store's. A version stays
+/// ``MemoStore/trashDays`` days, as in Apple's Voice Memos' "Recently Deleted"; older ones go the next time the store is
+/// used (``purgeExpired(now:)``).
 ///
 /// Everything here is done under the store's lock. A version whose record is written but whose audio is not (an edit
 /// killed in between) is no version, and its record goes at the next clean-up; so does a version whose audio is the
@@ -17,6 +19,8 @@ struct MemoTrash {
     static let name = ".trash"
     /// The extension of a version's waveform.
     private static let waveformExtension = "waveform"
+    /// How long a version is kept, in seconds.
+    static let lifetime = Double(MemoStore.trashDays) * 86400
 
     /// What `<n>.<id>.json` holds.
     private struct Record: Codable {
@@ -55,8 +59,9 @@ struct MemoTrash {
         (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
     }
 
-    /// The versions kept, oldest first; records that cannot be read or whose audio is gone are left out.
-    func versions() -> [TrashedVersion] {
+    /// The versions kept, oldest first; records that cannot be read, whose audio is gone, or kept longer than
+    /// ``lifetime`` are left out.
+    func versions(now: Date = Date()) -> [TrashedVersion] {
         let entries = names().compactMap(Entry.init(name:))
         let audio = Set(entries.filter(\.isAudio).map { "\($0.number).\($0.id)" })
         return entries.filter { $0.fileExtension == "json" && audio.contains("\($0.number).\($0.id)") }
@@ -68,8 +73,26 @@ struct MemoTrash {
                     number: entry.number, memo: record.memo, edit: record.edit, trashedAt: record.trashedAt,
                     path: path + "/\(entry.number).\(entry.id).\(record.memo.format.rawValue)")
             }
-            .filter { FileManager.default.fileExists(atPath: $0.path) }
+            .filter { $0.expiresAt > now && FileManager.default.fileExists(atPath: $0.path) }
             .sorted { $0.number < $1.number }
+    }
+
+    /// Removes the versions kept longer than ``lifetime``, each whole: its record goes last, so that one cut short
+    /// leaves a record without audio, which a clean-up removes. Cheap when nothing is due: a version's record is read
+    /// only when the file's own age says it may be.
+    func purgeExpired(now: Date = Date()) {
+        for entry in names().compactMap(Entry.init(name:)) where entry.fileExtension == "json" {
+            let record = filePath(entry, "json")
+            var status = stat()
+            guard stat(record, &status) == 0,
+                  now.timeIntervalSince1970 - Double(status.st_mtim.tv_sec) > Self.lifetime,
+                  let kept = try? MemoIndex.decoder.decode(Record.self, from: Data(DurableFile.contents(of: record))),
+                  now.timeIntervalSince(kept.trashedAt) > Self.lifetime
+            else { continue }
+            DurableFile.removeQuietly(filePath(entry, Self.waveformExtension))
+            DurableFile.removeQuietly(filePath(entry, kept.memo.format.rawValue))
+            DurableFile.removeQuietly(record)
+        }
     }
 
     private func filePath(_ entry: Entry, _ fileExtension: String) -> String {
@@ -114,6 +137,8 @@ struct MemoTrash {
     /// removes what is at `destination`, another version's, to be measured again when asked for.
     func restoreWaveform(of version: TrashedVersion, to destination: String) {
         if rename(waveformPath(of: version), destination) != 0 { DurableFile.removeQuietly(destination) }
+        // Both names may lead to one file (a rename keeps the waveform as it is), and rename(2) then leaves both.
+        DurableFile.removeQuietly(waveformPath(of: version))
     }
 
     /// Removes `version` from the trash: its waveform and its audio, then its record.

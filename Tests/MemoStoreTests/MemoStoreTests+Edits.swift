@@ -72,14 +72,19 @@ extension MemoStoreTests {
         #expect(throws: MemoStoreError.nothingToUndo) { try store.undo() }
     }
 
-    @Test func aRestoredMemoKeepsTheTitleItWasGivenSince() throws {
+    /// A rename is an edit as a trim is: restore goes back one at a time, the rename's title, then the trim's audio,
+    /// and a memo renamed before a trim keeps that title when the trim is undone, in the index and its file.
+    @Test func restoreGoesBackThroughRenamesAndTrimsOneAtATime() throws {
         let memo = try sweep("before", format: .opus)
         let trimmed = try store.trim(memo, start: 1)
         let renamed = try store.rename(trimmed, to: "Renamed after the trim")
-        let restored = try store.restore(renamed).memo
-        #expect(restored.title == "Renamed after the trim" && restored.duration == memo.duration)
+        #expect(try store.restore(renamed).memo == trimmed)
+        #expect(try store.restore(trimmed).memo == memo)
+        let again = try store.rename(memo, to: "Renamed before the trim")
+        let restored = try store.restore(store.trim(again, start: 1)).memo
+        #expect(restored.title == "Renamed before the trim" && restored.duration == memo.duration)
         try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
-        #expect(try store.memos().map(\.title) == ["Renamed after the trim"], "kept beside the file, which has the old one")
+        #expect(try store.memos().map(\.title) == ["Renamed before the trim"])
     }
 
     @Test func aCutOutsideTheMemoOrKeepingAllOfItChangesNothing() throws {
@@ -100,19 +105,84 @@ extension MemoStoreTests {
         try writer.close()
     }
 
-    @Test func deletingAMemoDeletesItsVersionsAndEmptyingTheTrashFreesTheRest() throws {
+    /// A delete moves the memo to the trash whole (its audio byte for byte, its entry, its waveform), beside its earlier
+    /// versions; restore by its title brings it back as it was, then its trim can be undone; emptying frees the rest.
+    @Test func aDeletedMemoStaysInTheTrashWithItsVersionsUntilRestoredOrEmptied() throws {
         let gone = try sweep("gone")
         let kept = try sweep("kept")
-        try store.trim(gone, start: 1)
+        let trimmed = try store.trim(gone, start: 1)
         try store.trim(kept, start: 1)
-        try store.delete([gone])
-        #expect(store.trashedVersions().map(\.memo.id) == [kept.id])
+        let audio = try Data(contentsOf: store.fileURL(of: trimmed))
+        try store.delete([trimmed])
+        #expect(try store.memos().map(\.id) == [kept.id])
+        #expect(!FileManager.default.fileExists(atPath: store.filePath(of: trimmed)))
+        let versions = store.trashedVersions()
+        #expect(versions.map(\.memo.id) == [gone.id, kept.id, gone.id] && versions.last?.edit == .delete)
+        #expect(versions.last?.memo == trimmed && versions.last.map { $0.expiresAt.timeIntervalSince($0.trashedAt) } == 30 * 86400)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: versions[2].path)) == audio)
+        // A title, or an id prefix, names the memo deleted; the others' versions stay as they are.
+        _ = try store.restore(kept)
+        let (restored, version) = try store.restore(matching: String(gone.id.prefix(6)))
+        #expect(restored == trimmed && version.edit == .delete)
+        #expect(try Data(contentsOf: store.fileURL(of: trimmed)) == audio)
+        #expect(try Set(store.memos().map(\.id)) == [gone.id, kept.id])
+        #expect(try store.undo().memo == gone)
+        #expect(store.trashedVersions().isEmpty)
+
+        try store.delete([store.memo(matching: "kept")])
+        #expect(try store.undo().memo.id == kept.id)
+        try store.delete([store.memo(matching: "kept")])
         let trash = store.directory.appendingPathComponent(".trash")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: trash.path).sorted() == ["2.\(kept.id).json", "2.\(kept.id).wav", "2.\(kept.id).waveform"])
-        let waveformBytes = try Int64(Data(contentsOf: trash.appendingPathComponent("2.\(kept.id).waveform")).count)
+        let waveformBytes = try FileManager.default.contentsOfDirectory(atPath: trash.path).filter { $0.hasSuffix(".waveform") }
+            .reduce(Int64(0)) { $0 + Int64(try Data(contentsOf: trash.appendingPathComponent($1)).count) }
         #expect(try store.emptyTrash() == kept.sizeBytes + waveformBytes)
         #expect(store.trashedVersions().isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent(".trash").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trash.path).isEmpty)
+    }
+
+    /// What the trash keeps goes after 30 days, the next time the store is used; what is younger stays.
+    @Test func versionsOlderThanThirtyDaysGoWhenTheStoreIsNextUsed() throws {
+        let old = try sweep("old")
+        let young = try sweep("young")
+        try store.delete([old, young])
+        let trash = store.directory.appendingPathComponent(".trash")
+        let record = try #require(try FileManager.default.contentsOfDirectory(atPath: trash.path).first { $0.hasSuffix(".\(old.id).json") })
+        // The record as a delete 31 days ago wrote it, and its file as old.
+        let path = trash.appendingPathComponent(record).path
+        var json = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let past = Date().addingTimeInterval(-31 * 86400)
+        json["trashedAt"] = ISO8601DateFormatter().string(from: past)
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: path)
+        #expect(store.trashedVersions().map(\.memo.id) == [young.id], "listed no more")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: trash.path).contains { $0.contains(old.id) })
+        _ = try store.memos()
+        let left = try FileManager.default.contentsOfDirectory(atPath: trash.path)
+        #expect(!left.contains { $0.contains(old.id) } && left.contains { $0.contains(young.id) }, "\(left)")
+    }
+
+    /// A process killed after a delete kept the memo in the trash, before its audio left the store: the memo is where
+    /// it was, and the trash lets go of the link it made.
+    @Test func aDeleteKilledBeforeItsAudioLeftTheStoreLeavesTheMemo() throws {
+        let memo = try sweep("sweep")
+        _ = try MemoTrash(store: store.directory).keep(memo, file: store.filePath(of: memo), before: .delete)
+        try Data().write(to: store.directory.appendingPathComponent(".\(memo.id).edit"))
+        #expect(try store.memos() == [memo])
+        #expect(store.trashedVersions().isEmpty)
+        #expect(throws: MemoStoreError.nothingToUndo) { try store.undo() }
+    }
+
+    /// A rename keeps the file with the old title in the trash: undo brings the title back, in the index and the file.
+    @Test(arguments: [AudioFileFormat.wav, .opus])
+    func undoAfterARenameBringsTheOldTitleBack(format: AudioFileFormat) throws {
+        let memo = try sweep("Before", format: format)
+        let renamed = try store.rename(memo, to: "After")
+        #expect(store.trashedVersions().map(\.edit) == [.rename])
+        let (restored, _) = try store.undo()
+        #expect(restored.title == "Before" && restored == memo)
+        #expect(try AudioFile(forReading: store.fileURL(of: renamed)).metadata.title == "Before")
+        #expect(try store.memos() == [memo])
+        #expect(store.trashedVersions().isEmpty)
     }
 
     /// A process killed after the memo's file was kept in the trash, before the new one replaced it: the memo was not

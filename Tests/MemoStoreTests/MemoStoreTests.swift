@@ -84,8 +84,8 @@ import Testing
         #expect(try store.memo(matching: String(second.id.prefix(11))) == second)
         #expect(try store.memo(matching: "Ideas") == second)
         #expect(throws: MemoStoreError.noMatch("Nothing")) { try store.memo(matching: "Nothing") }
-        // Three characters are too few to be a prefix, whatever they match.
-        #expect(throws: MemoStoreError.noMatch(String(first.id.prefix(3)))) { try store.memo(matching: String(first.id.prefix(3))) }
+        // Three characters are too few to be a prefix, whatever they match, and the error says so.
+        #expect(throws: MemoStoreError.prefixTooShort(String(first.id.prefix(3)))) { try store.memo(matching: String(first.id.prefix(3))) }
         let twin = try store.importAudio(from: tone("c.wav"), title: "Ideas")
         #expect {
             try store.memo(matching: "Ideas")

@@ -211,6 +211,32 @@ import Testing
         for library in ["alsa-lib", "libsndfile", "libopus", "libsoxr", "libavformat", "libavcodec", "libcurl"] { #expect(version.contains(library)) }
     }
 
+    /// Issue 32: an Ogg Vorbis file cut short (`head -c`) has no last page for libsndfile to read its length from, and
+    /// was refused with "its header claims 9223372036854775807 frames". What decodes of it is imported, as long as
+    /// ffmpeg decodes it; one cut before any sound is refused in words.
+    @Test func aVorbisFileCutShortImportsWhatDecodes() throws {
+        let cli = try CLI()
+        let whole = cli.scratch.path("long.ogg")
+        try Sox.synth(to: whole, rate: 44100, channels: 1, seconds: 10, "sine 440")
+        let cut = cli.scratch.path("cut.ogg")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: cut))
+        let raw = cli.scratch.path("cut.raw")
+        _ = try Tool.run("ffmpeg", ["-v", "quiet", "-i", cut, "-f", "s16le", "-ac", "1", raw])
+        let decoded = Double(try Data(contentsOf: URL(fileURLWithPath: raw)).count / 2) / 44100
+        #expect(decoded > 1 && decoded < 9, "\(decoded)")
+        let imported = try cli.run("import", cut, "--title", "Cut", "--json")
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let duration = try #require(try cli.json(imported)["duration"] as? Double)
+        #expect(abs(duration - decoded) < 0.05, "imported \(duration) s, ffmpeg decodes \(decoded) s")
+
+        let headersOnly = cli.scratch.path("headers.ogg")
+        try Data(bytes.prefix(5000)).write(to: URL(fileURLWithPath: headersOnly))
+        let refused = try cli.run("import", headersOnly)
+        #expect(refused.status == 1 && refused.standardError.contains("cut short before any of its sound"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("9223372036854775807"))
+    }
+
     private func espeak(_ text: String, to path: String) throws {
         try Tool.output("espeak-ng", ["-w", path, text])
     }

@@ -95,4 +95,28 @@ import Testing
         let lines = try cli.lines("info", try #require(again["id"] as? String)).prefix { $0 != "Waveform:" }
         #expect(lines.suffix(3) == ["Markers:        2", "  1  0:00.0  Hello", "  2  0:01.0  Plans"], "\(lines)")
     }
+
+    /// `info`, `list` and `presets` call AAC memos "aac": every --format takes that name, and the file's extension, m4a,
+    /// as the same thing; a format it does not know is refused with the one name among the choices.
+    @Test func aacIsTheFormatsNameEverywhereAndM4AIsTakenForIt() throws {
+        let cli = try CLI()
+        try Sox.synth(to: cli.scratch.path("tone.wav"), rate: 48000, channels: 1, seconds: 0.5, "sine 440")
+        for name in ["aac", "m4a"] {
+            let imported = try cli.run("import", cli.scratch.path("tone.wav"), "--title", name, "--format", name, "--json")
+            #expect(imported.status == 0, "\(imported.standardError)")
+            #expect(try cli.json(imported)["format"] as? String == "aac")
+            let out = cli.scratch.path("\(name).out")
+            let exported = try cli.run("export", name, out, "--format", name)
+            #expect(exported.status == 0, "\(exported.standardError)")
+            #expect(try FFprobe.codec(of: out).codec == "aac")
+        }
+        #expect(try cli.lines("list").dropFirst().allSatisfy { $0.contains(" aac 48 kHz mono ") })
+        #expect(try cli.lines("presets").contains { $0.hasPrefix("m4a ") && $0.contains(" aac 48 kHz mono 64 kb/s ") })
+        for command in [["import", cli.scratch.path("tone.wav")], ["record", "--duration", "1"], ["export", "aac", "x"]] {
+            let refused = try cli.run(command + ["--format", "mp4"], with: [:])
+            let choices = String(refused.standardError.prefix { $0 != "H" }.drop { $0 != "P" })
+            #expect(refused.status == 2 && choices.hasPrefix("Please provide one of") && choices.contains("aac") && !choices.contains("m4a"),
+                    "\(refused.standardError)")
+        }
+    }
 }

@@ -133,7 +133,7 @@ import Testing
         let emptied = try cli.run("trash", "--empty")
         #expect(emptied.status == 0 && emptied.standardOutput.hasPrefix("Emptied the trash: 1 version, "))
         let nothing = try cli.run("undo")
-        #expect(nothing.status == 1 && nothing.standardError == "voicememo: there is no edit to undo: the trash is empty ('voicememo trash' lists what it keeps)\n")
+        #expect(nothing.status == 1 && nothing.standardError == "voicememo: there is no edit or delete to undo: the trash is empty ('voicememo trash' lists what it keeps)\n")
         let none = try cli.run("restore", first)
         #expect(none.status == 1 && none.standardError.contains("has no earlier version to restore"))
     }

@@ -180,12 +180,30 @@ public final class AudioFile {
         let info = file.info
         let format = Self.format(of: info.format)
         let (bitDepth, isIntegerPCM) = Self.sampleSize(of: info.format)
+        var frames = Int64(info.frames)
+        if frames == Int64.max, format == .vorbis, remote == nil {
+            // libsndfile's "unknown": an Ogg Vorbis file cut short has no last page to read its length from. Its length
+            // is what decodes, counted once here. (An Opus file cut so is repaired from its whole packets instead.)
+            frames = Self.readableFrames(of: file)
+            guard frames > 0 else { throw AudioFileError(path: name, reason: .malformed("it is cut short before any of its sound")) }
+        }
         try self.init(
             url: url, name: name, byteCount: byteCount, remote: remote,
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
-            frameCount: Int64(info.frames), bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
+            frameCount: frames, bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
             metadata: Self.metadata(of: file, format: format, path: remote == nil ? url.path : nil))
+    }
+
+    /// How many frames `file` decodes to from its start to where decoding stops (its end, or where it is cut short);
+    /// the read position is back at the start after.
+    private static func readableFrames(of file: SndFile) -> Int64 {
+        var count: Int64 = 0
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4096 * Int(file.info.channels))
+        defer { buffer.deallocate() }
+        while let read = try? file.read(into: buffer), read > 0 { count += Int64(read) }
+        guard (try? file.seek(toFrame: 0)) != nil else { return 0 }
+        return count
     }
 
     /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), an Opus file's
@@ -230,7 +248,8 @@ public final class AudioFile {
             throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(sampleRate) Hz"))
         }
         guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 else {
-            throw AudioFileError(path: path, reason: .malformed("its header claims \(frameCount) frames"))
+            throw AudioFileError(path: path, reason: .malformed(
+                frameCount < 0 ? "its header claims a negative length" : "its header claims more frames than any file holds"))
         }
         self.url = url
         self.name = name

@@ -33,7 +33,7 @@ extension VoiceMemo {
             "Where to write the audio file, a directory to write it into, or '-' for standard output.", valueName: "out-path"))
         var outPath: String
 
-        @Option(help: "The file format.")
+        @Option(help: "The file format (ogg: Vorbis; aac, also called m4a: AAC-LC in an .m4a file).")
         var format: ExportFormatArgument?
 
         @Option(help: ArgumentHelp(
@@ -118,9 +118,14 @@ extension VoiceMemo {
         }
     }
 
-    /// The formats export writes, as the command line names them.
+    /// The formats export writes, as the command line names them: AAC-LC is `aac`, as `info` and `list` show it, and
+    /// `m4a`, its file's extension, is taken for it too.
     enum ExportFormatArgument: String, ExpressibleByArgument, CaseIterable {
-        case wav, caf, opus, flac, ogg, mp3, aiff, m4a
+        case wav, caf, opus, flac, ogg, mp3, aiff, aac
+
+        init?(argument: String) {
+            self.init(rawValue: argument == "m4a" ? "aac" : argument)
+        }
 
         var format: AudioFileFormat {
             switch self {
@@ -131,7 +136,7 @@ extension VoiceMemo {
             case .ogg: .vorbis
             case .mp3: .mp3
             case .aiff: .aiff
-            case .m4a: .aac
+            case .aac: .aac
             }
         }
     }

@@ -19,7 +19,7 @@ extension VoiceMemo {
                 second. When standard input is a terminal, keys act: space pauses and resumes (nothing of \
                 the pause is recorded), m drops a marker at the current time (shown on the status line; \
                 'info' lists the markers, 'play' jumps between them with [ and ]), q or Enter stops; Ctrl-Z \
-                pauses too, until fg. --format m4a records AAC-LC (64 kb/s per channel unless --bitrate \
+                pauses too, until fg. --format aac (or m4a) records AAC-LC in an .m4a file (64 kb/s per channel unless --bitrate \
                 says otherwise). --artist, --album and --comment go into the file's tags with the title and \
                 date. A recording whose process is killed keeps what reached the disk (all but its last \
                 second at most) and the markers dropped, and is listed as recovered. --enhance cleans up \

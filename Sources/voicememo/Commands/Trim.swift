@@ -56,11 +56,13 @@ extension VoiceMemo {
     struct Restore: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "restore",
-            abstract: "Bring back a memo's version before its last edit, from the trash.",
+            abstract: "Bring back a memo deleted, or a memo's version before its last edit, from the trash.",
             discussion: """
-                The version the last edit (a trim) replaced comes back in place of the memo's audio, with its length, \
-                levels, loudness and markers; the memo keeps its title. The version it replaces is dropped (make the edit again \
-                to have it back). Run it again to go back another edit.
+                A memo deleted (in 'voicememo trash', named by its id or title) comes back to the store as it was. \
+                For a memo in the store, the version its last edit (a trim, a rename) replaced comes back in place of \
+                its audio, with its length, levels, loudness and markers; it keeps its title, but for a rename, which \
+                gets the old title back. The version it replaces is dropped (make the edit again to have it back). \
+                Run it again to go back another edit.
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -71,7 +73,7 @@ extension VoiceMemo {
 
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            try Self.report(store.restore(store.memo(matching: memo)), of: store, json: json)
+            try Self.report(store.restore(matching: memo), of: store, json: json)
         }
 
         /// Prints what a restore did.
@@ -80,17 +82,22 @@ extension VoiceMemo {
                 print(try MemoJSON.line(MemoJSON(restored.memo, in: store)))
                 return
             }
+            let when = Describe.date(restored.version.trashedAt)
+            if restored.version.edit == .delete {
+                print("Restored \(restored.memo.id) “\(restored.memo.title.terminalSafe)”, deleted \(when), from the trash: "
+                    + Describe.duration(restored.memo.duration))
+                return
+            }
             print("Restored \(restored.memo.id) “\(restored.memo.title.terminalSafe)” as it was before the "
-                + "\(Describe.edit(restored.version.edit)) of \(Describe.date(restored.version.trashedAt)): "
-                + Describe.duration(restored.memo.duration))
+                + "\(Describe.edit(restored.version.edit)) of \(when): " + Describe.duration(restored.memo.duration))
         }
     }
 
     struct Undo: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "undo",
-            abstract: "Undo the last edit made to any memo, from the trash.",
-            discussion: "What 'voicememo restore' does for the memo the last edit (a trim) changed.")
+            abstract: "Undo the last edit or delete made to any memo, from the trash.",
+            discussion: "What 'voicememo restore' does for the memo the last trim, rename or delete changed.")
 
         @Flag(help: "Print the restored memo as one JSON object.")
         var json = false

@@ -1,16 +1,21 @@
 import ArgumentParser
 import AudioIO
 
-/// A format name as the command line takes it: only the formats memos are kept in (`m4a`: AAC-LC).
+/// A format name as the command line takes it: only the formats memos are kept in. AAC-LC is `aac`, the name `info`,
+/// `list` and `presets` show; `m4a`, its file's extension, is taken for it too.
 enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
-    case wav, caf, opus, m4a
+    case wav, caf, opus, aac
+
+    init?(argument: String) {
+        self.init(rawValue: argument == "m4a" ? "aac" : argument)
+    }
 
     var format: AudioFileFormat {
         switch self {
         case .wav: .wav
         case .caf: .caf
         case .opus: .opus
-        case .m4a: .aac
+        case .aac: .aac
         }
     }
 }
@@ -23,7 +28,7 @@ struct EncodingOptions: ParsableArguments {
         valueName: "name"))
     var preset: String?
 
-    @Option(help: "The file format (m4a: AAC-LC, what phones and Apple's Voice Memos play).")
+    @Option(help: "The file format (aac, also called m4a: AAC-LC in an .m4a file, what phones and Apple's Voice Memos play).")
     var format: FileFormatArgument?
 
     @Option(help: ArgumentHelp("Frames per second (Opus: 8000, 12000, 16000, 24000 or 48000; M4A: 8000 to 96000, e.g. 44100).", valueName: "hz"))

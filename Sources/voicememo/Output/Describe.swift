@@ -93,6 +93,8 @@ enum Describe {
     static func edit(_ edit: MemoEdit) -> String {
         switch edit {
         case .trim(let start, let end): "trim \(duration(start))–\(duration(end))"
+        case .rename: "rename"
+        case .delete: "delete"
         }
     }
 
