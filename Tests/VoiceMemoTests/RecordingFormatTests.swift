@@ -80,7 +80,7 @@ import Testing
         let memo = try record(cli, microphone, format, channels: channels, seconds: "1.5")
         let file = try #require(memo["file"] as? String)
         #expect(memo["duration"] as? Double == 1.5 && memo["channels"] as? Int == channels)
-        #expect(memo["nonFiniteSamples"] as? Int == 0)
+        #expect(memo["nonFiniteSamples"] == nil, "counted only when there are any")
         let peaks = try #require(memo["peakDBFS"] as? [Double])
         #expect(peaks.count == channels && peaks.allSatisfy { abs($0 - -6.02) < 0.1 }, "\(peaks)")
         if format.isLossless {

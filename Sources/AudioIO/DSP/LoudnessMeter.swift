@@ -94,8 +94,8 @@ final class LoudnessMeter {
         }
     }
 
-    /// Adds interleaved frames of the meter's channels, NaN and ±infinity as silence. After a failure (libebur128 out of memory, libsoxr failing) it
-    /// adds nothing more, and ``loudness()`` throws.
+    /// Adds interleaved frames of the meter's channels, NaN and ±infinity as silence. After a failure (libebur128 out
+    /// of memory, libsoxr failing) it adds nothing more, and ``loudness()`` throws.
     ///
     /// The corresponding C function is `ebur128_add_frames_float`.
     ///

@@ -14,9 +14,10 @@ extension VoiceMemo {
                 recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
                 artist, album and comment show when the memo has them, and its markers (dropped with m while \
                 recording, or the imported file's) one a line: number, time, name. With --json, markers is a list of \
-                {frame, time, name}: frame at the memo's sample rate, time in seconds. Samples a device gone wrong \
-                delivered as NaN or infinity while recording are counted (nonFiniteSamples in --json): silence in \
-                the file, and in its levels, loudness and waveform; a 32-bit float file keeps them as they came. \
+                {frame, time, name}: frame at the memo's sample rate, time in seconds. Samples a device gone \
+                wrong delivered as NaN or infinity while recording are counted (nonFiniteSamples in --json, when \
+                any): silence in the file, and in its levels, loudness and waveform; a 32-bit float file keeps \
+                them as they came. \
                 The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
                 as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
                 """)
