@@ -154,4 +154,23 @@ import Testing
             #expect(try frames(of: file, format, in: cli) == 48000 && Sox.info(decoded(file, format, in: cli)).channels == channels)
         }
     }
+
+    @Test(arguments: [Format(name: "opus", device: .float32), Format(name: "wav", bitDepth: 32, device: .float32)])
+    func garbageThroughSpeechEnhancementIsCountedAndNeverReachesTheFile(format: Format) throws {
+        let cli = try CLI()
+        let infile = cli.scratch.path("garbage.raw")
+        let bytes = garbage(48000 * 2 * 4)
+        try bytes.write(to: URL(fileURLWithPath: infile))
+        let nonFinite = bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self).prefix(48000)) }.filter { !$0.isFinite }.count
+        let result = try cli.run(
+            ["record", "--device", try ALSATestDevices.microphone(raw: infile), "--duration", "1", "--sample-rate", "48000",
+             "--enhance", "--json"] + format.arguments, with: [:])
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        let memo = try cli.json(result)
+        #expect(memo["duration"] as? Double == 1 && memo["nonFiniteSamples"] as? Int == nonFinite)
+        // webrtc-audio-processing got silence in their place, and so did the float file it wrote to.
+        let file = try #require(memo["file"] as? String)
+        let samples = try FFmpeg.samples(of: format.isLossless ? file : decoded(file, format, in: cli), in: cli.scratch)
+        #expect(samples.count == 48000 && samples.allSatisfy { $0.isFinite })
+    }
 }
