@@ -52,13 +52,16 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
     /// dropped while recording, or what the imported file held. Its audio file keeps them too where its format has a
     /// place for them (WAV cue points, Opus comments, M4A chapters); a CAF memo keeps them beside its file.
     public var markers: [AudioMarker]
+    /// Samples its recording got as NaN or ±infinity from a device gone wrong (see
+    /// `AudioFileSummary.nonFiniteSampleCount`): silence in its file, or kept as they came in a 32-bit float one.
+    public var nonFiniteSampleCount: Int64
 
     /// Creates a memo record.
     public init(
         id: String, title: String, createdAt: Date, duration: Double, fileName: String, format: AudioFileFormat,
         sampleRate: Double, channels: Int, sizeBytes: Int64, peakDBFS: [Double], averageDBFS: [Double], state: State,
         loudness: AudioLoudness? = nil, artist: String? = nil, album: String? = nil, comment: String? = nil,
-        markers: [AudioMarker] = []
+        markers: [AudioMarker] = [], nonFiniteSampleCount: Int64 = 0
     ) {
         self.id = id
         self.title = title
@@ -77,6 +80,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         self.album = album
         self.comment = comment
         self.markers = markers
+        self.nonFiniteSampleCount = nonFiniteSampleCount
     }
 
     /// The tags and markers its audio file is to hold: title, date, artist, album, comment, markers.
@@ -92,16 +96,18 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             fileName: Memo.fileName(id: id, format: format), format: format, sampleRate: summary.sampleRate,
             channels: summary.channelCount, sizeBytes: summary.byteCount, peakDBFS: summary.levels.peak,
             averageDBFS: summary.levels.average, state: .complete, loudness: summary.loudness, artist: metadata.artist,
-            album: metadata.album, comment: metadata.comment, markers: metadata.markers)
+            album: metadata.album, comment: metadata.comment, markers: metadata.markers,
+            nonFiniteSampleCount: summary.nonFiniteSampleCount)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, title, createdAt, duration, fileName = "file", format, sampleRate, channels, sizeBytes
         case peakDBFS, averageDBFS, state, loudness, artist, album, comment, markers
+        case nonFiniteSampleCount = "nonFiniteSamples"
     }
 
     // Written by hand for the keys that came later: an index without them (schema 1 and 2) reads as memos without
-    // loudness, tags and markers, and a memo without them writes none.
+    // loudness, tags and markers, and a memo without them writes none (nor a count of non-finite samples of 0).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -115,7 +121,8 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             artist: try container.decodeIfPresent(String.self, forKey: .artist),
             album: try container.decodeIfPresent(String.self, forKey: .album),
             comment: try container.decodeIfPresent(String.self, forKey: .comment),
-            markers: try container.decodeIfPresent([AudioMarker].self, forKey: .markers) ?? [])
+            markers: try container.decodeIfPresent([AudioMarker].self, forKey: .markers) ?? [],
+            nonFiniteSampleCount: try container.decodeIfPresent(Int64.self, forKey: .nonFiniteSampleCount) ?? 0)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -137,6 +144,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         try container.encodeIfPresent(album, forKey: .album)
         try container.encodeIfPresent(comment, forKey: .comment)
         if !markers.isEmpty { try container.encode(markers, forKey: .markers) }
+        if nonFiniteSampleCount > 0 { try container.encode(nonFiniteSampleCount, forKey: .nonFiniteSampleCount) }
     }
 
     /// Whether every number is one a real memo can have. The index may have been edited by hand or damaged,
@@ -153,6 +161,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             && peakDBFS.allSatisfy(\.isFinite) && averageDBFS.allSatisfy(\.isFinite)
             && loudness.map { [$0.integrated, $0.range, $0.truePeak].allSatisfy { (-1000.0...1000.0).contains($0) } } ?? true
             && markers.count <= AudioMarker.maximumStoredCount && markers.allSatisfy { $0.framePosition >= 0 }
+            && nonFiniteSampleCount >= 0
     }
 
     /// Whether the entry names its file by its own id (else it is forged, and must not lead outside the store) and

@@ -27,9 +27,9 @@ enum MemoIndexCache {
     /// The cache's name in the store directory.
     static let fileName = ".memos.cache"
 
-    /// "VMCACHE" and the layout's version: 4 since memos have a loudness, tags and markers (an older cache is not read,
-    /// but remade).
-    private static let magic: UInt64 = 0x0445_4843_4143_4D56
+    /// "VMCACHE" and the layout's version: 5 since memos have a count of non-finite samples, 4 since they have a
+    /// loudness, tags and markers (an older cache is not read, but remade).
+    private static let magic: UInt64 = 0x0545_4843_4143_4D56
 
     /// Which version of a file or directory: of `memos.json`, which a cache was made from, or of the store directory,
     /// which it vouches for.

@@ -12,8 +12,9 @@ import SystemPackage
 /// new generation, and starts a new journal (see ``MemoIndex``).
 ///
 /// The layout, in the machine's byte order: the magic, the generation; then records of a 32-bit length of the
-/// payload, a 32-bit kind (3: a memo put in, replacing the one with its id or appended; 1: the same, written by schema
-/// 2, a memo without its loudness, tags and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a
+/// payload, a 32-bit kind (4: a memo put in, replacing the one with its id or appended; 3: the same without its count
+/// of non-finite samples, written while it is 0; 1: the same, written by schema 2, a memo without its loudness, tags
+/// and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a
 /// checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it, or an id).
 enum MemoJournal {
     /// The journal's name in the store directory.
@@ -69,8 +70,9 @@ enum MemoJournal {
                 guard MemoRecordWriter.checksum(of: payload) == checksum else { break }
                 var record = MemoRecordReader(bytes: payload)
                 switch kind {
-                case 1, 3:
-                    guard let memo = record.memo(layout: kind == 1 ? .schema2 : .current), record.offset == length
+                case 1, 3, 4:
+                    let layout: MemoRecordLayout = kind == 1 ? .schema2 : kind == 3 ? .schema3 : .current
+                    guard let memo = record.memo(layout: layout), record.offset == length
                     else { return .contents(contents) }
                     contents.changes.append(.put(memo))
                 case 2:
@@ -104,8 +106,10 @@ enum MemoJournal {
             let kind: UInt32
             switch change {
             case .put(let memo):
-                payload.append(memo)
-                kind = 3
+                // Kind 3 while there is no count of non-finite samples to keep: what an older voicememo reads too.
+                let layout: MemoRecordLayout = memo.nonFiniteSampleCount > 0 ? .current : .schema3
+                payload.append(memo, layout: layout)
+                kind = layout == .current ? 4 : 3
             case .remove(let id):
                 payload.append(id)
                 kind = 2

@@ -4,8 +4,8 @@ import FoundationEssentials
 /// The binary layout of memos in the index's cache and journal, in the machine's byte order: per memo its strings
 /// (a 32-bit length and UTF-8), numbers and level lists, then the fields of schema 3: its loudness (a word 0 for none,
 /// or 1 and its three numbers), its tags, texts that may be absent (a length of 2³² − 1), and its markers (a count,
-/// then each one's frame and name). Journals of schema 2 have memos without the fields of schema 3
-/// (``MemoRecordLayout``).
+/// then each one's frame and name), then its count of non-finite samples. Journals of schema 2 have memos without the
+/// fields of schema 3, and records of kind 3 memos without the count (``MemoRecordLayout``).
 struct MemoRecordWriter {
     var bytes: [UInt8] = []
 
@@ -34,7 +34,8 @@ struct MemoRecordWriter {
         for level in levels { append(level) }
     }
 
-    mutating func append(_ memo: Memo) {
+    mutating func append(_ memo: Memo, layout: MemoRecordLayout = .current) {
+        precondition(layout != .schema2, "schema 2's records are read, never written")
         for text in [memo.id, memo.title, memo.fileName, memo.format.rawValue, memo.state.rawValue] {
             append(text)
         }
@@ -58,6 +59,7 @@ struct MemoRecordWriter {
             append(UInt64(bitPattern: marker.framePosition))
             append(optional: marker.name)
         }
+        if layout == .current { append(UInt64(bitPattern: memo.nonFiniteSampleCount)) }
     }
 
     /// 64-bit FNV-1a over 64-bit words (and the last bytes one by one): a byte at a time, 1.5 MB took milliseconds.
@@ -78,7 +80,9 @@ struct MemoRecordWriter {
 enum MemoRecordLayout {
     /// Schema 2's, in the journal of a store written before memos had a loudness, tags and markers.
     case schema2
-    /// What ``MemoRecordWriter`` writes.
+    /// Schema 3's first records, without the count of non-finite samples: a journal's records of kind 3.
+    case schema3
+    /// What ``MemoRecordWriter`` writes by default.
     case current
 }
 
@@ -158,7 +162,9 @@ struct MemoRecordReader {
             offset += 3 * 8
         default: return false
         }
-        return tagsAndMarkers() != nil
+        guard tagsAndMarkers() != nil, bytes.count - offset >= 8 else { return false }
+        offset += 8
+        return true
     }
 
     mutating func memo(layout: MemoRecordLayout = .current) -> Memo? {
@@ -172,7 +178,7 @@ struct MemoRecordReader {
             id: id, title: title, createdAt: Date(timeIntervalSince1970: createdAt), duration: duration,
             fileName: fileName, format: format, sampleRate: sampleRate, channels: Int(Int64(bitPattern: channels)),
             sizeBytes: Int64(bitPattern: sizeBytes), peakDBFS: peakDBFS, averageDBFS: averageDBFS, state: state)
-        guard layout == .current else { return memo }
+        guard layout != .schema2 else { return memo }
         switch word() {
         case 0: break
         case 1:
@@ -183,6 +189,9 @@ struct MemoRecordReader {
         guard let (tags, markers) = tagsAndMarkers() else { return nil }
         (memo.artist, memo.album, memo.comment) = (tags[0], tags[1], tags[2])
         memo.markers = markers
+        guard layout == .current else { return memo }
+        guard let nonFinite = word() else { return nil }
+        memo.nonFiniteSampleCount = Int64(bitPattern: nonFinite)
         return memo
     }
 

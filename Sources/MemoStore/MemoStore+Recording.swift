@@ -96,6 +96,7 @@ extension MemoStore {
             memo.peakDBFS = summary.levels.peak
             memo.averageDBFS = summary.levels.average
             memo.loudness = summary.loudness
+            memo.nonFiniteSampleCount = summary.nonFiniteSampleCount
             keepWaveform(summary.waveform, of: memo.id)
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.

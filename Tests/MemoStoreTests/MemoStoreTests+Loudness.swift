@@ -89,7 +89,7 @@ extension MemoStoreTests {
         renamed.title = "Renamed by schema 2"
         renamed.loudness = nil
         var payload = MemoRecordWriter()
-        payload.append(renamed)
+        payload.append(renamed, layout: .schema3)
         // Without the fields of schema 3: the word that says "no loudness", three absent tags, no markers.
         let record = Array(payload.bytes.dropLast(8 + 3 * 4 + 8))
         var journalBytes = MemoRecordWriter()

@@ -75,7 +75,7 @@ extension MemoStoreTests {
         renamed.title = "Renamed by an older voicememo"
         renamed.loudness = nil
         var payload = MemoRecordWriter()
-        payload.append(renamed)
+        payload.append(renamed, layout: .schema3)
         // Without the fields of schema 3: the word that says "no loudness", three absent tags, no markers.
         let fields = Array(payload.bytes.dropLast(8 + 3 * 4 + 8))
         var record = MemoRecordWriter()

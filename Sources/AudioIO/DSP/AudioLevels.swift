@@ -68,9 +68,11 @@ struct LevelAccumulator {
                     var peak = (peaks[channel], Float(0), Float(0), Float(0))
                     var sum = (0.0, 0.0, 0.0, 0.0)
                     var index = channel
+                    // NaN and ±infinity count as silence (see NonFiniteSamples): levels stay numbers.
                     for _ in 0..<(frames / 4) {
-                        let a = samples[index], b = samples[index + channels]
-                        let c = samples[index + 2 * channels], d = samples[index + 3 * channels]
+                        let a = NonFiniteSamples.finite(samples[index]), b = NonFiniteSamples.finite(samples[index + channels])
+                        let c = NonFiniteSamples.finite(samples[index + 2 * channels])
+                        let d = NonFiniteSamples.finite(samples[index + 3 * channels])
                         peak = (Self.louder(peak.0, a), Self.louder(peak.1, b), Self.louder(peak.2, c), Self.louder(peak.3, d))
                         sum.0 += Double(a) * Double(a)
                         sum.1 += Double(b) * Double(b)
@@ -79,7 +81,7 @@ struct LevelAccumulator {
                         index += 4 * channels
                     }
                     for _ in 0..<(frames % 4) {
-                        let sample = samples[index]
+                        let sample = NonFiniteSamples.finite(samples[index])
                         peak.0 = Self.louder(peak.0, sample)
                         sum.0 += Double(sample) * Double(sample)
                         index += channels

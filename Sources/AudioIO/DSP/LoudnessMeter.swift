@@ -44,6 +44,8 @@ final class LoudnessMeter {
     private let channelCount: Int
     /// The first failure of ``add(_:)``; the measure is lost from then on.
     private var failure: LoudnessMeterError?
+    /// Where a block holding NaN or infinity is made finite; grown to the largest such block, then reused.
+    private var finite: [Float] = []
 
     /// A meter for `channelCount` interleaved channels at `sampleRate` Hz.
     ///
@@ -92,16 +94,25 @@ final class LoudnessMeter {
         }
     }
 
-    /// Adds interleaved frames of the meter's channels. After a failure (libebur128 out of memory, libsoxr failing) it
-    /// adds nothing more, and ``loudness()`` throws.
+    /// Adds interleaved frames of the meter's channels, NaN and ±infinity as silence. After a failure (libebur128 out
+    /// of memory, libsoxr failing) it adds nothing more, and ``loudness()`` throws.
     ///
     /// The corresponding C function is `ebur128_add_frames_float`.
     ///
     /// - Precondition: ``loudness()`` has not been called: it ends the measure.
     func add(_ samples: UnsafeBufferPointer<Float>) {
-        guard failure == nil, let base = samples.baseAddress, samples.count >= channelCount else { return }
+        guard failure == nil, samples.count >= channelCount else { return }
+        guard NonFiniteSamples.count(in: samples) == 0 else {
+            // libebur128's weighting filter would carry a NaN or infinity into every block after it: silence instead.
+            finite.removeAll(keepingCapacity: true)
+            finite.append(contentsOf: samples)
+            return finite.withUnsafeMutableBufferPointer { finite in
+                NonFiniteSamples.zero(in: finite)
+                add(UnsafeBufferPointer(finite))
+            }
+        }
         do throws(LoudnessMeterError) {
-            try check(ebur128_add_frames_float(state, base, samples.count / channelCount))
+            try check(ebur128_add_frames_float(state, samples.baseAddress!, samples.count / channelCount))
             do {
                 try truePeak.add(samples)
             } catch {

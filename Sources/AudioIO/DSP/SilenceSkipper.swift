@@ -224,7 +224,12 @@ final class SilenceSkipper {
         let frames = samples.count / channelCount
         for channel in 0..<channelCount {
             var sum = 0.0
-            for frame in 0..<frames { sum += Double(samples[frame * channelCount + channel] * samples[frame * channelCount + channel]) }
+            for frame in 0..<frames {
+                // NaN and ±infinity as silence, and nothing past full scale: a moment of garbage from a device must
+                // not set the threshold for good.
+                let sample = min(max(NonFiniteSamples.finite(samples[frame * channelCount + channel]), -1), 1)
+                sum += Double(sample) * Double(sample)
+            }
             squareSums[channel] += sum
         }
         framesSeen += frames

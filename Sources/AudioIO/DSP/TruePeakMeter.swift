@@ -93,8 +93,10 @@ final class TruePeakMeter {
         var offset = 0
         while offset < samples.count {
             let count = min((capacity - staged) * channelCount, samples.count - offset)
-            _ = UnsafeMutableBufferPointer(rebasing: staging[(staged * channelCount)...])
-                .update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[offset..<(offset + count)]))
+            let destination = UnsafeMutableBufferPointer(rebasing: staging[(staged * channelCount)..<(staged * channelCount + count)])
+            _ = destination.update(fromContentsOf: UnsafeBufferPointer(rebasing: samples[offset..<(offset + count)]))
+            // libsoxr is not to see NaN or infinity: they would spread through the rest of the stream.
+            NonFiniteSamples.zero(in: destination)
             staged += count / channelCount
             offset += count
             guard staged == capacity else { continue }
@@ -181,11 +183,15 @@ final class TruePeakMeter {
 
     /// The bits of the largest magnitude in `samples`. A float's magnitude orders as its bits without the sign do, as
     /// unsigned integers: their maximum is a loop the compiler vectorises, which a maximum of floats is not (it must
-    /// keep the order of comparisons for NaNs). A NaN, whose bits are above infinity's, reads as infinity.
+    /// keep the order of comparisons for NaNs). NaN and ±infinity, whose bits are infinity's and above, count as
+    /// silence, as every measure takes them (see ``NonFiniteSamples``).
     private static func loudestBits(_ samples: UnsafeBufferPointer<Float>) -> UInt32 {
         var bits: UInt32 = 0
-        for sample in samples { bits = max(bits, sample.bitPattern & 0x7FFF_FFFF) }
-        return min(bits, Float.infinity.bitPattern)
+        for sample in samples {
+            let magnitude = sample.bitPattern & 0x7FFF_FFFF
+            bits = max(bits, magnitude < Float.infinity.bitPattern ? magnitude : 0)
+        }
+        return bits
     }
 
     /// The most an oversampled value can be per unit of the largest sample within ``contextFrames`` of it: the sum of

@@ -134,7 +134,8 @@ struct WaveformBuilder {
                 var (lowest, highest) = (low[channel], high[channel])
                 var index = frame * channelCount + channel
                 for _ in 0..<run {
-                    let sample = samples[index]
+                    // NaN and ±infinity are drawn as silence, as they are measured (see NonFiniteSamples).
+                    let sample = NonFiniteSamples.finite(samples[index])
                     if sample < lowest { lowest = sample }
                     if sample > highest { highest = sample }
                     index += channelCount
@@ -180,8 +181,10 @@ struct WaveformBuilder {
     }
 
     /// A sample on the 16-bit scale, rounded down: a 16-bit file's own value, and a 24-bit one's top 16 bits, as
-    /// libsndfile reads them for audiowaveform.
-    private static func sixteenBit(_ sample: Float) -> Int16 {
-        Int16(clamping: Int((Double(sample) * 32768).rounded(.down)))
+    /// libsndfile reads them for audiowaveform. Beyond full scale it is full scale (clamped before it becomes an
+    /// integer, which a value past `Int`'s range would trap); NaN is 0.
+    static func sixteenBit(_ sample: Float) -> Int16 {
+        guard !sample.isNaN else { return 0 }
+        return Int16(min(max((Double(sample) * 32768).rounded(.down), -32768), 32767))
     }
 }

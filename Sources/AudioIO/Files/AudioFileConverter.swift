@@ -19,6 +19,10 @@ public struct AudioFileSummary: Equatable, Sendable {
     /// Loudness of everything written (before Opus encoding), when it was measured: always for a recording
     /// (``AudioRecorder/summary``), else `nil`.
     public var loudness: AudioLoudness? = nil
+    /// Samples that came as NaN or ±infinity (a device gone wrong), for a recording (``AudioRecorder/summary``); 0
+    /// otherwise. The levels, waveform and loudness take them as silence, and so does the file unless it is 32-bit
+    /// float PCM, which keeps them as they came (``AudioFileWriter/holdsNonFiniteSamples``).
+    public var nonFiniteSampleCount: Int64 = 0
 
     /// Length in seconds.
     public var duration: TimeInterval { Double(frameCount) / sampleRate }

@@ -22,7 +22,7 @@ import SystemPackage
 /// so that a process killed mid-recording leaves a stream missing at most that much (its torn last page is
 /// dropped when the memo store recovers it). M4A is written as fragmented MP4, a fragment each half second, and made a
 /// plain M4A by ``close()`` (see ``AudioFile/repairCutRecording(at:)`` for one cut short). Samples outside −1…1 are
-/// clipped, not wrapped.
+/// clipped, not wrapped, and NaN and ±infinity are 0, except in 32-bit float PCM (``holdsNonFiniteSamples``).
 ///
 /// The file is locked (`flock(2)`, exclusive) while it is open for writing.
 ///
@@ -44,8 +44,9 @@ public final class AudioFileWriter {
     public var markers: [AudioMarker]
     /// For Opus and Vorbis of 3 to 8 channels: the order libsndfile is to be given the channels in.
     private let opusOrder: OpusChannelOrder?
-    /// Where frames are put into ``opusOrder``; grown to the largest write, then reused.
-    private var reordered: [Float] = []
+    /// Where frames are put into ``opusOrder``, or made finite for a format that cannot hold NaN or infinity; grown to
+    /// the largest write, then reused.
+    private var prepared: [Float] = []
 
     private let encoder: Encoder
     private let descriptor: FileDescriptor
@@ -163,18 +164,31 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Appends interleaved frames (count a multiple of the channel count, samples in −1…1).
+    /// Appends interleaved frames (count a multiple of the channel count, samples in −1…1; NaN and ±infinity as
+    /// ``holdsNonFiniteSamples`` says).
     ///
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/writeFailed(_:)`` when not all of them could
     ///   be written (disk full, I/O error). What was written before stays readable.
     public func write(_ frames: UnsafeBufferPointer<Float>) throws(AudioFileError) {
-        guard let opusOrder else { return try writeSamples(frames) }
-        reordered.removeAll(keepingCapacity: true)
-        reordered.append(contentsOf: frames)
-        try reordered.withUnsafeMutableBufferPointer { samples throws(AudioFileError) in
-            opusOrder.wavToVorbis(samples)
+        let clipping = !holdsNonFiniteSamples && !frames.allSatisfy { $0.magnitude <= 1 }
+        guard opusOrder != nil || clipping else { return try writeSamples(frames) }
+        prepared.removeAll(keepingCapacity: true)
+        prepared.append(contentsOf: frames)
+        try prepared.withUnsafeMutableBufferPointer { samples throws(AudioFileError) in
+            if clipping {
+                for index in samples.indices { samples[index] = min(max(NonFiniteSamples.finite(samples[index]), -1), 1) }
+            }
+            opusOrder?.wavToVorbis(samples)
             try writeSamples(UnsafeBufferPointer(samples))
         }
+    }
+
+    /// Whether the file keeps NaN, ±infinity and samples past full scale as they are written: 32-bit float PCM (WAV,
+    /// CAF, AIFF) does. Every other format gets NaN and infinity as 0 (silence), and the rest clipped: an encoder fed
+    /// them fails (FFmpeg's AAC refuses a frame that is not finite) or spreads them (Opus), and integer PCM has no
+    /// such values.
+    public var holdsNonFiniteSamples: Bool {
+        settings.bitDepth == .float32 && settings.format != .flac
     }
 
     /// Appends interleaved left-justified 32-bit integer frames: the lossless path for PCM to PCM.

@@ -7,7 +7,8 @@ import Synchronization
 /// with silence of their length, resamples to the file's rate with libsoxr when the device's differs, cleans up speech
 /// when asked (``SpeechEnhancer``: here, never on the capture thread), measures the levels, the waveform and the
 /// loudness of what it writes (the whole recording's, in one pass: at the end only the loudness's last sums are left
-/// to do), and writes through an
+/// to do), counts the samples a device gone wrong delivers as NaN or infinity (silence to all but a float file), and
+/// writes through an
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
@@ -37,6 +38,8 @@ final class RecordingWriter: @unchecked Sendable {
     /// Markers added while recording, handed to the file when it is closed; `nil` once it is.
     private let markers = Mutex<[AudioMarker]?>([])
     private var meter: AudioMeasurement
+    /// Samples the tap delivered as NaN or ±infinity (a device gone wrong): writer thread only.
+    private var nonFiniteSamples: Int64 = 0
 
     /// What a finished writer leaves: what it wrote, and why it stopped early, if it did.
     struct Outcome {
@@ -111,10 +114,11 @@ final class RecordingWriter: @unchecked Sendable {
         silence.initialize(repeating: 0)
         let resampledFrames = Int((Double(Self.chunkFrames) * file.settings.sampleRate / deviceRate).rounded(.up)) + 256
         let resampled = UnsafeMutableBufferPointer<Float>.allocate(capacity: resampledFrames * channels)
-        defer { [chunk, silence, resampled].forEach { $0.deallocate() } }
+        let measured = UnsafeMutableBufferPointer<Float>.allocate(capacity: Self.chunkFrames * channels)
+        defer { [chunk, silence, resampled, measured].forEach { $0.deallocate() } }
         var failure: AudioFileError?
         do {
-            try drain(chunk: chunk, silence: silence, resampled: resampled)
+            try drain(chunk: chunk, silence: silence, resampled: resampled, measured: measured)
             try resampler?.flushAll(through: resampled) { try write($0) }
             try enhancer?.finish { try store($0) }
             file.markers += markers.withLock { markers in
@@ -130,7 +134,8 @@ final class RecordingWriter: @unchecked Sendable {
         let size = FileManager.default.sizeOfItem(atPath: file.url.path) ?? 0
         // After a failed write the file may hold part of the block that failed: its own header counts.
         let frames = failure == nil ? file.frameCount : (try? AudioFile(forReading: file.url).frameCount) ?? file.frameCount
-        let summary = meter.summary(frameCount: frames, byteCount: size)
+        var summary = meter.summary(frameCount: frames, byteCount: size)
+        summary.nonFiniteSampleCount = nonFiniteSamples
         outcome.withLock { $0 = Outcome(summary: summary, error: failure) }
         finished.signal()
         if let failure { onError?(failure) }
@@ -139,7 +144,7 @@ final class RecordingWriter: @unchecked Sendable {
     /// Writes what the tap delivers, gaps as silence, until its input has ended and all is written.
     private func drain(
         chunk: UnsafeMutableBufferPointer<Float>, silence: UnsafeMutableBufferPointer<Float>,
-        resampled: UnsafeMutableBufferPointer<Float>
+        resampled: UnsafeMutableBufferPointer<Float>, measured: UnsafeMutableBufferPointer<Float>
     ) throws {
         let channels = tap.channelCount
         var position: Int64 = 0
@@ -162,7 +167,7 @@ final class RecordingWriter: @unchecked Sendable {
                 var left = gap.frames
                 while left > 0 {
                     let frames = min(left, Self.chunkFrames)
-                    try emit(UnsafeBufferPointer(rebasing: silence[..<(frames * channels)]), resampled)
+                    try emit(UnsafeMutableBufferPointer(rebasing: silence[..<(frames * channels)]), resampled, measured)
                     left -= frames
                 }
                 position += Int64(gap.frames)
@@ -184,15 +189,34 @@ final class RecordingWriter: @unchecked Sendable {
             backoff.reset()
             let block = UnsafeMutableBufferPointer(rebasing: chunk[..<(available * channels)])
             audio.read(into: block)
-            try emit(UnsafeBufferPointer(block), resampled)
+            try emit(block, resampled, measured)
             position += Int64(available)
         }
     }
 
     /// Sends tap frames through the resampler, when there is one, into the file.
-    private func emit(_ frames: UnsafeBufferPointer<Float>, _ resampled: UnsafeMutableBufferPointer<Float>) throws {
-        guard let resampler else { return try write(frames) }
-        try resampler.processAll(frames, through: resampled) { try write($0) }
+    ///
+    /// NaN and ±infinity are counted, and become silence for everything that would be harmed by them (the measures,
+    /// libsoxr, webrtc-audio-processing, an encoder: see ``NonFiniteSamples``); a file that holds them gets them as they
+    /// came when nothing lies between the device and it, their silence going to the measures through `measured`.
+    private func emit(
+        _ frames: UnsafeMutableBufferPointer<Float>, _ resampled: UnsafeMutableBufferPointer<Float>,
+        _ measured: UnsafeMutableBufferPointer<Float>
+    ) throws {
+        let nonFinite = NonFiniteSamples.count(in: UnsafeBufferPointer(frames))
+        if nonFinite > 0 {
+            nonFiniteSamples += Int64(nonFinite)
+            if resampler == nil, enhancer == nil, file.holdsNonFiniteSamples {
+                let finite = UnsafeMutableBufferPointer(rebasing: measured[..<frames.count])
+                _ = finite.update(fromContentsOf: frames)
+                NonFiniteSamples.zero(in: finite)
+                meter.add(UnsafeBufferPointer(finite))
+                return try file.write(UnsafeBufferPointer(frames))
+            }
+            NonFiniteSamples.zero(in: frames)
+        }
+        guard let resampler else { return try write(UnsafeBufferPointer(frames)) }
+        try resampler.processAll(UnsafeBufferPointer(frames), through: resampled) { try write($0) }
     }
 
     private func write(_ frames: UnsafeBufferPointer<Float>) throws {

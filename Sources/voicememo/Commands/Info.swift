@@ -14,7 +14,10 @@ extension VoiceMemo {
                 recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
                 artist, album and comment show when the memo has them, and its markers (dropped with m while \
                 recording, or the imported file's) one a line: number, time, name. With --json, markers is a list of \
-                {frame, time, name}: frame at the memo's sample rate, time in seconds. \
+                {frame, time, name}: frame at the memo's sample rate, time in seconds. Samples a device gone \
+                wrong delivered as NaN or infinity while recording are counted (nonFiniteSamples in --json, when \
+                any): silence in the file, and in its levels, loudness and waveform; a 32-bit float file keeps \
+                them as they came. \
                 The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
                 as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
                 """)
@@ -53,6 +56,9 @@ extension VoiceMemo {
             let tags = [("Artist", memo.artist), ("Album", memo.album), ("Comment", memo.comment)]
             fields.insert(contentsOf: tags.compactMap { label, value in value.map { (label, $0.terminalSafe) } }, at: 2)
             if !memo.markers.isEmpty { fields.append(("Markers", "\(memo.markers.count)")) }
+            if memo.nonFiniteSampleCount > 0 {
+                fields.append(("Non-finite samples", "\(memo.nonFiniteSampleCount) (NaN or infinity, taken as silence)"))
+            }
             let width = fields.map(\.0.count).max() ?? 0
             for (label, value) in fields {
                 print(label + ":" + String(repeating: " ", count: width + 2 - label.count) + value)

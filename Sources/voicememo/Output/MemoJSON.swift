@@ -24,6 +24,8 @@ struct MemoJSON: Encodable {
     let album: String?
     let comment: String?
     let markers: [MarkerJSON]
+    /// Samples the device delivered as NaN or ±infinity while it was recorded; omitted when there were none.
+    let nonFiniteSamples: Int64?
 
     /// A marker: where it is, in frames and seconds, and its name.
     struct MarkerJSON: Encodable {
@@ -52,6 +54,7 @@ struct MemoJSON: Encodable {
         album = memo.album
         comment = memo.comment
         markers = memo.markers.map { MarkerJSON(frame: $0.framePosition, time: $0.time(atSampleRate: memo.sampleRate), name: $0.name) }
+        nonFiniteSamples = memo.nonFiniteSampleCount > 0 ? memo.nonFiniteSampleCount : nil
     }
 
     /// Levels (and loudness) to 0.01 dB: finer than any meter shows, and free of float noise in the output.
