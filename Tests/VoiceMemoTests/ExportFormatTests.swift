@@ -149,7 +149,7 @@ import Testing
         let (id, _) = try importMemo(cli)
         let result = try cli.run("export", id, "-")
         #expect(result.status == 2)
-        #expect(result.standardError == "voicememo: writing to standard output ('-') needs --format: wav, caf, opus, flac, ogg, mp3, aiff, m4a\n")
+        #expect(result.standardError == "voicememo: writing to standard output ('-') needs --format: wav, caf, opus, flac, ogg, mp3, aiff, aac\n")
         #expect(result.standardOutput.isEmpty)
     }
 
