@@ -229,6 +229,8 @@ import Testing
         #expect(imported.status == 0, "\(imported.standardError)")
         let duration = try #require(try cli.json(imported)["duration"] as? Double)
         #expect(abs(duration - decoded) < 0.05, "imported \(duration) s, ffmpeg decodes \(decoded) s")
+        let said = try cli.run("import", cut, "--title", "Cut again")
+        #expect(said.standardOutput.contains("The file is cut short: that is what of it decodes."), "\(said.standardOutput)")
 
         let headersOnly = cli.scratch.path("headers.ogg")
         try Data(bytes.prefix(5000)).write(to: URL(fileURLWithPath: headersOnly))

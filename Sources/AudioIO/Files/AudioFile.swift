@@ -49,6 +49,9 @@ public final class AudioFile {
     public let metadata: AudioMetadata
     /// The next frame ``read(into:)`` returns, counted from 0.
     public private(set) var framePosition: Int64 = 0
+    /// Whether the file is cut short: its header gave no length (a Vorbis file without its last page, a FLAC recording
+    /// that never ended), so ``frameCount`` is what decodes, and reading stops there, before the torn end.
+    public private(set) var isCutShort = false
 
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
     let isIntegerPCM: Bool
@@ -181,9 +184,11 @@ public final class AudioFile {
         let format = Self.format(of: info.format)
         let (bitDepth, isIntegerPCM) = Self.sampleSize(of: info.format)
         var frames = Int64(info.frames)
-        if frames == Int64.max, format == .vorbis, remote == nil {
-            // libsndfile's "unknown": an Ogg Vorbis file cut short has no last page to read its length from. Its length
-            // is what decodes, counted once here. (An Opus file cut so is repaired from its whole packets instead.)
+        let isCutShort = frames == Int64.max && (format == .vorbis || format == .flac) && remote == nil
+        if isCutShort {
+            // libsndfile's "unknown": an Ogg Vorbis file cut short has no last page to read its length from, and a FLAC
+            // recording cut short no length in its header, which is written when it ends. Its length is what decodes,
+            // counted once here. (An Opus file cut so is repaired from its whole packets instead.)
             frames = Self.readableFrames(of: file)
             guard frames > 0 else { throw AudioFileError(path: name, reason: .malformed("it is cut short before any of its sound")) }
         }
@@ -193,6 +198,7 @@ public final class AudioFile {
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: frames, bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
             metadata: Self.metadata(of: file, format: format, path: remote == nil ? url.path : nil))
+        self.isCutShort = isCutShort
     }
 
     /// How many frames `file` decodes to from its start to where decoding stops (its end, or where it is cut short);
@@ -357,6 +363,10 @@ public final class AudioFile {
 
     private func readSamples<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(AudioFileError) -> Int {
         guard case .libsndfile(let file, _) = decoder else { preconditionFailure("integer samples are read from libsndfile's PCM only") }
+        // A file cut short is read up to what decoded when it was counted: past it, the decoder finds its torn end.
+        let limit = isCutShort ? Int(max(0, frameCount - framePosition)) * channelCount : buffer.count
+        let buffer = UnsafeMutableBufferPointer(rebasing: buffer[..<min(buffer.count, limit)])
+        guard !buffer.isEmpty else { return 0 }
         let frames = try downloading { () throws(AudioFileError) in
             do {
                 return try file.read(into: buffer)

@@ -13,9 +13,10 @@ extension VoiceMemo {
             discussion: """
                 Reads WAV, CAF, Opus, FLAC, Ogg Vorbis, MP3 and the other formats libsndfile knows, and through \
                 FFmpeg what phones and recorders make: M4A (AAC, ALAC: Apple Voice Memos), MP4 and MOV audio, \
-                ADTS .aac, WMA and AMR. Without --preset or --format, WAV, CAF and Opus files keep their format \
-                (16- and 24-bit PCM bit for bit, Opus packet for packet), AAC in an M4A, MP4 or MOV file becomes \
-                an M4A memo of its very packets, and other formats become WAV. Rates Opus cannot take are \
+                ADTS .aac, WMA and AMR. Without --preset or --format, WAV, CAF, FLAC and Opus files keep their \
+                format (16- and 24-bit PCM and FLAC bit for bit, Opus packet for packet), ALAC becomes FLAC \
+                (lossless, about half the size of WAV), AAC in an M4A, MP4 or MOV file becomes an M4A memo of its \
+                very packets, and other formats become WAV. Rates Opus cannot take are \
                 resampled to 48 kHz. The title, date, artist, album, comment and markers (cue points, chapters) \
                 come from the file's tags where it has them (--title, --artist, --album and --comment win), else \
                 the title is the file's name and the date now.
@@ -65,13 +66,14 @@ extension VoiceMemo {
                 var spooled: Spool?
                 do {
                     if !source.url.isFileURL { spooled = try Spool.download(source.url) }
-                    let memo = try importing(spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store)
+                    let (memo, isCutShort) = try importing(spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store)
                     if json {
                         print(try MemoJSON.line(MemoJSON(memo, in: store)))
                     } else {
                         print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                             + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
                             + Describe.size(memo.sizeBytes))
+                        if isCutShort { print("  The file is cut short: that is what of it decodes.") }
                     }
                 } catch let error as AudioFileError {
                     // Said of the name given, not of the temporary file standard input or a download was saved in.
@@ -91,12 +93,15 @@ extension VoiceMemo {
             if failed > 0 { throw ExitCode.failure }
         }
 
-        private func importing(_ file: URL, defaultTitle: String?, into store: MemoStore) throws -> Memo {
-            let settings = encoding.isEmpty ? nil : try encoding.settings(for: AudioFile(forReading: file))
-            return try store.importAudio(from: file, title: title ?? defaultTitle.flatMap { fallback in
-                // The file's own title wins over the default; only standard input has one.
-                ((try? AudioFile(forReading: file))?.metadata.title) ?? fallback
-            }, settings: settings, artist: tags.artist, album: tags.album, comment: tags.comment)
+        /// Imports `file`; returns the memo, and whether the file was cut short (what decodes of it was imported).
+        private func importing(_ file: URL, defaultTitle: String?, into store: MemoStore) throws -> (Memo, isCutShort: Bool) {
+            let source = try AudioFile(forReading: file)
+            let settings = encoding.isEmpty ? nil : try encoding.settings(for: source)
+            // The file's own title wins over the default; only standard input has one.
+            let memo = try store.importAudio(
+                from: file, title: title ?? defaultTitle.map { source.metadata.title ?? $0 }, settings: settings,
+                artist: tags.artist, album: tags.album, comment: tags.comment)
+            return (memo, source.isCutShort)
         }
     }
 }
