@@ -185,9 +185,12 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
     }
 
-    /// The formats the store keeps memos in: what a recording is written as (AAC as `.m4a`). Export writes the others.
-    /// Two bits of a file key tell them apart: there is no room for a fifth.
-    static let storedFormats: [AudioFileFormat] = [.wav, .caf, .opus, .aac]
+    /// The formats the store keeps memos in: what a recording is written as (AAC as `.m4a`), and FLAC, which a FLAC or
+    /// ALAC file is kept as. Export writes the others. Three bits of a file key tell them apart.
+    static let storedFormats: [AudioFileFormat] = [.wav, .caf, .opus, .aac, .flac]
+
+    /// Bits of a file key that tell the format.
+    private static let formatBits = 3
 
     /// The formats the store keeps memos in, and their extensions in UTF-8.
     private static let storeFormats = storedFormats.map { ($0, Array($0.fileExtension.utf8)) }
@@ -197,13 +200,13 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         "\(id).\(format.fileExtension)"
     }
 
-    /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus|m4a>`.
+    /// Whether `name` is a file name the store gives an audio file: `<12 hex digits>.<wav|caf|opus|m4a|flac>`.
     static func id(fromFileName name: String) -> Substring? {
         guard fileKey(ofFileName: name) != nil else { return nil }
         return name[..<name.utf8.index(name.startIndex, offsetBy: 12)]
     }
 
-    /// A store file name, `<12 hex digits>.<wav|caf|opus|m4a>`, as one number: the id's 48 bits, then the format's place
+    /// A store file name, `<12 hex digits>.<wav|caf|opus|m4a|flac>`, as one number: the id's 48 bits, then the format's place
     /// among the store's. A store of 50,000 memos is compared with its directory as numbers, not strings.
     static func fileKey(ofFileName name: String) -> UInt64? {
         var name = name
@@ -227,20 +230,21 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         let ext = UnsafeBufferPointer(rebasing: name[13...])
         for format in storeFormats.indices where storeFormats[format].1.count == ext.count
             && storeFormats[format].1.withUnsafeBufferPointer({ memcmp($0.baseAddress!, ext.baseAddress!, ext.count) == 0 }) {
-            return id << 2 | UInt64(format)
+            return id << formatBits | UInt64(format)
         }
         return nil
     }
 
     /// The file name whose ``fileKey(_:)`` is `key`.
     static func fileName(forKey key: UInt64) -> String {
-        let digits = String(key >> 2, radix: 16)
-        return String(repeating: "0", count: 12 - digits.count) + digits + "." + storeFormats[Int(key & 3)].0.fileExtension
+        let digits = String(key >> formatBits, radix: 16)
+        let format = Int(key & (1 << formatBits - 1))
+        return String(repeating: "0", count: 12 - digits.count) + digits + "." + storeFormats[format].0.fileExtension
     }
 
     /// The keys the audio file of memo `id` would have, one per format.
     static func fileKeys(ofID id: Substring) -> [UInt64] {
         guard let number = UInt64(id, radix: 16) else { return [] }
-        return storeFormats.indices.map { number << 2 | UInt64($0) }
+        return storeFormats.indices.map { number << formatBits | UInt64($0) }
     }
 }

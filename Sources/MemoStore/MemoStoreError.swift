@@ -34,8 +34,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case exportIntoStore(path: String)
     /// An export's format was not given and its file name's extension names none that can be written.
     case unknownExportFormat(path: String)
-    /// A memo was to be kept in a format the store does not keep memos in (FLAC, Vorbis, MP3, AIFF: formats export
-    /// writes); the store keeps WAV, CAF, Opus and AAC (M4A).
+    /// A memo was to be kept in a format the store does not keep memos in (Vorbis, MP3, AIFF: formats export writes);
+    /// the store keeps WAV, CAF, Opus, AAC (M4A) and FLAC.
     case unstoredFormat(AudioFileFormat)
     /// An edit could not be made: a file of the store or its trash could not be written; the memo is as it was.
     case editFailed(path: String, reason: String)
@@ -95,7 +95,7 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
                 + AudioFileFormat.allCases.filter(\.isWritable).map { "." + $0.fileExtension }.joined(separator: ", ")
                 + "; end the name with one of those or give --format"
         case .unstoredFormat(let format):
-            "memos are kept as WAV, CAF, Opus or AAC (M4A), not \(format.rawValue); choose one of those (export writes \(format.rawValue) files)"
+            "memos are kept as WAV, CAF, Opus, AAC (M4A) or FLAC, not \(format.rawValue); choose one of those (export writes \(format.rawValue) files)"
         case .editFailed(let path, let reason):
             "cannot edit the memo: '\(path)': \(reason); the memo is as it was, free some space or check the store's permissions and try again"
         case .invalidCut(let title, let reason):

@@ -10,7 +10,7 @@ import Testing
         let music = try AudioPreset.named("music").settings
         #expect(music == AudioSettings(format: .opus, sampleRate: 48000, channelCount: 2, bitRate: 128_000))
         let lossless = try AudioPreset.named("lossless").settings
-        #expect(lossless == AudioSettings(format: .wav, sampleRate: 48000, channelCount: 2, bitDepth: .int24))
+        #expect(lossless == AudioSettings(format: .flac, sampleRate: 48000, channelCount: 2, bitDepth: .int24))
         #expect(try !AudioPreset.named("voice").description.isEmpty)
     }
 

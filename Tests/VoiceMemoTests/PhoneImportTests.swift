@@ -12,14 +12,14 @@ import Testing
         let slack: Double
         /// What the container keeps of the tags ffmpeg is given: ADTS nothing, ASF the title, MP4 and MOV both.
         var keepsTitle = true, keepsDate = true
-        /// The memo's format: AAC in MP4 or MOV stays AAC (its packets copied into an M4A), the rest becomes WAV.
+        /// The memo's format: AAC in MP4 or MOV stays AAC (its packets copied into an M4A), ALAC becomes FLAC, the rest WAV.
         var stored = "wav"
         var testDescription: String { name }
     }
 
     static let kinds = [
         Kind(name: "Voice memo.m4a", arguments: ["-c:a", "aac"], slack: 0, stored: "aac"),
-        Kind(name: "lossless.m4a", arguments: ["-c:a", "alac"], slack: 0),
+        Kind(name: "lossless.m4a", arguments: ["-c:a", "alac"], slack: 0, stored: "flac"),
         Kind(name: "phone.aac", arguments: ["-c:a", "aac"], slack: 2048, keepsTitle: false, keepsDate: false),
         Kind(name: "clip.mp4", arguments: ["-f", "lavfi", "-i", "color=size=64x64:rate=5", "-map", "0:a", "-map", "1:v", "-shortest", "-c:a", "aac"], slack: 0,
              stored: "aac"),

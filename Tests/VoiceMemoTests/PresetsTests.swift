@@ -27,7 +27,7 @@ import Testing
         #expect(lines.first?.hasPrefix("NAME") == true && lines.count == 6, "\(result.standardOutput)")
         #expect(lines.contains { $0.hasPrefix("m4a ") && $0.contains("aac 48 kHz mono 64 kb/s") && $0.contains("built in") })
         #expect(lines.contains { $0.hasPrefix("voice ") && $0.contains("opus 48 kHz mono 32 kb/s") && $0.contains("built in") })
-        #expect(lines.contains { $0.hasPrefix("lossless ") && $0.contains("wav 48 kHz stereo 24-bit") })
+        #expect(lines.contains { $0.hasPrefix("lossless ") && $0.contains("flac 48 kHz stereo 24-bit") })
     }
 
     @Test func yourPresetIsListedAndTakesThePlaceOfABuiltInOneOfItsName() throws {

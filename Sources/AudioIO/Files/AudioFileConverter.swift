@@ -177,9 +177,9 @@ public enum AudioFileConverter {
                 of: source, frames: frames, beside: destination, metadata: metadata, measuringLoudness: true, permissions: permissions)
         }
         let settings = AudioSettings(preserving: input)
-        guard settings.format == input.format, [.wav, .caf].contains(input.format) else {
+        guard settings.format == input.format, [.wav, .caf, .flac].contains(input.format) else {
             throw AudioFileError(path: source.path, reason: .unsupported(
-                "only WAV, CAF and Opus files and AAC in MP4 are cut without encoding them again, not \(input.format.rawValue)"))
+                "only WAV, CAF, FLAC and Opus files and AAC in MP4 are cut without encoding them again, not \(input.format.rawValue)"))
         }
         try input.seek(toFrame: frames.lowerBound)
         return try stage(

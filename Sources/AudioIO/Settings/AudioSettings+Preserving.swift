@@ -3,8 +3,9 @@ extension AudioSettings {
     ///
     /// - Parameters:
     ///   - file: The file to describe.
-    ///   - format: The format to write; `nil` keeps the file's own if it is WAV, CAF, Opus, or AAC in an MP4 or MOV
-    ///     (what a recording is written as), else WAV: a lossy file is not encoded into its own codec again.
+    ///   - format: The format to write; `nil` keeps the file's own if it is WAV, CAF, Opus, FLAC, or AAC in an MP4 or
+    ///     MOV (what a recording is written as), makes ALAC FLAC (lossless, and smaller than WAV), and makes the rest
+    ///     WAV: a lossy file is not encoded into its own codec again.
     ///
     /// Rate and channels are the file's. PCM keeps the bit depth (8-bit and lossy sources become 16-bit,
     /// 32- and 64-bit become 32-bit float); FLAC is 24-bit for a source of more than 16 bits, else 16-bit. Opus
@@ -13,7 +14,8 @@ extension AudioSettings {
     /// encode, 44.1 kHz for a multiple of it, else 48 kHz; AAC keeps about the file's average bit rate when the file is
     /// AAC.
     public init(preserving file: AudioFile, as format: AudioFileFormat? = nil) {
-        let format = format ?? ([.wav, .caf, .opus].contains(file.format) || file.isAACInMP4 ? file.format : .wav)
+        let format = format ?? ([.wav, .caf, .opus, .flac].contains(file.format) || file.isAACInMP4 ? file.format
+            : file.format == .alac ? .flac : .wav)
         self.init(format: format, sampleRate: file.sampleRate, channelCount: file.channelCount)
         switch format {
         case .opus:

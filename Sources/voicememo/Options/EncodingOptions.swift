@@ -4,7 +4,7 @@ import AudioIO
 /// A format name as the command line takes it: only the formats memos are kept in. AAC-LC is `aac`, the name `info`,
 /// `list` and `presets` show; `m4a`, its file's extension, is taken for it too.
 enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
-    case wav, caf, opus, aac
+    case wav, caf, opus, aac, flac
 
     init?(argument: String) {
         self.init(rawValue: argument == "m4a" ? "aac" : argument)
@@ -16,6 +16,7 @@ enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
         case .caf: .caf
         case .opus: .opus
         case .aac: .aac
+        case .flac: .flac
         }
     }
 }
@@ -37,7 +38,7 @@ struct EncodingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Channel count: 1 (mono) or more (M4A: 1 or 2).", valueName: "n"))
     var channels: Int?
 
-    @Option(help: ArgumentHelp("Bits per sample for WAV and CAF: 16, 24 or 32 (float).", valueName: "bits"))
+    @Option(help: ArgumentHelp("Bits per sample for WAV and CAF: 16, 24 or 32 (float); FLAC: 16 or 24.", valueName: "bits"))
     var bitDepth: Int?
 
     @Option(help: ArgumentHelp("Opus or M4A bit rate in bits per second, e.g. 32000 (default: Opus 32000, M4A 64000 per channel).", valueName: "bps"))

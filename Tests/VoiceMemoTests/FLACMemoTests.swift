@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// FLAC is a memo format like the others: a FLAC (or ALAC) file is kept as FLAC, lossless and about half the size of
+/// WAV; the `lossless` preset records FLAC; a FLAC memo is trimmed and renamed without losing a sample; and a FLAC file
+/// whose header never got its length (a recording cut short) imports what decodes of it.
+@Suite(.timeLimit(.minutes(2))) struct FLACMemoTests {
+    @Test func aFLACFileIsKeptAsFLACSampleForSampleAndSmallerThanWAV() throws {
+        let cli = try CLI()
+        let wav = cli.scratch.path("talk.wav")
+        try Sox.synth(to: wav, rate: 44100, channels: 2, bits: 24, seconds: 3.0007, "pinknoise", volume: 0.2)
+        let flac = cli.scratch.path("talk.flac")
+        try Tool.output("sox", [wav, flac])
+        let result = try cli.run("import", flac, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let memo = try cli.json(result)
+        let file = try #require(memo["file"] as? String)
+        #expect(memo["format"] as? String == "flac" && file.hasSuffix(".flac"), "\(memo)")
+        #expect(try Sox.info(file).bits == 24)
+        #expect(try Sox.samples(of: file) == Sox.samples(of: wav), "bit for bit")
+        let size = try #require(memo["sizeBytes"] as? Int)
+        let wavSize = try #require(try FileManager.default.attributesOfItem(atPath: wav)[.size] as? Int)
+        #expect(size < wavSize * 3 / 4, "\(size) bytes against WAV's \(wavSize)")
+        #expect(try cli.run("list").standardOutput.contains("flac"))
+
+        #expect(try cli.run("rename", "talk", "talk, take 2").status == 0)
+        let renamed = try #require(try cli.json(cli.run("info", "talk, take 2", "--json"))["file"] as? String)
+        #expect(try FFprobe.tags(of: renamed).tags["title"] == "talk, take 2")
+        #expect(try Sox.samples(of: renamed) == Sox.samples(of: wav), "a rename keeps every sample")
+
+        let trim = try cli.run("trim", "talk, take 2", "--start", "1", "--end", "2")
+        #expect(trim.status == 0, "\(trim.standardError)")
+        let trimmed = try #require(try cli.json(cli.run("info", "talk, take 2", "--json"))["file"] as? String)
+        #expect(trimmed.hasSuffix(".flac"))
+        let kept = try Sox.samples(of: trimmed)
+        #expect(kept == Array(try Sox.samples(of: wav)[(44100 * 2)..<(2 * 44100 * 2)]), "the second second, sample for sample")
+        #expect(try cli.run("undo").status == 0)
+        #expect(try Sox.info(try #require(try cli.json(cli.run("info", "talk, take 2", "--json"))["file"] as? String)).frames == 132331)
+    }
+
+    @Test func theLosslessPresetRecordsFLAC() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("voice.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, bits: 24, seconds: 3, "sine 440 sine 660", volume: 0.4)
+        let microphone = try ALSATestDevices.microphone(playing: source, format: .int24, channels: 2)
+        let result = try cli.run(
+            ["record", "--device", microphone, "--preset", "lossless", "--duration", "1.5", "--no-meter", "--json"],
+            with: ALSATestDevices.environment())
+        #expect(result.status == 0, "\(result.standardError)")
+        let memo = try cli.json(result)
+        let file = try #require(memo["file"] as? String)
+        #expect(file.hasSuffix(".flac"))
+        let info = try Sox.info(file)
+        #expect(info.frames == 72000 && info.rate == 48000 && info.channels == 2 && info.bits == 24, "\(info)")
+        #expect(try Sox.samples(of: file) == Array(try Sox.samples(of: source).prefix(72000 * 2)), "what the microphone gave")
+    }
+
+    @Test func aFLACFileWithoutItsLengthImportsWhatDecodes() throws {
+        let cli = try CLI()
+        let wav = cli.scratch.path("cut.wav")
+        try Sox.synth(to: wav, rate: 48000, channels: 1, seconds: 5, "pinknoise", volume: 0.2)
+        let whole = cli.scratch.path("whole.flac")
+        try Tool.output("sox", [wav, whole])
+        // A recording killed before its end: the header's sample count (36 bits from byte 21) was never written, and
+        // the last third never reached the disk.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
+        bytes[21] &= 0xF0
+        for index in 22..<26 { bytes[index] = 0 }
+        let cut = cli.scratch.path("cut.flac")
+        try Data(bytes.prefix(bytes.count * 2 / 3)).write(to: URL(fileURLWithPath: cut))
+        let decodable = try FFmpeg.samples(of: cut, in: cli.scratch).count
+
+        let result = try cli.run("import", cut, "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        let duration = try #require(try cli.json(result)["duration"] as? Double)
+        // libFLAC stops at the torn frame; ffmpeg may give some of it: a frame is 4,608 samples at most here.
+        #expect(abs(duration * 48000 - Double(decodable)) <= 4608, "\(duration) s, ffmpeg decodes \(decodable) frames")
+        #expect(duration > 2 && duration < 4)
+        let again = try cli.run("import", cut)
+        #expect(again.standardOutput.contains("The file is cut short: that is what of it decodes."), "\(again.standardOutput)")
+    }
+}
