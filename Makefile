@@ -41,7 +41,7 @@ CLOCKED_SUITES = CaptureStartTests|HeldDeviceTests|JobControlTests|NarrowTermina
 # bus: run last, on their own. On the shared PulseAudio server they would lengthen the line of clocked tests waiting for their turn,
 # whose wait counts against their time limits; beside the clocked suites, on servers of their own, they would load
 # the machine while those keep time.
-PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlayingTests|SleepTimerTests|PlayKeysTests|RemoteStallTests
+PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlayingTests|SleepTimerTests|PlayKeysTests|RemoteStallTests|ReadmeCommandTests
 
 # Swift Testing starts every test of a run at once, and on a pool of as many threads as cores they all take turns:
 # each test then lasts about as long as the whole run, and a run past a minute failed tests with one-minute limits
