@@ -110,11 +110,12 @@ import Testing
             return try #require(Double(match.1))
         }
         #expect(lines.count == 2 && gains[0] > 0 && gains[1] < 0, "raised, then lowered: \(lines)")
-        // Stereo 32-bit frames: one memo a second, from the first that sounds.
+        // Stereo 32-bit frames: one memo a second, from the first that sounds, less the frame before it (a sine
+        // starts at 0); the device gets those two seconds and no more.
         let played = try Data(contentsOf: URL(fileURLWithPath: raw))
         let frames = played.withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
-        let first = try #require(frames.firstIndex { $0 != 0 }) / 2 * 2
-        #expect(frames.count - first >= 4 * 48000)
+        let first = try #require(frames.firstIndex { $0 != 0 }) / 2 * 2 - 2
+        try #require(first >= 0 && frames.count - first == 4 * 48000, "\(frames.count - first) samples from the first")
         for (half, title) in ["Soft", "Loud"].enumerated() {
             let path = cli.scratch.path("\(title).raw")
             try played.subdata(in: 4 * (first + 2 * 48000 * half) ..< 4 * (first + 2 * 48000 * (half + 1))).write(to: URL(fileURLWithPath: path))

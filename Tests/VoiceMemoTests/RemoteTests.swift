@@ -77,7 +77,9 @@ import Testing
         let imported = try cli.run("import", server.url("talk.wav").absoluteString, "--json")
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(try Sox.samples(of: try #require(try cli.json(imported)["file"] as? String)) == expected)
-        #expect(server.bodyBytes() < size + 128 * 1024, "the import fetched what play had not: \(server.requests().map(\.range))")
+        // Bytes play received but had not listed in the cache when it ended (it commits every 256 KiB) come again; the
+        // last 5 s, 960 KB, do not.
+        #expect(server.bodyBytes() < size + 512 * 1024, "the import fetched what play had not: \(server.requests().map(\.range))")
     }
 
     enum Failure: String, CaseIterable, Sendable {
