@@ -18,18 +18,20 @@ extension MemoStore {
     ///     container, rate, channels and bit depth (bit-exact for 16- and 24-bit); Opus stays Opus, its packets
     ///     copied as they are (a stream cut short ends with its last whole packet; the links of a chained file, which
     ///     make no one stream, are encoded again one after another); AAC in an MP4 or MOV (an M4A from a phone or
-    ///     Apple's Voice Memos) becomes an M4A of its very packets; other formats (FLAC, MP3, Vorbis, ALAC, ADTS AAC,
-    ///     ...) become WAV at their own rate.
+    ///     Apple's Voice Memos) becomes an M4A of its very packets; FLAC stays FLAC and ALAC becomes FLAC; other
+    ///     formats (MP3, Vorbis, ADTS AAC, ...) become WAV at their own rate.
     ///   - artist: The memo's artist; `nil` keeps the file's, if it has one.
     ///   - album: The memo's album; `nil` keeps the file's, if it has one.
     ///   - comment: The memo's comment; `nil` keeps the file's, if it has one.
+    ///   - progress: Called on the calling thread as the file is converted, with the fraction done (0 to 1), for a long
+    ///     import to show; not called for a file whose packets are copied (Opus, AAC), which takes moments.
     /// - Returns: The new memo, with the file's markers (those of the first link of a chained file).
     /// - Throws: `AudioFileError` for a source that cannot be read or a file that cannot be written,
     ///   `AudioSettingsError` for settings that cannot be written, ``MemoStoreError/unstoredFormat(_:)`` for a format
-    ///   other than WAV, CAF, Opus and AAC, ``MemoStoreError`` for the index.
+    ///   other than WAV, CAF, Opus, AAC and FLAC, ``MemoStoreError`` for the index.
     public func importAudio(
         from source: URL, title: String? = nil, settings: AudioSettings? = nil, artist: String? = nil, album: String? = nil,
-        comment: String? = nil
+        comment: String? = nil, progress: ((Double) -> Void)? = nil
     ) throws -> Memo {
         try requireChangeable()
         let (inputs, repaired) = try Self.openForImport(source)
@@ -61,7 +63,7 @@ extension MemoStore {
         }
         let staged = try copy ?? AudioFileConverter.stage(
             reading: inputs, of: source, beside: destination, settings: settings, metadata: metadata, permissions: [.ownerReadWrite],
-            measuringLoudness: true)
+            measuringLoudness: true, progress: progress)
         withExtendedLifetime(repaired) {}
         let summary = staged.summary
         // As the file keeps them: at its rate, in order, as many as it can hold.

@@ -81,3 +81,28 @@ import Testing
         #expect(again.standardOutput.contains("The file is cut short: that is what of it decodes."), "\(again.standardOutput)")
     }
 }
+
+/// Long work shows how far it has come on a terminal, and prints only its result elsewhere.
+@Suite(.timeLimit(.minutes(2))) struct ImportProgressTests {
+    @Test func aLongImportShowsItsProgressOnATerminalAndNothingMoreInAPipe() throws {
+        let cli = try CLI()
+        // Two minutes of 24-bit stereo FLAC: seconds of work for a debug build.
+        let wav = cli.scratch.path("lecture.wav")
+        try Sox.synth(to: wav, rate: 48000, channels: 2, bits: 24, seconds: 120, "pinknoise", volume: 0.2)
+        let flac = cli.scratch.path("lecture.flac")
+        try Tool.output("sox", [wav, flac])
+
+        let terminal = try PseudoTerminal(CLI.binary, ["import", flac, "--format", "wav"], environment: cli.environment, columns: 60)
+        #expect(terminal.waitForExit(timeout: 90) == 0)
+        let screen = terminal.screen
+        #expect(screen.contains(#/Importing “lecture\.flac” [0-9]{1,2} %/#), "\(screen)")
+        #expect(screen.contains("Imported “lecture” as "), "\(screen)")
+        // The progress is drawn in place, and the result is written over it after its last redraw.
+        let afterProgress = try #require(screen.components(separatedBy: " %").last)
+        #expect(afterProgress.contains("\u{1B}[2KImported “lecture” as "), "\(afterProgress)")
+
+        let piped = try cli.run("import", flac, "--title", "again", "--format", "wav")
+        #expect(piped.status == 0 && piped.standardOutput.split(separator: "\n").count == 1, "\(piped.standardOutput)")
+        #expect(!piped.standardOutput.contains("%") && !piped.standardOutput.contains("\u{1B}"))
+    }
+}

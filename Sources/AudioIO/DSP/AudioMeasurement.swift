@@ -11,6 +11,10 @@ package struct AudioMeasurement {
     private let loudnessMeter: LoudnessMeter?
     /// Frames per second of the audio measured, in hertz.
     package let sampleRate: Double
+    /// Frames added so far.
+    private var frameCount: Int64 = 0
+    /// Called after each ``add(_:)`` with the frames added so far: how far a long conversion has come.
+    package var onProgress: ((Int64) -> Void)?
 
     /// Measures `channelCount` interleaved channels at `sampleRate` Hz, their waveform at `samplesPerPixel` (or wider
     /// to keep within `maximumLength` pixels), and their loudness too when `measuringLoudness`.
@@ -31,6 +35,8 @@ package struct AudioMeasurement {
         levels.add(samples)
         waveformBuilder.add(samples)
         loudnessMeter?.add(samples)
+        frameCount += Int64(samples.count / levels.channelCount)
+        onProgress?(frameCount)
     }
 
     /// The loudness of everything added, or `nil` when it was not measured or libebur128 failed.

@@ -92,11 +92,12 @@ public enum AudioFileConverter {
     /// Converts `inputs`, the audio of `source` as ``openLinks(of:)`` opened it, one after another, from where each is
     /// positioned, as ``stage(contentsOf:beside:settings:metadata:gain:speechEnhancement:permissions:)`` does;
     /// `metadata` nil takes the first's. With `measuringLoudness`, the summary has the loudness of what was written,
-    /// measured on the way.
+    /// measured on the way. `progress`, when given, is called on the way with the fraction written (0 to 1).
     package static func stage(
         reading inputs: [AudioFile], of source: URL, beside destination: URL, settings: AudioSettings, metadata: AudioMetadata? = nil,
         gain: Double = 0, speechEnhancement: SpeechEnhancement? = nil,
-        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], measuringLoudness: Bool = false
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], measuringLoudness: Bool = false,
+        progress: ((Double) -> Void)? = nil
     ) throws -> StagedAudioFile {
         try settings.validate()
         guard inputs.contains(where: { $0.frameCount > 0 }) else { throw AudioFileError(path: source.path, reason: .noAudio) }
@@ -124,6 +125,7 @@ public enum AudioFileConverter {
             beside: destination, settings: settings, metadata: metadata, permissions: permissions,
             expectedFrameCount: frames, measuringLoudness: measuringLoudness
         ) { output, meter in
+            if let progress, frames > 0 { meter.onProgress = { progress(min(1, Double($0) / Double(frames))) } }
             for (input, channelMap) in zip(inputs, channelMaps) {
                 if gain == 0, enhancer == nil, canCopyIntegers(from: input, to: settings, channelMap) {
                     try copyIntegers(from: input, to: output, meter: &meter)

@@ -61,21 +61,29 @@ extension VoiceMemo {
             var spool: StandardInputSpool?
             let sources = try ImportSource.sources(files, store: store.directory, spool: &spool)
             var failed = 0
+            // Long work (an hour of FLAC) shows how far it has come, on a terminal.
+            let progress = WorkProgress(showing: !json)
+            defer { progress.finish() }
             for source in sources {
                 // An address's download, held while it is imported.
                 var spooled: Spool?
+                progress.begin()
                 do {
                     if !source.url.isFileURL { spooled = try Spool.download(source.url) }
-                    let (memo, isCutShort) = try importing(spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store)
+                    let what = "Importing “\((source.name.split(separator: "/").last.map(String.init) ?? source.name).terminalSafe)”"
+                    let (memo, isCutShort) = try importing(
+                        spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store
+                    ) { progress.show(what, fraction: $0) }
                     if json {
                         print(try MemoJSON.line(MemoJSON(memo, in: store)))
                     } else {
-                        print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
+                        progress.print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
                             + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
                             + Describe.size(memo.sizeBytes))
-                        if isCutShort { print("  The file is cut short: that is what of it decodes.") }
+                        if isCutShort { progress.print("  The file is cut short: that is what of it decodes.") }
                     }
                 } catch let error as AudioFileError {
+                    progress.clear()
                     // Said of the name given, not of the temporary file standard input or a download was saved in.
                     let said = error.path == source.url.path || error.path == spooled?.url.path
                         ? AudioFileError(path: source.name, reason: error.reason) : error
@@ -88,19 +96,22 @@ extension VoiceMemo {
             if sources.isEmpty { throw NoAudioFiles(directories: files) }
             if sources.count > 1, !json {
                 let imported = sources.count - failed
-                print("Imported \(imported) of \(sources.count) files" + (failed > 0 ? "; \(failed) failed (see above)." : "."))
+                progress.print("Imported \(imported) of \(sources.count) files" + (failed > 0 ? "; \(failed) failed (see above)." : "."))
             }
             if failed > 0 { throw ExitCode.failure }
         }
 
-        /// Imports `file`; returns the memo, and whether the file was cut short (what decodes of it was imported).
-        private func importing(_ file: URL, defaultTitle: String?, into store: MemoStore) throws -> (Memo, isCutShort: Bool) {
+        /// Imports `file`, telling `progress` how far the conversion has come; returns the memo, and whether the file was
+        /// cut short (what decodes of it was imported).
+        private func importing(
+            _ file: URL, defaultTitle: String?, into store: MemoStore, progress: @escaping (Double) -> Void
+        ) throws -> (Memo, isCutShort: Bool) {
             let source = try AudioFile(forReading: file)
             let settings = encoding.isEmpty ? nil : try encoding.settings(for: source)
             // The file's own title wins over the default; only standard input has one.
             let memo = try store.importAudio(
                 from: file, title: title ?? defaultTitle.map { source.metadata.title ?? $0 }, settings: settings,
-                artist: tags.artist, album: tags.album, comment: tags.comment)
+                artist: tags.artist, album: tags.album, comment: tags.comment, progress: progress)
             return (memo, source.isCutShort)
         }
     }

@@ -124,6 +124,15 @@ final class TerminalDisplay: @unchecked Sendable {
         }
     }
 
+    /// Takes the lines drawn last off the screen: the next output starts where they began.
+    func clear() {
+        state.withLock { state in
+            guard !state.drawn.isEmpty else { return }
+            Self.write("\u{1B}[\(state.drawn.count)F\u{1B}[J")
+            state.drawn = []
+        }
+    }
+
     /// Leaves the last lines on the screen and puts the terminal back as it was. Calling it again does nothing.
     func finish() {
         suspension = nil

@@ -1,0 +1,47 @@
+/// How far a long piece of work has come (an import of an hour of audio), on a line redrawn in place on a terminal:
+/// drawn only once the work has taken half a second, so that quick work prints nothing but its result, at most ten
+/// times a second, and taken off the screen when the work ends. Off a terminal it draws nothing.
+///
+/// **Thread safety**: one thread (the command's) uses it.
+final class WorkProgress {
+    private let display: TerminalDisplay?
+    private var started = ContinuousClock.now
+    private var lastDrawn: ContinuousClock.Instant?
+
+    /// A progress line on standard output when `showing` and it is a terminal that can redraw a line.
+    init(showing: Bool) {
+        display = showing ? TerminalDisplay(drawing: true) : nil
+    }
+
+    /// Starts timing a new piece of work.
+    func begin() {
+        started = .now
+        lastDrawn = nil
+    }
+
+    /// Shows `what` (e.g. “Importing “talk.flac””) with `fraction` of it done (0 to 1).
+    func show(_ what: String, fraction: Double) {
+        guard let display else { return }
+        let now = ContinuousClock.now
+        guard now - started >= .milliseconds(500), lastDrawn.map({ now - $0 >= .milliseconds(100) }) ?? true else { return }
+        lastDrawn = now
+        let percent = " \(Int((fraction * 100).rounded(.down))) %"
+        let columns = display.columns
+        display.draw([what.truncated(toColumns: max(1, columns - percent.count)) + percent], columns: columns)
+    }
+
+    /// Prints `line` in place of the progress line, which the next ``show(_:fraction:)`` draws below it.
+    func print(_ line: String) {
+        if let display { display.note(line) } else { Swift.print(line) }
+    }
+
+    /// Takes the progress line off the screen, for a message written elsewhere (standard error).
+    func clear() {
+        display?.clear()
+    }
+
+    /// Puts the terminal back as it was.
+    func finish() {
+        display?.finish()
+    }
+}
