@@ -36,7 +36,7 @@ build: deps
 # jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which
 # drive unclocked devices as fast as the CPU goes and would starve the sound server (or a waiting thread) of the
 # time it keeps. A failure there is a bug like any other: nothing is run twice.
-CLOCKED_SUITES = CaptureStartTests|HeldDeviceTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
+CLOCKED_SUITES = CaptureStartTests|PulseRecordingFormatTests|HeldDeviceTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
 # Suites that play in real time for long (a 12-s sleep timer, a stalled download) or publish players on a session
 # bus: run last, on their own. On the shared PulseAudio server they would lengthen the line of clocked tests waiting for their turn,
 # whose wait counts against their time limits; beside the clocked suites, on servers of their own, they would load

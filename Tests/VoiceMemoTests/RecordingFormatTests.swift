@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Every recording format from a microphone that delivers it as fast as the CPU reads (an ALSA `file` PCM): WAV and
-/// CAF of 16, 24 and 32-bit float, Opus and M4A, mono and stereo, long and shorter than a period; and from a device
+/// CAF of 16, 24 and 32-bit float, FLAC of 16 and 24, Opus and M4A, mono and stereo, long and shorter than a period; and from a device
 /// gone wrong, whose float samples are random bytes (NaN and infinity among them): the memo is made, the file reads
 /// back in sox or ffprobe, and `info` counts what could not be recorded as it came.
 @Suite(.timeLimit(.minutes(2))) struct RecordingFormatTests {
@@ -16,7 +16,7 @@ import Testing
 
         var testDescription: String { bitDepth.map { "\(name) \($0)-bit" } ?? name }
         var arguments: [String] { ["--format", name] + (bitDepth.map { ["--bit-depth", "\($0)"] } ?? []) }
-        var isLossless: Bool { name == "wav" || name == "caf" }
+        var isLossless: Bool { name == "wav" || name == "caf" || name == "flac" }
         /// sox's arguments for a source of this sample format.
         var soxEncoding: [String] {
             switch device {
@@ -30,7 +30,8 @@ import Testing
         static let all: [Format] = ["wav", "caf"].flatMap { name in
             [Format(name: name, bitDepth: 16, device: .int16), Format(name: name, bitDepth: 24, device: .int24),
              Format(name: name, bitDepth: 32, device: .float32)]
-        } + [Format(name: "opus", device: .float32), Format(name: "m4a", device: .float32)]
+        } + [Format(name: "flac", bitDepth: 16, device: .int16), Format(name: "flac", bitDepth: 24, device: .int24),
+             Format(name: "opus", device: .float32), Format(name: "m4a", device: .float32)]
 
         /// The formats that can be fed NaN: those recorded from a float device.
         static let fromFloatDevices = all.filter { $0.device == .float32 }
