@@ -60,7 +60,7 @@ import Testing
         (["import"], "Missing expected argument"),
         (["import", "x.wav", "--bit-depth", "20"], "--bit-depth must be 16, 24 or 32"),
         (["import", "x.wav", "--preset", "voice", "--format", "wav"], "either --preset or --format"),
-        (["import", "x.wav", "--format", "flac"], "flac"),
+        (["import", "x.wav", "--format", "mp3"], "mp3"),
         (["export", "abcd"], "Missing expected argument"),
         (["info"], "Missing expected argument"),
         (["rename", "abcd"], "Missing expected argument"),

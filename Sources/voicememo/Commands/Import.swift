@@ -106,13 +106,14 @@ extension VoiceMemo {
         private func importing(
             _ file: URL, defaultTitle: String?, into store: MemoStore, progress: @escaping (Double) -> Void
         ) throws -> (Memo, isCutShort: Bool) {
-            let source = try AudioFile(forReading: file)
-            let settings = encoding.isEmpty ? nil : try encoding.settings(for: source)
+            // An Opus file cut short opens only once the store has repaired its copy: the store says why it cannot.
+            let source = try? AudioFile(forReading: file)
+            let settings = encoding.isEmpty ? nil : try encoding.settings(for: source ?? AudioFile(forReading: file))
             // The file's own title wins over the default; only standard input has one.
             let memo = try store.importAudio(
-                from: file, title: title ?? defaultTitle.map { source.metadata.title ?? $0 }, settings: settings,
+                from: file, title: title ?? defaultTitle.map { source?.metadata.title ?? $0 }, settings: settings,
                 artist: tags.artist, album: tags.album, comment: tags.comment, progress: progress)
-            return (memo, source.isCutShort)
+            return (memo, source?.isCutShort ?? false)
         }
     }
 }
