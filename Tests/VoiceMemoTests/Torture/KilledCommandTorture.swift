@@ -96,14 +96,14 @@ import Testing
         }
         // Once what the killed processes left is older than a live writer's grace, the next command
         // removes it: only memos (and the titles kept beside memos whose files cannot hold them), the index, its
-        // cache, its lock and what was kept aside remain.
+        // cache, its lock and what was kept aside remain (the trash, where deleted memos wait 30 days).
         for name in try FileManager.default.contentsOfDirectory(atPath: cli.home.path) where name.hasSuffix(".partial") {
             try FileManager.default.setAttributes([.modificationDate: Date() - 60], ofItemAtPath: cli.home.appendingPathComponent(name).path)
         }
         complete = Set(try listed(cli).keys)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
         let strays = names.filter { name in
-            !([".lock", "memos.json", ".memos.cache"].contains(name) || name.hasPrefix("memos.json.broken-")
+            !([".lock", "memos.json", ".memos.cache", ".trash"].contains(name) || name.hasPrefix("memos.json.broken-")
                 || complete.contains { name.hasPrefix($0 + ".") || name == ".\($0).title" || name == ".\($0).waveform.dat" })
         }
         #expect(strays.isEmpty, "\(strays)")
