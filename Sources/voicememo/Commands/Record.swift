@@ -71,7 +71,7 @@ extension VoiceMemo {
             // to a pipe), from standard input alone when it is a terminal.
             let keyboard = live.display ?? TerminalDisplay(drawing: false)
             defer { keyboard?.finish() }
-            IOBufferChoice.apply(IOBufferChoice.recording)
+            IOBufferChoice.apply(live.isShown ? IOBufferChoice.recording : IOBufferChoice.recordingUnseen)
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
