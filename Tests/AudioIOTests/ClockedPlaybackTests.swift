@@ -112,6 +112,33 @@ import Testing
         }
     }
 
+    /// Another client starting on the same sink grows the server's queue at once; the position a player reports (and
+    /// MPRIS publishes) never goes back for it while the audio plays on.
+    @Test func anotherClientStartingOnTheSinkNeverMovesThePositionBack() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let player = try player(seconds: 8, on: server)
+            let other = scratch.file("other.wav")
+            try Sox.synth(to: other.path, rate: 44100, channels: 2, seconds: 0.3, "sine 660", volume: 0.1)
+            await waitForStart(player)
+            var positions: [TimeInterval] = []
+            // Six other clients, one after another: each start is a moment the server may grow its queue.
+            var others: [RunningTool] = []
+            let started = ContinuousClock.now
+            while ContinuousClock.now - started < .seconds(3.5) {
+                positions.append(player.currentTime)
+                if others.count < 6, ContinuousClock.now - started > .milliseconds(300 + 500 * others.count) {
+                    others.append(try Tool.start("paplay", [other.path], environment: try server.environment))
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            for paplay in others.map({ $0.finish() }) { #expect(paplay.status == 0, "\(paplay.standardError)") }
+            player.stop()
+            let steps = zip(positions, positions.dropFirst())
+            #expect(steps.allSatisfy { $1 >= $0 }, "backwards: \(steps.filter { $1 < $0 }.prefix(5).map { "\($0) → \($1)" })")
+            #expect((positions.last ?? 0) > 1.5, "it played on: \(positions.last ?? 0) s")
+        }
+    }
+
     @Test func aSeekInTheLastPassOfALoopDoesNotAddAPass() async throws {
         try await PulseAudioServer.exclusive { server in
             let player = try player(seconds: 1, on: server)
