@@ -178,25 +178,6 @@ final class ALSAStream: PCMStream {
         snd_pcm_prepare(handle)
     }
 
-    /// A sound server's capture is read away: stopping and preparing it again would make a new stream of the server,
-    /// whose first frames come once the server next delivers (PulseAudio's null sink: up to 2 s on, at the end of the
-    /// block it is rendering), while the stream opened with the device has been running since then. Another PCM is
-    /// dropped and prepared.
-    ///
-    /// The corresponding C functions are `snd_pcm_state`, `snd_pcm_start` and `snd_pcm_readi` (else `snd_pcm_drop`
-    /// and `snd_pcm_prepare`).
-    func discardCaptured(using buffer: UnsafeMutableRawPointer, frames: Int) {
-        guard waitsBySleeping, direction == .capture else { return drop() }
-        // Prepared, the plugin's stream already captures; its frames are readable once the PCM runs.
-        if snd_pcm_state(handle) == SND_PCM_STATE_PREPARED, snd_pcm_start(handle) < 0 { return drop() }
-        // Non-blocking: each read returns what is there; the stream holds at most its buffer.
-        var read = 0
-        repeat {
-            read = snd_pcm_readi(handle, buffer, snd_pcm_uframes_t(frames))
-        } while read == frames
-        if read < 0, read != -Int(EAGAIN) { drop() }
-    }
-
     /// The corresponding C functions are `snd_pcm_drain` and `snd_pcm_prepare`.
     func drain() {
         // A non-blocking drain returns at once, and the prepare after it would drop what is still queued.

@@ -311,7 +311,7 @@ final class StreamEngine: @unchecked Sendable {
                 continue
             }
             if isIdle.load(ordering: .relaxed) {
-                leaveIdle(discardingInto: raw)
+                leaveIdle()
                 run = (Self.nanoseconds(), 0)
             }
             let moved: Int?
@@ -547,14 +547,13 @@ final class StreamEngine: @unchecked Sendable {
 
     /// Something to move: wait for the earliest scheduled start (playback: less the device's latency), then go on
     /// counting frames from the idle clock, so that device time never jumps. Capture drops what the device held from
-    /// before (a sound server keeps capturing for a prepared stream), so that the first frame read is from now; a
-    /// sound server's, read away into `raw` (a period's room), keeps its stream.
-    private func leaveIdle(discardingInto raw: UnsafeMutableRawPointer) {
+    /// before (a sound server keeps capturing for a prepared stream), so that the first frame read is from now.
+    private func leaveIdle() {
         while let start = startFrameToWaitFor, frame(at: deviceCurrentTime) < start {
             let wait = Double(start - frame(at: deviceCurrentTime)) / sampleRate
             _ = streamWake.wait(timeout: .now() + min(wait, 0.005))
         }
-        if direction == .capture { stream.discardCaptured(using: raw, frames: configuration.periodFrames) }
+        if direction == .capture { stream.drop() }
         let now = frame(at: deviceCurrentTime)
         framesTransferred.store(now, ordering: .relaxed)
         clockFrames.store(now, ordering: .relaxed)

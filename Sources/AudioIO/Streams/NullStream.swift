@@ -71,7 +71,6 @@ final class NullStream: PCMStream {
     var delay: Int { 0 }
     func setPaused(_ paused: Bool) -> Bool { true }
     func drop() {}
-    func discardCaptured(using buffer: UnsafeMutableRawPointer, frames: Int) {}
     func drain() {}
     func close() {}
 }

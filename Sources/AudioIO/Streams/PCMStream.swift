@@ -90,9 +90,6 @@ protocol PCMStream: AnyObject {
     func setPaused(_ paused: Bool) -> Bool
     /// Stops at once, dropping what is queued, ready to start again.
     func drop()
-    /// Capture: drops what the stream has captured and not yet read, so that the next read is of what comes from now
-    /// on, reading it away into `buffer` (room for `frames` frames) where stopping would cost the stream its start.
-    func discardCaptured(using buffer: UnsafeMutableRawPointer, frames: Int)
     /// Waits until everything written has been played, then is ready to start again.
     func drain()
     /// Lets the device go; nothing else is called after.
