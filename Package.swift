@@ -53,11 +53,7 @@ let package = Package(
                 "CWebRTCAudio",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ],
-            // The library's sample loops (levels, waveform, conversion, non-finite checks) run six times slower
-            // unoptimized: optimized in debug builds too, so that the tests (an hour of audio measured here and there)
-            // run the code users run, in a third of the time.
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+            ]
         ),
         .target(name: "NowPlaying", dependencies: ["AudioIO", "CMPRIS", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
