@@ -98,10 +98,10 @@ import Testing
         ], "a pause and a resume, no change of rate: \(log.events)")
     }
 
-    @Test func aQueueChangesSpeedByItsAlgorithmAcrossItemsAndRate0PausesIt() throws {
+    @Test func aQueueChangesSpeedByItsAlgorithmAcrossItemsAndRate0PausesIt() async throws {
         let renderer = try OfflineRenderer(channelCount: 1)
         let items = [try tone("a.wav", hertz: 1000, seconds: 1), try tone("b.wav", hertz: 500, seconds: 1)]
-        let queue = try AudioQueuePlayer(items: items)
+        let queue = QueuePlayer(items: try await readyItems(items))
         queue.currentDevice = renderer.device
         queue.audioTimePitchAlgorithm = .varispeed
         queue.rate = 2

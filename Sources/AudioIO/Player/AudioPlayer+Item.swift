@@ -15,7 +15,7 @@ extension AudioPlayer {
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
     ///   downloads; the player then goes on with what it played.
     public func replaceCurrentItem(with url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        replace(with: try PlayerItem.open(url, cache: cache))
+        replace(with: try PlayedFile.open(url, cache: cache))
     }
 
     /// Plays `data`, the bytes of any file format ``AudioFile`` reads, instead of what the player plays now, as
@@ -23,10 +23,10 @@ extension AudioPlayer {
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio; the player then goes on with what it played.
     public func replaceCurrentItem(with data: Data) throws(AudioFileError) {
-        replace(with: try PlayerItem(data: data))
+        replace(with: try PlayedFile(data: data))
     }
 
-    private func replace(with item: PlayerItem) {
+    private func replace(with item: PlayedFile) {
         let playsOnOnceLoaded = withState { state, events in
             let wasPlaying = state.isPlaying
             state.seeks.end(finished: false)

@@ -12,7 +12,7 @@ enum RemoteLoad: Equatable {
 extension AudioPlayer {
     /// Reads the header of `item`, an address, on a thread of its own, and makes the status ready or failed; the
     /// player looks at its buffer from now on.
-    func startLoading(_ item: PlayerItem) {
+    func startLoading(_ item: PlayedFile) {
         state.withLock { $0.file.load = .loading }
         watchDownloads()
         RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self, weak item] in
@@ -23,7 +23,7 @@ extension AudioPlayer {
     }
 
     /// Opens `item`'s header and, while it is still the player's, makes the status ready or failed.
-    private func load(_ item: PlayerItem) {
+    private func load(_ item: PlayedFile) {
         guard let remote = item.remote else { return }
         defer { item.loadEnded.signal() }
         let opened = Result { () throws(AudioFileError) in try AudioFile(remote: remote) }

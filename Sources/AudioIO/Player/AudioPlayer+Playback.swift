@@ -8,7 +8,7 @@ extension AudioPlayer {
     @discardableResult
     public func prepareToPlay() -> Bool {
         awaitLoad()
-        return withState { state, events in prepare(&state, &events) }
+        return withState { state, events in prepareFile(&state, &events) }
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).

@@ -41,9 +41,9 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     public var numberOfChannels: Int { item.facts.withLock { $0.channels } }
 
     /// What is played: ``replaceCurrentItem(with:cache:)`` changes it, under the state's lock (taken before this one).
-    let current: Mutex<PlayerItem>
+    let current: Mutex<PlayedFile>
     /// What is played now.
-    var item: PlayerItem { current.withLock { $0 } }
+    var item: PlayedFile { current.withLock { $0 } }
     /// The file the decoder opens (an address's is read through ``remote``).
     var source: URL { item.source }
     /// The download of an `http` or `https` address.
@@ -67,18 +67,18 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
     ///   this library downloads (a failed download is reported by ``status``).
     public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        self.init(item: try PlayerItem.open(url, cache: cache))
+        self.init(item: try PlayedFile.open(url, cache: cache))
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio.
     public convenience init(data: Data) throws(AudioFileError) {
-        self.init(item: try PlayerItem(data: data))
+        self.init(item: try PlayedFile(data: data))
     }
 
     /// A player of `item`; an address's header is read on a thread of its own.
-    private init(item: PlayerItem) {
+    private init(item: PlayedFile) {
         current = Mutex(item)
         super.init(state: State())
         if item.remote != nil { startLoading(item) }
@@ -128,8 +128,8 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
 
     // MARK: Shape
 
-    override func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
-        prepareFile(&state, &events)
+    override func prepare(_ state: inout State, _ events: inout [Event]) -> Preparation {
+        prepareFile(&state, &events) ? .ready : .failed
     }
 
     override func release(_ state: inout State) {

@@ -58,7 +58,7 @@ extension BasePlayer {
     /// buffered (see ``RemoteBuffering/look(at:on:isPlaying:decoderWaits:download:)``).
     private func lookAtBuffer() {
         withState { state, events in
-            guard let voice = state.voice, let engine = state.engine, state.isInMix else { return }
+            guard let voice = state.voice, let engine = state.engine, state.isInMix, state.waitsToMinimizeStalls else { return }
             let download = state.reading.flatMap { state.readers[$0] }.map { (progress: $0.progress, duration: $0.duration) }
             switch state.buffering.look(
                 at: voice, on: engine, isPlaying: state.isPlaying, decoderWaits: state.decoderWaits, download: download) {

@@ -77,11 +77,14 @@ public class BasePlayer: @unchecked Sendable {
 
     // MARK: Shape
 
-    /// *Shape*: makes a voice, primed and not yet in the mix, for what plays at ``State/time``, unless one is; false
-    /// (with the status saying why) when nothing can be played.
-    func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+    /// *Shape*: makes a voice, primed and not yet in the mix, for what plays at ``State/time``, unless one is; or says
+    /// why it cannot yet, or failed (the status saying why).
+    func prepare(_ state: inout State, _ events: inout [Event]) -> Preparation {
         preconditionFailure("a player overrides prepare")
     }
+
+    /// *Shape*: whether setting a rate other than 0 plays, as `AVPlayer`'s does (`AVAudioPlayer`'s does not).
+    var startsWhenRateIsSet: Bool { false }
 
     /// *Shape*: the time a seek to `time` goes to, clamped to what plays; nil when nothing plays, and a seek completes
     /// unfinished.
@@ -90,7 +93,7 @@ public class BasePlayer: @unchecked Sendable {
     }
 
     /// *Shape*: the item playing, whose change is an ``Event/currentItemChanged(_:)``: nil for a player of one file.
-    func currentItem(in state: State) -> (token: Int, url: URL)? { nil }
+    func currentItem(in state: State) -> (token: Int, item: PlayerItem)? { nil }
 
     /// *Shape*: what is downloaded of what plays now.
     func download(in state: State) -> ItemDownload {
@@ -139,7 +142,7 @@ public class BasePlayer: @unchecked Sendable {
             if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
             if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
             let newItem = currentItem(in: state)
-            if newItem?.token != item?.token { changes.append(.currentItemChanged(newItem?.url)) }
+            if newItem?.token != item?.token { changes.append(.currentItemChanged(newItem?.item)) }
             let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
             events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
             state.subscribers.yield(events)
@@ -159,7 +162,16 @@ public class BasePlayer: @unchecked Sendable {
     func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval? = nil) -> Bool {
         guard !state.isPlaying else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
-        guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        switch prepare(&state, &events) {
+        case .failed: return false
+        case .waiting(let reason):
+            // Asked to play: it plays once what it waits for is there.
+            state.waitingReason = reason
+            state.isPlaying = true
+            return true
+        case .ready: state.waitingReason = nil
+        }
+        guard let voice = state.voice, let engine = state.engine else { return false }
         if !voice.hasStarted.load(ordering: .acquiring) {
             // The start frame before the pause flag, so that no period sees the old start unpaused.
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
@@ -167,7 +179,7 @@ public class BasePlayer: @unchecked Sendable {
         }
         voice.isPaused.store(false, ordering: .releasing)
         // An address's first audio may take any time: its output waits for it.
-        if state.watchesDownloads { state.buffering.hold(voice, on: engine) }
+        if state.watchesDownloads, state.waitsToMinimizeStalls { state.buffering.hold(voice, on: engine) }
         if state.isInMix {
             engine.wake()
         } else {
@@ -187,7 +199,13 @@ public class BasePlayer: @unchecked Sendable {
 
     /// Pauses the voice if it plays; returns whether it did.
     func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
-        guard state.isPlaying, let voice = state.voice else { return false }
+        guard state.isPlaying else { return false }
+        guard let voice = state.voice else {
+            // Waiting to play: no longer.
+            state.isPlaying = false
+            state.waitingReason = nil
+            return true
+        }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
             // queued of it) and a new one waits at the position heard.
@@ -231,6 +249,16 @@ public class BasePlayer: @unchecked Sendable {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
         move(&state, &events, to: heard ?? state.currentTime, playing: true)
     }
+}
+
+/// What preparing to play found.
+enum Preparation {
+    /// A voice is prepared.
+    case ready
+    /// Nothing can play yet, for this reason: playing starts once it can.
+    case waiting(BasePlayer.WaitingReason)
+    /// Nothing can play: the status says why.
+    case failed
 }
 
 extension BasePlayer: VoiceOwner {

@@ -5,8 +5,8 @@ import FoundationEssentials
 enum NextSource {
     /// The same file again, from its range's start (a loop).
     case rewind
-    /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB.
-    case file(AudioFile, item: Int, gain: Float)
+    /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB, its `range`.
+    case file(AudioFile, item: Int, gain: Float, range: PlaybackRange)
     /// Nothing: the voice ends.
     case end
 }
@@ -245,9 +245,10 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     // the voice's current item how many passes were heard.
                     source.item += 1
                     continue
-                case .file(let nextFile, let item, let gain):
+                case .file(let nextFile, let item, let gain, let range):
                     let following = try Self.source(
-                        nextFile, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
+                        nextFile, item: item, gain: gain, range: range, channels: voice.channelCount, deviceRate: deviceRate,
+                        continuing: source)
                     if following.resampler !== source.resampler { try flushResampler(buffers) }
                     // A pause at the end of an item ends there.
                     endSkippedPause(rate: Float(bitPattern: rateBits.load(ordering: .relaxed)))
