@@ -24,7 +24,7 @@ extension Player {
                 switch first.item.status {
                 case .unknown:
                     // Loading is on its way; playing starts once it has ended (``itemDidLoad(_:)``).
-                    take(first.item)
+                    first.item.load(for: self)
                     return .waiting(.evaluatingBufferingRate)
                 case .failed(let error):
                     throw error.fileError(path: first.item.url)

@@ -142,9 +142,10 @@ public class Player: BasePlayer, @unchecked Sendable {
         if case .waitingToPlayAtSpecifiedRate(let reason) = timeControlStatus { reason } else { nil }
     }
 
-    /// Makes `item` the player's, and starts loading it.
+    /// Makes `item` the player's, and starts loading it; an address's buffer is looked at from now on.
     func take(_ item: PlayerItem) {
         item.load(for: self)
+        if RemoteAsset.isRemote(item.url) { watchDownloads() }
     }
 
     /// `item` has loaded (or failed to): a player waiting for it starts.
