@@ -5,8 +5,8 @@ import Synchronization
 
 /// One device stream and the thread that moves its frames, either way: it renders the mix of every voice playing on
 /// it into a playback stream (``Cycle/render(_:)``), or reads a capture stream into every tap recording or metering
-/// from it (``Cycle/capture(_:)``). The stream is any ``PCMStream``: an ALSA PCM, or a ``NullStream`` (tests, offline
-/// rendering).
+/// from it (``Cycle/capture(_:)``). The stream is any ``PCMStream`` that ``StreamFactory`` opens for the device's name
+/// (an ALSA PCM, or a test's ``NullDevice``), or a ``NullStream`` of its own (offline rendering).
 ///
 /// There is one engine per device and direction in a process, made when a player, recorder or meter first needs it:
 /// clients that share a device share its clock, which is what makes `play(atTime:)` and `record(atTime:)` start them
@@ -81,22 +81,16 @@ final class StreamEngine: @unchecked Sendable {
 
     private static let engines = Mutex<[Key: StreamEngine]>([:])
 
-    /// The engine of `device` for `direction`, opening an ALSA PCM (or the ``NullDevice`` a test installed under that
-    /// name) as `request` asks (or as near as it takes) the
-    /// first time: the first client of a device sets its format and buffer for as long as the process has it open,
-    /// and the others convert.
+    /// The engine of `device` for `direction`, opening the stream ``StreamFactory`` chooses for it as `request` asks
+    /// (or as near as it takes) the first time: the first client of a device sets its format and buffer for as long
+    /// as the process has it open, and the others convert.
     static func engine(for device: String, direction: StreamDirection, request: StreamRequest) throws(AudioDeviceError) -> StreamEngine {
         let key = Key(device: device, direction: direction)
         let result: Result<(StreamEngine, Bool), AudioDeviceError> = engines.withLock { engines in
             // One that failed is on its way out of the registry: the device is opened anew.
             if let engine = engines[key], engine.failure == nil { return .success((engine, false)) }
             do throws(DeviceError) {
-                let stream: any PCMStream = if let null = NullDevice.named(device) {
-                    NullStream(device: null, direction: direction)
-                } else {
-                    try ALSAStream(name: device, direction: direction)
-                }
-                let engine = try StreamEngine(stream: stream, request: request)
+                let engine = try StreamEngine(stream: StreamFactory.open(device, direction: direction), request: request)
                 engines[key] = engine
                 return .success((engine, true))
             } catch {
@@ -106,18 +100,6 @@ final class StreamEngine: @unchecked Sendable {
         let (engine, opened) = try result.get()
         if opened { EngineObservers.tell { $0.engineOpened(device, direction: direction) } }
         return engine
-    }
-
-    /// Whether `device` can be opened for `direction` now: false while another program holds it (the open fails
-    /// with ``DeviceError/busy``). Any other failure is for the open that follows to report.
-    static func canOpen(_ device: String, direction: StreamDirection) -> Bool {
-        if let null = NullDevice.named(device) { return !null.isHeld }
-        do throws(DeviceError) {
-            try ALSAStream(name: device, direction: direction).close()
-            return true
-        } catch {
-            return error != .busy
-        }
     }
 
     /// Every engine open on a device for `direction`.
