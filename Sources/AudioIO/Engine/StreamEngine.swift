@@ -65,14 +65,11 @@ final class StreamEngine: @unchecked Sendable {
     private let idleFrames = ManagedAtomic<Int64>(0)
     private let idleSince = ManagedAtomic<Int>(StreamEngine.nanoseconds())
     private let isClosing = ManagedAtomic<Bool>(false)
-    /// Set once, by the stream thread as it exits after a failure: read ``failureError`` after it.
-    private let hasFailed = ManagedAtomic<Bool>(false)
-    private nonisolated(unsafe) var failureError = DeviceError.disconnected
+    private let errors: DeviceErrorHandler
     /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`, an unclocked null stream).
     private(set) var isUnclocked = false
     /// The voices or taps in the cycle, held for their owners until the stream thread lets them go.
     private let clients = Mutex<[ObjectIdentifier: AnyObject]>([:])
-    private let interruptions = DeviceInterruptions()
 
     private struct Key: Hashable {
         var device: String
@@ -144,6 +141,7 @@ final class StreamEngine: @unchecked Sendable {
                 format: configuration.format, channelCount: configuration.channelCount,
                 maximumFrames: configuration.periodFrames, overflowWait: isUnclocked ? Self.unclockedWait : periodNanoseconds / 2))
         }
+        errors = DeviceErrorHandler(stream: stream, cycle: cycle, eventWake: eventWake)
         if isOffline {
             periodBuffers = PeriodBuffers(configuration)
             isIdle.store(false, ordering: .relaxed)
@@ -214,7 +212,7 @@ final class StreamEngine: @unchecked Sendable {
     /// captures from now on.
     func waitUntilRunning(timeout: Double) {
         let deadline = Self.nanoseconds() + Int(timeout * 1e9)
-        while isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring), Self.nanoseconds() < deadline {
+        while isIdle.load(ordering: .acquiring), !errors.isFailed, Self.nanoseconds() < deadline {
             usleep(500)
         }
     }
@@ -232,8 +230,7 @@ final class StreamEngine: @unchecked Sendable {
 
     /// The failure that stopped the device, if it has stopped.
     var failure: AudioDeviceError? {
-        guard hasFailed.load(ordering: .acquiring) else { return nil }
-        return AudioDeviceError(device: deviceName, operation: .stream, failureError)
+        errors.failure.map { AudioDeviceError(device: deviceName, operation: .stream, $0) }
     }
 
     /// Leaves the registry, ends the threads and lets the device go: after a failure, or once an offline engine is
@@ -380,24 +377,10 @@ final class StreamEngine: @unchecked Sendable {
                 // period unwritten, and what is queued is dropped with the next period or the idle.
                 if queuedAudioIsUnwanted(mixer) { break }
                 _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: frames - done), 0.001))
-            } catch .xrun {
-                underruns.wrappingIncrement(ordering: .relaxed)
-                do {
-                    try stream.recover(from: .xrun)
-                } catch .busy {
-                    // Another program took the device, which an xrun told first: waited for as below.
-                    if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-                } catch {
-                    return fail(error)
-                }
-            } catch .suspended {
-                // Waiting for the system to resume takes sleeping: the event thread does it.
-                if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
-            } catch .busy {
-                // Another program took the device: the event thread waits until it is free and opens it again.
-                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
             } catch {
-                return fail(error)
+                if case .xrun = error { underruns.wrappingIncrement(ordering: .relaxed) }
+                // Recovered or resumed, the rest of the period is written next.
+                if case .failed = errors.handle(error) { return nil }
             }
         }
         framesTransferred.store(first + Int64(done), ordering: .relaxed)
@@ -448,7 +431,7 @@ final class StreamEngine: @unchecked Sendable {
     }
 
     /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
-    /// counted as lost), or nil when the stream failed.
+    /// counted as lost, or after an interruption), or nil when the stream failed.
     private func capturePeriod(_ capture: CaptureCycle, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
         // A stream that does not wait in its reads (a sound server's): the wait for a period comes first, so that it
         // is read in one go.
@@ -458,32 +441,18 @@ final class StreamEngine: @unchecked Sendable {
         let got: Int
         do {
             got = try stream.read(into: raw, frames: configuration.periodFrames)
-        } catch .suspended {
-            // The session paused the recorders meanwhile, so the suspended time is no gap in their files.
-            if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
-            return 0
-        } catch .busy {
-            // Another program took the device: as a suspension, until it is free again.
-            if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-            return 0
-        } catch .xrun {
-            do {
-                try stream.recover(from: .xrun)
-            } catch .busy {
-                // Another program took the device, which an xrun told first: the recorders were paused, nothing is
-                // lost.
-                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-                return 0
-            } catch {
-                return fail(error)
-            }
-            // What should have been captured since the last read is lost: a gap of that length in every tap.
-            let lost = max(0, frame(at: deviceCurrentTime) - first)
-            capture.deviceDidLose(frames: Int(lost))
-            framesTransferred.store(first + lost, ordering: .relaxed)
-            return 0
         } catch {
-            return fail(error)
+            switch errors.handle(error) {
+            case .failed: return nil
+            // The session paused the recorders meanwhile, so the interrupted time is no gap in their files.
+            case .resumed: return 0
+            case .recovered:
+                // What should have been captured since the last read is lost: a gap of that length in every tap.
+                let lost = max(0, frame(at: deviceCurrentTime) - first)
+                capture.deviceDidLose(frames: Int(lost))
+                framesTransferred.store(first + lost, ordering: .relaxed)
+                return 0
+            }
         }
         // Nothing there yet, from a stream that does not wait (a sound server's), or a device that answers at once
         // without audio (which fails the read after a while, see ``ALSAStream``).
@@ -551,15 +520,6 @@ final class StreamEngine: @unchecked Sendable {
         }
     }
 
-    /// Stream thread: the device failed; it ends here. Returns nil for the caller to return.
-    private func fail(_ error: DeviceError) -> Int? {
-        failureError = error
-        hasFailed.store(true, ordering: .releasing)
-        if case .capture(let capture) = cycle { capture.endAll() }
-        eventWake.signal()
-        return nil
-    }
-
     // MARK: Event thread
 
     private func eventLoop() {
@@ -575,8 +535,8 @@ final class StreamEngine: @unchecked Sendable {
                 eventWake.wait()
             }
             deliverEvents()
-            interruptions.resumeIfInterrupted(stream) { isClosing.load(ordering: .acquiring) }
-            if hasFailed.load(ordering: .acquiring) {
+            errors.interruptions.resumeIfInterrupted(stream) { isClosing.load(ordering: .acquiring) }
+            if errors.isFailed {
                 failEverything()
                 return
             }
@@ -629,7 +589,7 @@ final class StreamEngine: @unchecked Sendable {
     private func waitUntilPlayed(upTo frame: Int64) {
         guard !isOffline else { return }
         let deadline = Self.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
-        while Self.nanoseconds() < deadline, !isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring) {
+        while Self.nanoseconds() < deadline, !isIdle.load(ordering: .acquiring), !errors.isFailed {
             if self.frame(at: deviceCurrentTime) >= frame, !isUnclocked || needsRunning { return }
             usleep(2000)
         }
