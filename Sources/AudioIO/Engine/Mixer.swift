@@ -352,11 +352,4 @@ package final class Mixer: @unchecked Sendable {
             voice.rampFramesLeft = 0
         }
     }
-
-    /// The monotonic clock in nanoseconds.
-    static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
 }

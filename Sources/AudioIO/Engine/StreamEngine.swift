@@ -38,7 +38,8 @@ final class StreamEngine: @unchecked Sendable {
     let cycle: Cycle
     /// Its periods are rendered on request (``renderOffline(frames:)``), not by a thread of its own.
     let isOffline: Bool
-    var sampleRate: Double { Double(configuration.sampleRate) }
+    let clock: DeviceClock
+    var sampleRate: Double { clock.sampleRate }
     var direction: StreamDirection { stream.direction }
 
     /// Whether the device's buffer holds more than a tenth of a second: a pause or a change written into the mix
@@ -56,14 +57,6 @@ final class StreamEngine: @unchecked Sendable {
     /// Signalled as the stream thread ends.
     private let streamThreadEnded = DispatchSemaphore(value: 0)
     private let isStreamClosed = ManagedAtomic<Bool>(false)
-    /// Device frames moved: written (playback) or read, lost input included (capture).
-    private let framesTransferred = ManagedAtomic<Int64>(0)
-    /// Device frames heard (playback) or captured (capture) at ``clockAt``.
-    private let clockFrames = ManagedAtomic<Int64>(0)
-    private let clockAt = ManagedAtomic<Int>(0)
-    private let isIdle = ManagedAtomic<Bool>(true)
-    private let idleFrames = ManagedAtomic<Int64>(0)
-    private let idleSince = ManagedAtomic<Int>(StreamEngine.nanoseconds())
     private let isClosing = ManagedAtomic<Bool>(false)
     private let errors: DeviceErrorHandler
     /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`, an unclocked null stream).
@@ -124,6 +117,7 @@ final class StreamEngine: @unchecked Sendable {
         deviceName = stream.name
         isUnclocked = !stream.isClocked
         self.isOffline = isOffline
+        clock = DeviceClock(sampleRate: configuration.sampleRate, direction: stream.direction)
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
         switch stream.direction {
         case .playback:
@@ -144,7 +138,7 @@ final class StreamEngine: @unchecked Sendable {
         errors = DeviceErrorHandler(stream: stream, cycle: cycle, eventWake: eventWake)
         if isOffline {
             periodBuffers = PeriodBuffers(configuration)
-            isIdle.store(false, ordering: .relaxed)
+            clock.runOffline()
             streamThreadEnded.signal()
         } else {
             RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
@@ -160,30 +154,11 @@ final class StreamEngine: @unchecked Sendable {
 
     // MARK: Clock
 
-    /// Seconds on the device's clock: frames heard (playback: written less those still queued) or captured (capture:
-    /// read and waiting to be), over the rate, continued by the monotonic clock between transfers and while idle.
-    var deviceCurrentTime: Double {
-        let now = Self.nanoseconds()
-        if isIdle.load(ordering: .acquiring) {
-            let elapsed = Double(now - idleSince.load(ordering: .relaxed)) / 1e9
-            return Double(idleFrames.load(ordering: .relaxed)) / sampleRate + elapsed
-        }
-        let frames = Double(clockFrames.load(ordering: .relaxed))
-        let elapsed = Double(now - clockAt.load(ordering: .acquiring)) / 1e9
-        let estimate = frames + elapsed * sampleRate
-        // What is heard cannot be ahead of what was written.
-        return (direction == .playback ? min(estimate, Double(framesTransferred.load(ordering: .relaxed))) : estimate) / sampleRate
-    }
+    /// Seconds on the device's clock (see ``DeviceClock``).
+    var deviceCurrentTime: Double { clock.currentTime }
 
     /// The device frame at `deviceTime` seconds on this engine's clock.
-    func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
-
-    /// The monotonic clock in nanoseconds.
-    static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
+    func frame(at deviceTime: Double) -> Int64 { clock.frame(at: deviceTime) }
 
     // MARK: Clients
 
@@ -211,8 +186,8 @@ final class StreamEngine: @unchecked Sendable {
     /// before), the device fails, or `timeout` seconds pass: a tap added before is then given every frame the device
     /// captures from now on.
     func waitUntilRunning(timeout: Double) {
-        let deadline = Self.nanoseconds() + Int(timeout * 1e9)
-        while isIdle.load(ordering: .acquiring), !errors.isFailed, Self.nanoseconds() < deadline {
+        let deadline = DeviceClock.nanoseconds() + Int(timeout * 1e9)
+        while clock.isIdle, !errors.isFailed, DeviceClock.nanoseconds() < deadline {
             usleep(500)
         }
     }
@@ -289,9 +264,9 @@ final class StreamEngine: @unchecked Sendable {
                 streamWake.wait()
                 continue
             }
-            if isIdle.load(ordering: .relaxed) {
+            if clock.isIdle {
                 leaveIdle()
-                run = (Self.nanoseconds(), 0)
+                run = (DeviceClock.nanoseconds(), 0)
             }
             let moved: Int?
             switch cycle {
@@ -338,7 +313,7 @@ final class StreamEngine: @unchecked Sendable {
     }
 
     /// Offline engines: the frames rendered so far, which are its clock.
-    var framesRendered: Int64 { framesTransferred.load(ordering: .relaxed) }
+    var framesRendered: Int64 { clock.framesTransferred.load(ordering: .relaxed) }
 
     /// Whether a voice plays or waits to start: an offline render goes on while one does.
     var hasVoicesToRender: Bool {
@@ -359,7 +334,7 @@ final class StreamEngine: @unchecked Sendable {
     ) -> Int? {
         let period = frames ?? configuration.periodFrames
         guard waitForRoom(frames: period, mixer) else { return 0 }
-        let first = framesTransferred.load(ordering: .relaxed)
+        let first = clock.framesTransferred.load(ordering: .relaxed)
         mixer.render(into: floats, frames: period, firstFrame: first)
         // Once the mix has ended (every voice finished, paused or let go), only what was mixed is written, and the
         // idle that follows drains it, as aplay does: a short sound, a range's end or a queue's last item does not
@@ -383,11 +358,9 @@ final class StreamEngine: @unchecked Sendable {
                 if case .failed = errors.handle(error) { return nil }
             }
         }
-        framesTransferred.store(first + Int64(done), ordering: .relaxed)
         let delay = stream.delay
         queuedFrames.store(delay, ordering: .relaxed)
-        clockFrames.store(first + Int64(done) - Int64(delay), ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
+        clock.noteTransfer(upTo: first + Int64(done), delay: delay)
         return done
     }
 
@@ -422,12 +395,10 @@ final class StreamEngine: @unchecked Sendable {
     /// than after the queue (hundreds of milliseconds with a long buffer); the clock goes on from what was heard.
     private func discardQueuedAudio(_ mixer: Mixer) {
         mixer.audioWasCut = false
-        let heard = framesTransferred.load(ordering: .relaxed) - Int64(stream.delay)
+        let heard = clock.framesTransferred.load(ordering: .relaxed) - Int64(stream.delay)
         stream.drop()
-        framesTransferred.store(heard, ordering: .relaxed)
         queuedFrames.store(0, ordering: .relaxed)
-        clockFrames.store(heard, ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
+        clock.restart(at: heard)
     }
 
     /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
@@ -437,7 +408,7 @@ final class StreamEngine: @unchecked Sendable {
         // is read in one go.
         let wait = stream.waitingTime(for: configuration.periodFrames)
         if wait > 0 { _ = streamWake.wait(timeout: .now() + wait) }
-        let first = framesTransferred.load(ordering: .relaxed)
+        let first = clock.framesTransferred.load(ordering: .relaxed)
         let got: Int
         do {
             got = try stream.read(into: raw, frames: configuration.periodFrames)
@@ -450,7 +421,7 @@ final class StreamEngine: @unchecked Sendable {
                 // What should have been captured since the last read is lost: a gap of that length in every tap.
                 let lost = max(0, frame(at: deviceCurrentTime) - first)
                 capture.deviceDidLose(frames: Int(lost))
-                framesTransferred.store(first + lost, ordering: .relaxed)
+                clock.framesTransferred.store(first + lost, ordering: .relaxed)
                 return 0
             }
         }
@@ -461,9 +432,7 @@ final class StreamEngine: @unchecked Sendable {
             return 0
         }
         capture.process(raw, frames: got, firstFrame: first)
-        framesTransferred.store(first + Int64(got), ordering: .relaxed)
-        clockFrames.store(first + Int64(got) + Int64(stream.delay), ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
+        clock.noteTransfer(upTo: first + Int64(got), delay: stream.delay)
         return got
     }
 
@@ -475,7 +444,7 @@ final class StreamEngine: @unchecked Sendable {
               frames >= 16 * configuration.periodFrames
         else { return }
         let realTime = frames * 1_000_000_000 / configuration.sampleRate
-        if (Self.nanoseconds() - start) * 4 < realTime {
+        if (DeviceClock.nanoseconds() - start) * 4 < realTime {
             isUnclocked = true
             mixer.starvationWait.store(Self.unclockedWait, ordering: .relaxed)
         }
@@ -484,16 +453,14 @@ final class StreamEngine: @unchecked Sendable {
     /// Nothing to move: playback plays out what the device holds (or drops it, when a voice was cut off), capture
     /// stops; then the clock runs on the monotonic clock.
     private func enterIdle() {
-        guard !isIdle.load(ordering: .relaxed) else { return }
+        guard !clock.isIdle else { return }
         switch cycle {
         case .render(let mixer) where queuedAudioIsUnwanted(mixer): discardQueuedAudio(mixer)
         case .render: stream.drain()
         case .capture: stream.drop()
         }
         queuedFrames.store(0, ordering: .relaxed)
-        idleFrames.store(direction == .playback ? framesTransferred.load(ordering: .relaxed) : frame(at: deviceCurrentTime), ordering: .relaxed)
-        idleSince.store(Self.nanoseconds(), ordering: .relaxed)
-        isIdle.store(true, ordering: .releasing)
+        clock.enterIdle()
     }
 
     /// Something to move: wait for the earliest scheduled start (playback: less the device's latency), then go on
@@ -505,11 +472,7 @@ final class StreamEngine: @unchecked Sendable {
             _ = streamWake.wait(timeout: .now() + min(wait, 0.005))
         }
         if direction == .capture { stream.drop() }
-        let now = frame(at: deviceCurrentTime)
-        framesTransferred.store(now, ordering: .relaxed)
-        clockFrames.store(now, ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .relaxed)
-        isIdle.store(false, ordering: .releasing)
+        clock.leaveIdle()
     }
 
     /// The frame to wait for before moving any, when every client that needs the stream waits for its start.
@@ -588,8 +551,8 @@ final class StreamEngine: @unchecked Sendable {
     /// unless other clients keep it running.
     private func waitUntilPlayed(upTo frame: Int64) {
         guard !isOffline else { return }
-        let deadline = Self.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
-        while Self.nanoseconds() < deadline, !isIdle.load(ordering: .acquiring), !errors.isFailed {
+        let deadline = DeviceClock.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
+        while DeviceClock.nanoseconds() < deadline, !clock.isIdle, !errors.isFailed {
             if self.frame(at: deviceCurrentTime) >= frame, !isUnclocked || needsRunning { return }
             usleep(2000)
         }
@@ -616,9 +579,9 @@ final class StreamEngine: @unchecked Sendable {
     /// after an interruption paused the recorders, a capture thread must not be left in a read that the process
     /// stopping would turn into an overrun, heard later as silence in a resumed recording.
     static func waitUntilPausedCaptureStops(timeout: Double) {
-        let deadline = nanoseconds() + Int(timeout * 1e9)
+        let deadline = DeviceClock.nanoseconds() + Int(timeout * 1e9)
         for engine in all(.capture) {
-            while !engine.isIdle.load(ordering: .acquiring), !engine.needsRunning, engine.failure == nil, nanoseconds() < deadline {
+            while !engine.clock.isIdle, !engine.needsRunning, engine.failure == nil, DeviceClock.nanoseconds() < deadline {
                 usleep(1000)
             }
         }
