@@ -36,37 +36,45 @@ extension StreamEngine {
     private func deliverEvents() {
         switch cycle {
         case .render(let mixer):
-            while let event = mixer.events.pop() {
-                let voice = Unmanaged<Voice>.fromOpaque(event.voice)
-                let owner = voice.takeUnretainedValue().owner
-                switch event.kind {
-                case .started: owner?.voiceDidStart(voice.takeUnretainedValue())
-                case .finished:
-                    // Finished is when it has been played, not mixed: what the device holds queued is heard first.
-                    waitUntilPlayed(upTo: mixer.endOfMix.load(ordering: .relaxed))
-                    // A last tick first: an unclocked device may mix a whole file between two ticks.
-                    owner?.voiceDidTick(voice.takeUnretainedValue())
-                    owner?.voiceDidFinish(voice.takeUnretainedValue())
-                case .itemStarted: owner?.voiceDidStartItem(voice.takeUnretainedValue())
-                case .removed:
-                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }
-                    voice.release()
-                }
-            }
+            while let event = mixer.events.pop() { deliver(event.kind, of: .fromOpaque(event.voice), mixedBy: mixer) }
         case .capture(let capture):
-            while let event = capture.events.pop() {
-                let tap = Unmanaged<CaptureTap>.fromOpaque(event.tap)
-                let owner = tap.takeUnretainedValue().owner
-                switch event.kind {
-                case .started: owner?.tapDidStart(tap.takeUnretainedValue())
-                case .finished: owner?.tapDidFinish(tap.takeUnretainedValue())
-                case .overrun: owner?.tapDidOverrun(tap.takeUnretainedValue(), frames: event.frames)
-                case .removed:
-                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(tap.takeUnretainedValue())) }
-                    tap.release()
-                }
-            }
+            while let event = capture.events.pop() { deliver(event, of: .fromOpaque(event.tap)) }
         }
+    }
+
+    /// A voice's event, to its owner; a voice taken out of the mix is let go.
+    private func deliver(_ kind: EngineEvent.Kind, of client: Unmanaged<Voice>, mixedBy mixer: Mixer) {
+        let voice = client.takeUnretainedValue()
+        switch kind {
+        case .started: voice.owner?.voiceDidStart(voice)
+        case .finished:
+            let owner = voice.owner
+            // Finished is when it has been played, not mixed: what the device holds queued is heard first.
+            waitUntilPlayed(upTo: mixer.endOfMix.load(ordering: .relaxed))
+            // A last tick first: an unclocked device may mix a whole file between two ticks.
+            owner?.voiceDidTick(voice)
+            owner?.voiceDidFinish(voice)
+        case .itemStarted: voice.owner?.voiceDidStartItem(voice)
+        case .removed: letGo(client)
+        }
+    }
+
+    /// A tap's event, to its owner; a tap let go of by the cycle is let go here too.
+    private func deliver(_ event: CaptureEvent, of client: Unmanaged<CaptureTap>) {
+        let tap = client.takeUnretainedValue()
+        switch event.kind {
+        case .started: tap.owner?.tapDidStart(tap)
+        case .finished: tap.owner?.tapDidFinish(tap)
+        case .overrun: tap.owner?.tapDidOverrun(tap, frames: event.frames)
+        case .removed: letGo(client)
+        }
+    }
+
+    /// Lets go of the client the cycle removed: its owner's reference, and the cycle's (taken when it entered).
+    private func letGo<Client: AnyObject>(_ client: Unmanaged<Client>) {
+        let key = ObjectIdentifier(client.takeUnretainedValue())
+        _ = clients.withLock { $0.removeValue(forKey: key) }
+        client.release()
     }
 
     /// Waits, at most the buffer's length and a second, until the device has played what was mixed before `frame`. A
