@@ -181,7 +181,7 @@ extension StreamEngine {
             }
         }
         // Nothing there yet, from a stream that does not wait (a sound server's), or a device that answers at once
-        // without audio (which fails the read after a while, see ``ALSAStream``).
+        // without audio (whose stream fails the read after a while).
         guard got > 0 else {
             _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: configuration.periodFrames), 0.001))
             return 0
