@@ -81,7 +81,9 @@ extension Player: ConnectedPlayer {
     }
 
     func changeRate(to rate: Float) {
-        self.rate = rate
+        // A remote's rate changes the speed; it does not play a paused player, as setting a Player's rate would.
+        defaultRate = rate
+        if isPlaying { self.rate = rate }
     }
 
     func skipToNextItem() {

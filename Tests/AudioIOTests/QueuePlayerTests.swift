@@ -47,6 +47,21 @@ import Testing
         #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
     }
 
+    /// As an AVQueuePlayer does: items still loading when `play()` is called play once they have loaded, and `play()`
+    /// does not wait for them.
+    @Test func itemsStillLoadingPlayOnceLoaded() async throws {
+        let rig = try PlaybackRig()
+        let urls = try items(rig)
+        let items = urls.map(PlayerItem.init(url:))
+        let queue = QueuePlayer(items: [])
+        queue.currentDevice = rig.device
+        for item in items { queue.insert(item, after: nil) }
+        let events = await playToEnd(queue)
+        #expect(happenings(events).filter { if case .itemDidPlayToEnd = $0 { true } else { false } } == items.map { .itemDidPlayToEnd($0) })
+        let expected = try urls.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
+        #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
+    }
+
     @Test func advancingSkipsTheCurrentItem() async throws {
         let rig = try PlaybackRig()
         let urls = try items(rig)

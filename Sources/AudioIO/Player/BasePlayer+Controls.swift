@@ -36,21 +36,23 @@ extension BasePlayer {
     /// value that is not a number, or below 0, changes nothing: nothing here plays backwards.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
-        set {
-            guard !newValue.isNaN, newValue >= 0 else { return }
-            let plays = withState { state, events in
-                if newValue == 0 {
-                    _ = pause(&state, &events)
-                    return false
-                }
-                // Where the listener is, reckoned at the rate what is queued was played at.
-                let heard = state.currentTime
-                let old = state.controls.rate
-                state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
-                return startsWhenRateIsSet && !state.isPlaying
+        set { if changeRate(to: newValue) { play() } }
+    }
+
+    /// Sets the speed as ``rate`` does; returns whether playing should start (a ``Player`` given a rate while paused).
+    func changeRate(to newValue: Float) -> Bool {
+        guard !newValue.isNaN, newValue >= 0 else { return false }
+        return withState { state, events in
+            if newValue == 0 {
+                _ = pause(&state, &events)
+                return false
             }
-            if plays { play() }
+            // Where the listener is, reckoned at the rate what is queued was played at.
+            let heard = state.currentTime
+            let old = state.controls.rate
+            state.controls.setRate(newValue, decoder: state.decoder)
+            if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
+            return startsWhenRateIsSet && !state.isPlaying
         }
     }
 

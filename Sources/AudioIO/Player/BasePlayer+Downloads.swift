@@ -62,7 +62,9 @@ extension BasePlayer {
             let download = state.reading.flatMap { state.readers[$0] }.map { (progress: $0.progress, duration: $0.duration) }
             switch state.buffering.look(
                 at: voice, on: engine, isPlaying: state.isPlaying, decoderWaits: state.decoderWaits, download: download) {
-            case .stalled: events.append(.playbackStalled)
+            case .stalled:
+                currentItem(in: state)?.item.stalled()
+                events.append(.playbackStalled)
             case .resumed: events.append(.playbackResumed)
             case nil: break
             }

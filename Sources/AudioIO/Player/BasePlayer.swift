@@ -135,9 +135,14 @@ public class BasePlayer: @unchecked Sendable {
     /// called after the lock is released, so that they may call back into the player.
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
         var events: [Event] = []
+        var observerCalls: [TimeObservers.Call] = []
         let (result, listeners, completions) = state.withLock { state in
             let (timeControlStatus, rate, item) = (state.timeControlStatus, state.controls.rate, currentItem(in: state))
             let result = body(&state, &events)
+            // Periodic observers hear a jump and a pause at once, as AVPlayer's do.
+            if events.contains(.timeJumped) || (state.timeControlStatus == .paused && timeControlStatus != .paused) {
+                observerCalls = state.observers.jumped(to: state.currentTime)
+            }
             var changes: [Event] = []
             if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
             if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
@@ -153,6 +158,7 @@ public class BasePlayer: @unchecked Sendable {
             for listener in listeners { listener(event) }
         }
         for completion in completions { completion.handler(completion.finished) }
+        TimeObservers.run(observerCalls)
         return result
     }
 

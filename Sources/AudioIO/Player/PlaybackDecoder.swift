@@ -253,7 +253,10 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     // A pause at the end of an item ends there.
                     endSkippedPause(rate: Float(bitPattern: rateBits.load(ordering: .relaxed)))
                     source = following
-                    outputTime = 0
+                    // An item played from a time in it (a looper's range) starts there, and its time with it.
+                    let start = range.startFrame(of: nextFile)
+                    if start > 0 { try nextFile.seek(toFrame: start) }
+                    outputTime = Double(start) / nextFile.sampleRate
                     continue
                 case .end:
                     try finish(buffers)

@@ -36,7 +36,7 @@ extension Player {
                 state.time = 0
                 state.queue.anItemFailed = true
                 failure = error
-                first.item.tell(.failedToPlayToEnd(error))
+                first.item.failedToPlayToEnd(error)
                 events.append(.itemDidFailToPlayToEnd(first.item, error))
                 continue
             }
@@ -47,7 +47,8 @@ extension Player {
             do {
                 let (voice, decoder) = try PlaybackPipeline.start(
                     file: file, item: first.token, gain: first.item.gain, range: first.item.range, reportsItems: true,
-                    on: engine, owner: self, startTime: state.time, controls: state.controls, observers: state.observers,
+                    on: engine, owner: self, startTime: max(state.time, first.item.range.start), controls: state.controls,
+                    observers: state.observers,
                     tap: state.tap,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
@@ -57,6 +58,7 @@ extension Player {
                 state.voice = voice
                 state.decoder = decoder
                 state.status.change(to: .readyToPlay, reporting: Event.statusChanged, in: &events)
+                first.item.startedPlaying()
                 return .ready
             } catch {
                 release(&state)
@@ -140,6 +142,7 @@ extension Player {
                 state.time = 0
                 events.append(itemEnded(first, &state))
             }
+            state.queue.items.first?.item.startedPlaying()
         }
     }
 
@@ -184,7 +187,7 @@ extension Player {
         if let error = state.queue.skipped.removeValue(forKey: entry.token)
             ?? state.queue.decodeFailure.flatMap({ $0.token == entry.token ? $0.error : nil }) {
             state.queue.anItemFailed = true
-            entry.item.tell(.failedToPlayToEnd(error))
+            entry.item.failedToPlayToEnd(error)
             return .itemDidFailToPlayToEnd(entry.item, error)
         }
         if !staysCurrent { state.queue.played.append(entry) }
@@ -206,8 +209,8 @@ extension Player {
 }
 
 extension PlayerItem {
-    /// The part of the item played: to its ``forwardPlaybackEndTime``.
-    var range: PlaybackRange { PlaybackRange(start: 0, end: forwardPlaybackEndTime) }
+    /// The part of the item played: from its start (a looper's range's) to its ``forwardPlaybackEndTime``.
+    var range: PlaybackRange { state.withLock { PlaybackRange(start: $0.startTime, end: $0.forwardPlaybackEndTime) } }
 }
 
 extension AudioPlayerError {

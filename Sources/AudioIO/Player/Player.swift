@@ -50,6 +50,7 @@ public class Player: BasePlayer, @unchecked Sendable {
         var decoded = 0
         var repeatMode = QueuePlayer.RepeatMode.none
         var actionAtItemEnd = ActionAtItemEnd.pause
+        var defaultRate: Float = 1
         /// What the decoder reported failing, for the item it was reading.
         var decodeFailure: (token: Int, error: AudioFileError)?
         /// Items the decoder skipped because they could not be opened, by token: reported when playback
@@ -125,6 +126,26 @@ public class Player: BasePlayer, @unchecked Sendable {
             // A decoder that read past the item playing asks again what follows it.
             if state.voice != nil, state.queue.decoded > 1 || newValue == .advance { restart(&state, &events) }
         } }
+    }
+
+    /// The rate ``play()`` plays at, as `AVPlayer.defaultRate`: 1 by default, 0.25…4 (clamped; a value that is not a
+    /// number, or not above 0, changes nothing). Setting it does not play, nor change the speed of what plays.
+    public var defaultRate: Float {
+        get { state.withLock { $0.queue.defaultRate } }
+        set {
+            guard newValue.isFinite, newValue > 0 else { return }
+            state.withLock { $0.queue.defaultRate = min(max(newValue, PlaybackControls.rates.lowerBound), PlaybackControls.rates.upperBound) }
+        }
+    }
+
+    /// Plays at ``defaultRate``, as `AVPlayer.play()` does: at once when the item is ready, else once it is (the player
+    /// waits meanwhile, with a reason); it never waits for a download itself.
+    ///
+    /// - Returns: False when the player cannot play (its status says why); true when it plays or waits to.
+    @discardableResult
+    public override func play() -> Bool {
+        _ = changeRate(to: defaultRate)
+        return super.play()
     }
 
     /// Whether playing waits for enough of an address to be downloaded, as

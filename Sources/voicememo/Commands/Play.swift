@@ -210,7 +210,7 @@ extension VoiceMemo {
             let queue = playQueue.queue
             queue.volume = sound.volume
             queue.pan = sound.pan
-            queue.rate = sound.rate
+            queue.defaultRate = sound.rate
             queue.audioTimePitchAlgorithm = pitch.algorithm
             queue.isMeteringEnabled = metering
             // One level for every memo in turn: measured as they play.

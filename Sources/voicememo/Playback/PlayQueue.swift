@@ -113,7 +113,11 @@ final class PlayQueue: Playback {
     func play() -> Bool { queue.play() }
     func pause() { queue.pause() }
     func seek(to time: TimeInterval) { queue.currentTime = time }
-    func setRate(_ rate: Float) { queue.rate = rate }
+    func setRate(_ rate: Float) {
+        // A paused queue resumes at it; only a playing one changes speed now (a rate set on a Player plays).
+        queue.defaultRate = rate
+        if queue.isPlaying { queue.rate = rate }
+    }
     func setVolume(_ volume: Float, fadeDuration: TimeInterval) { queue.setVolume(volume, fadeDuration: fadeDuration) }
     func setSkipsSilence(_ skips: Bool) { queue.skipsSilence = skips }
 

@@ -85,6 +85,9 @@ public final class AudioAsset: Sendable {
         }
     }
 
+    /// Bytes of an address downloaded so far by the asset's download (what the cache held is not counted).
+    var bytesDownloaded: Int64 { download.withLock { $0?.bytesDownloaded } ?? 0 }
+
     /// What loading found, if it has ended.
     var facts: Result<Facts, AudioFileError>? { loaded.withLock { $0 } }
 }

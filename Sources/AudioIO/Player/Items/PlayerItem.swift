@@ -108,8 +108,8 @@ public final class PlayerItem: @unchecked Sendable, Equatable {
 
     /// Seconds of audio the player would like downloaded ahead of the position, as
     /// `AVPlayerItem.preferredForwardBufferDuration`; 0 (the default) lets the player choose (2 s). It is how much
-    /// ahead makes ``isPlaybackBufferFull`` true, and how much a stall waits for before it resumes. The download itself
-    /// is not held back: what is downloaded is kept in the cache.
+    /// ahead makes ``isPlaybackBufferFull`` true. The download itself is not held back: what is downloaded is kept in
+    /// the cache.
     public var preferredForwardBufferDuration: TimeInterval {
         get { state.withLock { $0.preferredForwardBufferDuration } }
         set { state.withLock { $0.preferredForwardBufferDuration = newValue.isFinite ? max(newValue, 0) : 0 } }
@@ -134,12 +134,16 @@ extension PlayerItem {
         var gain: Float = 0
         var forwardPlaybackEndTime: TimeInterval?
         var reversePlaybackEndTime: TimeInterval?
+        /// Where playing the item starts, in seconds into it: a ``PlayerLooper``'s range's start, else 0.
+        var startTime: TimeInterval = 0
         var preferredForwardBufferDuration: TimeInterval = 0
         /// Whether loading has started.
         var isLoading = false
         /// The player that has the item.
         weak var player: Player?
         var subscribers = EventSubscribers<Event>()
+        var accessLog = PlayerItemAccessLog()
+        var errorLog = PlayerItemErrorLog()
 
         /// Takes what loading found; returns the events that tell it.
         @discardableResult
@@ -172,7 +176,12 @@ extension PlayerItem {
         RealtimeThread.start(name: "audio-item", realtime: false) { [self] in
             let result = asset.loadNow()
             let player = state.withLock { state in
-                state.subscribers.yield(state.loaded(result))
+                var events = state.loaded(result)
+                if case .failure(let error) = result {
+                    state.logFailure(error, of: url)
+                    events.append(.newErrorLogEntry)
+                }
+                state.subscribers.yield(events)
                 return state.player
             }
             player?.itemDidLoad(self)
