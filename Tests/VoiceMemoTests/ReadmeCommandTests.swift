@@ -9,7 +9,7 @@ import Testing
 /// test's; `pulse` is a PulseAudio server of the test's own; a line with no device plays into a file
 /// (`file:'PATH',raw`) and records from a file microphone (``ALSATestDevices``); example.com is a local nginx; the
 /// session bus is a private one. Commands that run until stopped are stopped once they are seen running.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ReadmeCommandTests {
+@Suite(.serialized, .timeLimit(.minutes(2)), .tags(.player)) struct ReadmeCommandTests {
     /// How a line of the block is run in the rig, and what is checked of it.
     typealias Check = @Sendable (Rig) async throws -> Void
 
