@@ -14,7 +14,7 @@ TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-
 BENCH_PACKAGES = soundstretch time libspeexdsp-dev g++ python3-venv
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build test-groups test docs torture bench bench-enhance install demo clean
+.PHONY: deps build lint test-groups test docs torture bench bench-enhance install demo clean
 
 ## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
 deps:
@@ -27,6 +27,21 @@ deps:
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+
+# Commit subjects are at most 72 characters (.gitmessage is the template). The commits up to this one stay as they
+# were written: make lint checks those after it.
+LINT_BASE = c8a78f27a4d74a57a8cbe19a358888612d548fa2
+
+## lint: every commit subject after LINT_BASE (up to HEAD) is at most 72 characters
+lint:
+	@git rev-parse --quiet --verify '$(LINT_BASE)^{commit}' >/dev/null || \
+	  { echo "make lint: $(LINT_BASE) is not in this clone's history (a shallow clone: git fetch --unshallow)"; exit 1; }
+	@long=$$(git log --format='%h%x09%s' '$(LINT_BASE)..HEAD' | LC_ALL=C.UTF-8 grep -E "$$(printf '\t').{73}"); \
+	if [ -n "$$long" ]; then \
+	  echo "make lint: commit subjects longer than 72 characters (the why goes in the body, after a blank line):"; \
+	  echo "$$long"; exit 1; \
+	fi; \
+	echo "make lint: $$(git rev-list --count '$(LINT_BASE)..HEAD') commit subjects after $(LINT_BASE), none over 72 characters"
 
 ## build: a release build of the library and the voicememo binary
 build: deps
