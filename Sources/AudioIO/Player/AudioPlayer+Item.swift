@@ -8,7 +8,7 @@ extension AudioPlayer {
     /// item goes with it: the position (back to 0), the playback range (``forwardPlaybackStartTime``,
     /// ``forwardPlaybackEndTime``), the passes of a loop heard.
     ///
-    /// ``status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
+    /// ``BasePlayer/status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
     /// when playing a file). An address loads, stalls and resumes as it does for ``init(contentsOf:cache:)``; playing on,
     /// this call then waits for its header, as ``play()`` does.
     ///

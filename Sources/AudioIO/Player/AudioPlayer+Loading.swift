@@ -44,7 +44,7 @@ extension AudioPlayer {
         }
     }
 
-    /// For an address: waits until its header has downloaded or failed (``status`` says which). A file has it.
+    /// For an address: waits until its header has downloaded or failed (``BasePlayer/status`` says which). A file has it.
     func awaitLoad() {
         let item = self.item
         guard item.remote != nil else { return }

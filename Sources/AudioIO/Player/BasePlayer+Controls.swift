@@ -36,7 +36,7 @@ extension BasePlayer {
     /// value that is not a number, or below 0, changes nothing: nothing here plays backwards.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
-        set { if changeRate(to: newValue) { play() } }
+        set { if changeRate(to: newValue) { startPlaying() } }
     }
 
     /// Sets the speed as ``rate`` does; returns whether playing should start (a ``Player`` given a rate while paused).

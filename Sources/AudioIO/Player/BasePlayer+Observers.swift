@@ -7,10 +7,14 @@ extension BasePlayer {
     /// Calls `block` with ``currentTime`` each time playback crosses a multiple of `interval` seconds (5 ms at least),
     /// when it starts, and when a queue's next item does, as `AVPlayer.addPeriodicTimeObserver(forInterval:queue:using:)`;
     /// and, as AVPlayer's, whenever the time jumps (a seek, also while paused; a loop starting over) and when playback
-    /// pauses, with the position then. Precision is about 5 ms.
+    /// starts or stops, with the position then. Precision is about 5 ms.
     ///
-    /// - Parameter queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's
-    ///   event thread, or on the thread whose call made the time jump: keep it short there.
+    /// - Parameters:
+    ///   - interval: Seconds between calls while playing, 0.005 at least.
+    ///   - queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's event
+    ///     thread, or on the thread whose call made the time jump: keep it short there.
+    ///   - block: Called with the position, in seconds.
+    /// - Returns: What ``removeTimeObserver(_:)`` takes.
     public func addPeriodicTimeObserver(
         forInterval interval: TimeInterval, queue: DispatchQueue? = nil, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
@@ -26,8 +30,12 @@ extension BasePlayer {
     /// each item of a queue that lasts that long), also on every loop, as
     /// `AVPlayer.addBoundaryTimeObserver(forTimes:queue:using:)`. Precision is about 5 ms.
     ///
-    /// - Parameter queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's
-    ///   event thread: keep it short there.
+    /// - Parameters:
+    ///   - times: Seconds into the file (or item) to be told of.
+    ///   - queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's event
+    ///     thread: keep it short there.
+    ///   - block: Called with the position, in seconds.
+    /// - Returns: What ``removeTimeObserver(_:)`` takes.
     public func addBoundaryTimeObserver(
         forTimes times: [TimeInterval], queue: DispatchQueue? = nil, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {

@@ -43,6 +43,10 @@ extension BasePlayer {
         /// The decoder opens the next item, an address: it waits for its header, which may take any time.
         var opensAddress = false
 
+        /// What ``BasePlayer/withState(_:)`` left to call outside the lock, in order, and whether a thread is calling it.
+        var undelivered: [Delivery] = []
+        var isDelivering = false
+
         /// What an ``AudioPlayer`` adds: its file's loops, range and loading.
         var file = AudioPlayer.FileState()
         /// What a ``Player`` adds: its items.
@@ -101,6 +105,16 @@ extension BasePlayer {
             waitingReason = nil
             observers.voiceReleased()
         }
+    }
+
+    /// What one call under the lock leaves to call once it is let go.
+    struct Delivery {
+        let events: [Event]
+        let listeners: [@Sendable (Event) -> Void]
+        let completions: [(handler: SeekCompletions.Handler, finished: Bool)]
+        let observerCalls: [TimeObservers.Call]
+
+        var isEmpty: Bool { events.isEmpty && completions.isEmpty && observerCalls.isEmpty }
     }
 
     /// An address the decoder opened: its reader, and its length in seconds.

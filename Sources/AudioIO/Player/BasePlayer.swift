@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// What ``AudioPlayer`` and ``AudioQueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
+/// What ``AudioPlayer`` and ``QueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
 /// pausing, the position and seeking, volume and fades, pan, speed, silence skipping, meters, time observers, what is
 /// downloaded of an address, the rendered audio and the events. Not made directly: use one of the two.
 ///
@@ -50,6 +50,12 @@ public class BasePlayer: @unchecked Sendable {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason (or nothing is left to play).
     @discardableResult
     public func play() -> Bool {
+        startPlaying()
+    }
+
+    /// Starts or resumes playback at the rate as it is, joining the session.
+    @discardableResult
+    func startPlaying() -> Bool {
         joinSession(withState { state, events in start(&state, &events) })
     }
 
@@ -131,18 +137,14 @@ public class BasePlayer: @unchecked Sendable {
 
     /// Runs `body` under the lock and hands its events to the subscribers there, so that every stream sees them in the
     /// order they happened: the status, then the changes of ``timeControlStatus``, ``rate`` and the current item that
-    /// `body` made, then what it reports happened. The delegate, the listeners and seeks' completion handlers are
-    /// called after the lock is released, so that they may call back into the player.
+    /// `body` made, then what it reports happened. The delegate, the listeners, seeks' completion handlers and time
+    /// observers due are called after the lock is released, so that they may call back into the player — in that same
+    /// order across threads (see ``deliver()``).
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
-        var events: [Event] = []
-        var observerCalls: [TimeObservers.Call] = []
-        let (result, listeners, completions) = state.withLock { state in
+        let result = state.withLock { state -> (T, Bool) in
+            var events: [Event] = []
             let (timeControlStatus, rate, item) = (state.timeControlStatus, state.controls.rate, currentItem(in: state))
             let result = body(&state, &events)
-            // Periodic observers hear a jump and a pause at once, as AVPlayer's do.
-            if events.contains(.timeJumped) || (state.timeControlStatus == .paused && timeControlStatus != .paused) {
-                observerCalls = state.observers.jumped(to: state.currentTime)
-            }
             var changes: [Event] = []
             if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
             if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
@@ -151,15 +153,45 @@ public class BasePlayer: @unchecked Sendable {
             let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
             events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
             state.subscribers.yield(events)
-            return (result, events.isEmpty ? [] : state.listeners.all, state.seeks.takeDue())
+            // Periodic observers hear a jump, a start and a stop at once, as AVPlayer's do.
+            let jumped = events.contains(.timeJumped) || (state.timeControlStatus == .paused) != (timeControlStatus == .paused)
+            let delivery = Delivery(
+                events: events, listeners: events.isEmpty ? [] : state.listeners.all, completions: state.seeks.takeDue(),
+                observerCalls: jumped ? state.observers.jumped(to: state.currentTime) : [])
+            // Most calls (an engine's tick) leave nothing to call: they take no turn at delivering.
+            if !delivery.isEmpty { state.undelivered.append(delivery) }
+            return (result, !delivery.isEmpty)
         }
-        tellDelegate(events)
-        for event in events {
-            for listener in listeners { listener(event) }
+        if result.1 { deliver() }
+        return result.0
+    }
+
+    /// Calls what ``withState(_:)`` left to call, in the order it was left, outside the lock. One thread delivers at a
+    /// time: another thread's events, or those of a call made from a delegate method, wait for it and are delivered by
+    /// it, so that a delegate never hears two events out of order.
+    private func deliver() {
+        let delivers = state.withLock { state in
+            defer { state.isDelivering = true }
+            return !state.isDelivering
         }
-        for completion in completions { completion.handler(completion.finished) }
-        TimeObservers.run(observerCalls)
-        return result
+        guard delivers else { return }
+        while let batch = state.withLock({ state -> [Delivery]? in
+            guard !state.undelivered.isEmpty else {
+                state.isDelivering = false
+                return nil
+            }
+            defer { state.undelivered.removeAll() }
+            return state.undelivered
+        }) {
+            for delivery in batch {
+                tellDelegate(delivery.events)
+                for event in delivery.events {
+                    for listener in delivery.listeners { listener(event) }
+                }
+                for completion in delivery.completions { completion.handler(completion.finished) }
+                TimeObservers.run(delivery.observerCalls)
+            }
+        }
     }
 
     /// Resumes the prepared voice, or prepares one and puts it in the mix; at the device time `time` when given

@@ -7,7 +7,12 @@ extension Player {
     /// not yet in the mix, unless one is; waits while that item loads, or while there is none.
     func prepareFirstPlayable(_ state: inout State, _ events: inout [Event]) -> Preparation {
         if state.voice != nil { return .ready }
-        guard !state.queue.items.isEmpty else { return .waiting(.noItemToPlay) }
+        guard let current = state.queue.items.first?.item else { return .waiting(.noItemToPlay) }
+        if current.status == .unknown {
+            // Loading is on its way; playing starts once it has ended (``itemDidLoad(_:)``). Nothing waits for it here.
+            current.load(for: self)
+            return .waiting(.evaluatingBufferingRate)
+        }
         let engine: StreamEngine
         do {
             let session = AudioSession.shared

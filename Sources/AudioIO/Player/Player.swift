@@ -2,7 +2,7 @@ import FoundationEssentials
 import Synchronization
 
 /// Plays items — files and `http(s)` addresses — with the semantics of `AVPlayer`: made at once, it never waits for a
-/// download. Each ``PlayerItem`` loads asynchronously; ``play()`` returns at once, and while the item loads or its
+/// download. Each ``PlayerItem`` loads asynchronously; ``BasePlayer/play()`` returns at once, and while the item loads or its
 /// download catches up, ``BasePlayer/timeControlStatus`` is `.waitingToPlayAtSpecifiedRate` with the reason.
 ///
 /// ```swift
@@ -145,7 +145,7 @@ public class Player: BasePlayer, @unchecked Sendable {
     @discardableResult
     public override func play() -> Bool {
         _ = changeRate(to: defaultRate)
-        return super.play()
+        return startPlaying()
     }
 
     /// Whether playing waits for enough of an address to be downloaded, as

@@ -16,9 +16,9 @@ extension QueuePlayer {
 
     /// What plays again once it has played: nothing (the default), the current item, or every item.
     ///
-    /// A pass of an item repeated is an item of its own, told as any other: ``Event/itemDidPlayToEnd(_:)`` then
-    /// ``Event/currentItemChanged(_:)`` (to the same item with repeat one), its time from 0; it follows without a gap.
-    /// The next pass is in ``items`` from when the decoder reaches the end of the one playing (a ring, 0.25 s, before
+    /// A pass of an item repeated is an item of its own, told as any other: ``BasePlayer/Event/itemDidPlayToEnd(_:)`` then
+    /// ``BasePlayer/Event/currentItemChanged(_:)`` (to the same item with repeat one), its time from 0; it follows without a gap.
+    /// The next pass is in ``items()`` from when the decoder reaches the end of the one playing (a ring, 0.25 s, before
     /// it is heard). Changing the mode while playing applies from the item playing: its next pass queued by repeat one
     /// goes; items already come round by repeat all stay in the queue, and none comes round again.
     public var repeatMode: RepeatMode {

@@ -1,14 +1,14 @@
 import Dispatch
 import FoundationEssentials
 
-/// A handle for removing a time observer with ``AudioPlayer/removeTimeObserver(_:)`` or
-/// ``AudioQueuePlayer/removeTimeObserver(_:)``.
+/// A handle for removing a time observer with ``BasePlayer/removeTimeObserver(_:)`` or
+/// ``BasePlayer/removeTimeObserver(_:)``.
 public struct TimeObserver: Hashable, Sendable {
     let id: Int
 }
 
 /// A player's time observers and where its voice stood at the last tick, held in its state (``AudioPlayer`` and
-/// ``AudioQueuePlayer`` alike). Times are seconds into what the voice plays: the file, or a queue's current item.
+/// ``QueuePlayer`` alike). Times are seconds into what the voice plays: the file, or a queue's current item.
 ///
 /// **Threads**: a value under its player's lock; ``tick(_:current:isPlaying:from:)`` on the engine's event thread.
 struct TimeObservers {
@@ -93,7 +93,7 @@ struct TimeObservers {
         return due
     }
 
-    /// The periodic observers' calls when the time jumps (a seek, a loop starting over) or playback stops, as
+    /// The periodic observers' calls when the time jumps (a seek, a loop starting over) or playback starts or stops, as
     /// `AVPlayer` calls them "whenever time jumps and whenever playback starts or stops": each with `time`, the position
     /// now, counting from there.
     mutating func jumped(to time: TimeInterval) -> [Call] {

@@ -37,7 +37,9 @@ public final class AudioAsset: Sendable {
     /// An asset of the file or `http`/`https` address at `url`; nothing is read until a property is loaded, or a
     /// player plays it.
     ///
-    /// - Parameter cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
+    /// - Parameters:
+    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
     public init(url: URL, cache: RemoteCache = .shared) {
         self.url = url
         self.cache = cache
