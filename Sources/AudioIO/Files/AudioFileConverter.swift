@@ -241,7 +241,7 @@ public enum AudioFileConverter {
             try output.close()
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.
-            let staged = try StagedAudioFile(url: temporary)
+            let staged = try StagedAudioFile(url: temporary, for: destination)
             staged.summary = meter.summary(
                 frameCount: output.frameCount, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
             return staged

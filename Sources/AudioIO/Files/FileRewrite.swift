@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import SystemPackage
 
 /// A file replaced by a new version of itself, written beside it: a hidden `.partial` file with the same permissions,
@@ -22,9 +21,9 @@ enum FileRewrite {
         } catch {
             throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
-        _ = flock(descriptor.rawValue, LOCK_EX | LOCK_NB)
         defer { try? descriptor.close() }
         do {
+            try descriptor.lockForWriting(path: path)
             let result = try write(temporary)
             try DurableFile.sync(descriptor)
             try DurableFile.replace(path, with: temporary.path)
