@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "MemoStore",
             dependencies: [
-                "AudioIO", "CFileSystem", "SystemEdge",
+                "AudioIO", "SystemEdge",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),

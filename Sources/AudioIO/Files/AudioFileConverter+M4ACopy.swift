@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 extension AudioFileConverter {
@@ -43,12 +44,12 @@ extension AudioFileConverter {
                 throw AudioFileError(path: source.path, reason: .malformed(
                     "it ends after \(frames.lowerBound + copied.frameCount) of the \(frames.upperBound) frames to keep"))
             }
-            try DurableFile.sync(output)
+            try output.sync()
         } catch let error as AudioFileError where error.path == temporary.path {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: error.reason)
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
         let staged = try stageWritten(temporary, for: destination)

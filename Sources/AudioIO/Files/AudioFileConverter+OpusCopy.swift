@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 extension AudioFileConverter {
@@ -85,15 +86,15 @@ extension AudioFileConverter {
         do {
             defer { try? output.close() }
             _ = try OpusStreamCopy(source: input, destination: output).copy(edit)
-            try DurableFile.sync(output)
+            try output.sync()
         } catch let error as OpusStreamCopy.NotCopyable {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             return .notCopyable(error.description)
         } catch let error as Errno {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed(error.description))
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed("\(error)"))
         }
         let staged = try stageWritten(temporary, for: destination)

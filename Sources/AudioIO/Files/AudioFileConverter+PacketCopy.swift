@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// What the copiers of packets (an Opus stream's, an M4A's AAC) share: the temporary file they write beside the
@@ -27,7 +28,7 @@ extension AudioFileConverter {
             try output.lockForWriting(path: destination.path)
         } catch {
             try? output.close()
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
         return (temporary, output)
@@ -38,7 +39,7 @@ extension AudioFileConverter {
         do {
             return try StagedAudioFile(url: temporary, for: destination)
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
     }

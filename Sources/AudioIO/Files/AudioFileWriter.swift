@@ -1,5 +1,6 @@
 import CSndFile
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// Writes a WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF or M4A (AAC-LC) file from interleaved 32-bit float frames,
@@ -110,7 +111,7 @@ public final class AudioFileWriter {
             }
         } catch {
             try? descriptor.close()
-            DurableFile.removeQuietly(path)
+            FileNames.removeIgnoringFailure(path)
             let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
             throw AudioFileError(path: path, reason: .writeFailed(reason))
         }
@@ -228,7 +229,7 @@ public final class AudioFileWriter {
     public func synchronize() throws(AudioFileError) {
         do {
             if case .ffmpeg(let m4a) = encoder { try m4a.flush() }
-            try DurableFile.sync(descriptor)
+            try descriptor.sync()
         } catch {
             throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
         }
@@ -250,7 +251,7 @@ public final class AudioFileWriter {
             case .ffmpeg(let m4a):
                 try m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
             }
-            try DurableFile.sync(descriptor)
+            try descriptor.sync()
         } catch let error as AudioFileError {
             throw error
         } catch {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// A file replaced by a new version of itself, written beside it: a hidden `.partial` file with the same permissions,
@@ -25,15 +26,15 @@ enum FileRewrite {
         do {
             try descriptor.lockForWriting(path: path)
             let result = try write(temporary)
-            try DurableFile.sync(descriptor)
-            try DurableFile.replace(path, with: temporary.path)
+            try descriptor.sync()
+            try FileNames.rename(temporary.path, to: path)
             try? DurableFile.syncDirectory(containing: path)
             return result
         } catch let error as Errno {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: path, reason: .writeFailed(error.description))
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
     }

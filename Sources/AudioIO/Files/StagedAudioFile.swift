@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// A converted file waiting, hidden beside where it is to go, for its place: see
@@ -39,7 +40,7 @@ package final class StagedAudioFile {
     }
 
     deinit {
-        if !isPlaced { DurableFile.removeQuietly(url.path) }
+        if !isPlaced { FileNames.removeIgnoringFailure(url.path) }
         try? lock.close()
     }
 
@@ -51,7 +52,7 @@ package final class StagedAudioFile {
     package func place(at destination: URL, replacingExisting: Bool) throws(AudioFileError) -> AudioFileSummary {
         do {
             if replacingExisting {
-                try DurableFile.replace(destination.path, with: url.path)
+                try FileNames.rename(url.path, to: destination.path)
             } else {
                 try DurableFile.place(url.path, at: destination.path)
             }

@@ -1,6 +1,6 @@
 import Dispatch
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// Whether an address's header has downloaded.
 enum RemoteLoad: Equatable {
@@ -38,7 +38,7 @@ extension AudioPlayer {
     /// Reads the header of `item`, an address, on a thread of its own, makes the status ready or failed, then looks at
     /// the buffer every ``RemoteBuffering/interval`` while the player lives and plays that item.
     func startLoading(_ item: PlayerItem) {
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self, weak item] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self, weak item] in
             // Neither the asset nor the player is held here: they go with the player, or with its item.
             guard let loaded = self.flatMap({ player in item.map { player.load($0) } }), loaded else { return }
             // Held weakly between looks: the player may go at any time, and the thread with it.

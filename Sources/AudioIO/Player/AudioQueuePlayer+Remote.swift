@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// Items that are `http` or `https` addresses: what is downloaded of the current one, as `AVQueuePlayer.currentItem`
 /// tells it, and the stall and resume of its output, decided as an ``AudioPlayer``'s are (``RemoteBuffering``).
@@ -43,7 +44,7 @@ extension AudioQueuePlayer {
             return !state.watchesDownloads
         }
         guard isNew else { return }
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self] in
             // Held weakly between looks: the queue may go at any time, and the thread with it.
             RemoteBuffering.keepLooking { [weak self] in
                 guard let self else { return false }
