@@ -57,14 +57,21 @@ extension FileDescriptor {
         }
     }
 
-    /// Releases the lock this open file holds, at once rather than when its last descriptor closes: a child process
-    /// started meanwhile shares the open file until it runs its program, and would hold the lock until then.
+    /// Releases the lock this open file holds (if any), at once rather than when its last descriptor closes: a child
+    /// process started meanwhile shares the open file until it runs its program, and would hold the lock until then.
     ///
     /// The corresponding C function is `flock` with `LOCK_UN`, which fails only for a descriptor that is not open: a
     /// programmer error, which traps.
     package func unlock() {
         let result = Syscall.nothing { flock(rawValue, LOCK_UN) }
         precondition((try? result.get()) != nil, "flock(LOCK_UN) failed: \(result)")
+    }
+
+    /// Releases the lock this open file holds, if any (see ``unlock()``), then closes the descriptor: how a descriptor
+    /// that may hold a lock is closed.
+    package func unlockAndClose() {
+        unlock()
+        try? close()
     }
 }
 
@@ -98,7 +105,6 @@ package struct FileLock: Sendable {
 
     /// Releases the lock, then closes the file.
     package func unlock() {
-        descriptor.unlock()
-        try? descriptor.close()
+        descriptor.unlockAndClose()
     }
 }

@@ -37,7 +37,7 @@ extension AudioFileConverter {
     ) throws -> StagedAudioFile {
         let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
-            defer { try? output.close() }
+            defer { output.unlockAndClose() }
             let copied = try M4ACopy.copy(from: source.path, to: temporary.path, metadata: metadata, frames: frames)
             guard copied.isWhole else { throw AudioFileError(path: source.path, reason: .malformed("its last packet is cut short")) }
             if let frames, copied.frameCount != frames.count {

@@ -84,7 +84,7 @@ extension AudioFileConverter {
 
         let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
-            defer { try? output.close() }
+            defer { output.unlockAndClose() }
             _ = try OpusStreamCopy(source: input, destination: output).copy(edit)
             try output.sync()
         } catch let error as OpusStreamCopy.NotCopyable {

@@ -98,7 +98,7 @@ public final class AudioFileWriter {
             try descriptor.lockForWriting(path: path)
             if try descriptor.stat().type == .regular { try descriptor.resize(to: 0) }
         } catch {
-            try? descriptor.close()
+            descriptor.unlockAndClose()
             throw error as? AudioFileError ?? AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
         let stored = metadata.stored
@@ -110,7 +110,7 @@ public final class AudioFileWriter {
                     on: descriptor, settings: settings, metadata: stored, expectedFrameCount: expectedFrameCount))
             }
         } catch {
-            try? descriptor.close()
+            descriptor.unlockAndClose()
             FileNames.removeIgnoringFailure(path)
             let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
             throw AudioFileError(path: path, reason: .writeFailed(reason))
@@ -166,7 +166,7 @@ public final class AudioFileWriter {
             case .libsndfile(let file): try? file.close()
             case .ffmpeg(let m4a): try? m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
             }
-            try? descriptor.close()
+            descriptor.unlockAndClose()
         }
     }
 
@@ -242,7 +242,7 @@ public final class AudioFileWriter {
     public func close() throws(AudioFileError) {
         guard !isClosed else { return }
         isClosed = true
-        defer { try? descriptor.close() }
+        defer { descriptor.unlockAndClose() }
         do {
             switch encoder {
             case .libsndfile(let file):

@@ -22,7 +22,7 @@ enum FileRewrite {
         } catch {
             throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
-        defer { try? descriptor.close() }
+        defer { descriptor.unlockAndClose() }
         do {
             try descriptor.lockForWriting(path: path)
             let result = try write(temporary)

@@ -41,7 +41,7 @@ package final class StagedAudioFile {
 
     deinit {
         if !isPlaced { FileNames.removeIgnoringFailure(url.path) }
-        try? lock.close()
+        lock.unlockAndClose()
     }
 
     /// Puts the file at `destination` in one step, replacing what is there when `replacingExisting`; returns what it holds.

@@ -154,7 +154,7 @@ public final class RemoteCache: Sendable {
             self.entry = entry
         }
 
-        deinit { try? descriptor.close() }
+        deinit { descriptor.unlockAndClose() }
     }
 
     /// The data file of `url`, made (empty) when the cache has none; or a private, unlinked file of the temporary
@@ -184,7 +184,7 @@ public final class RemoteCache: Sendable {
                 }
                 try write(index)
             } catch {
-                try? descriptor.close()
+                descriptor.unlockAndClose()
                 throw error
             }
             return Held(url: url, descriptor: descriptor, file: entry.file, entry: entry)
@@ -213,7 +213,7 @@ public final class RemoteCache: Sendable {
             do {
                 try write(index)
             } catch {
-                try? descriptor.close()
+                descriptor.unlockAndClose()
                 throw error
             }
             // Once the index no longer lists it: a kill between the two leaves an orphan (for the next sweep), never a
@@ -338,7 +338,7 @@ public final class RemoteCache: Sendable {
     /// Whether a process holds the data file `name` (its shared lock); a file that cannot be locked counts as held.
     private func isHeld(_ name: String) -> Bool {
         guard let descriptor = try? FileDescriptor.open(path(name), .readOnly, options: [.closeOnExec, .noFollow]) else { return false }
-        defer { try? descriptor.close() }
+        defer { descriptor.unlockAndClose() }
         return (try? descriptor.lock(.exclusive, wait: false)) == nil
     }
 
