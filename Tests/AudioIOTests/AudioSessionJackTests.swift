@@ -8,7 +8,7 @@ import Testing
 /// reports through snd_ctl as a kernel card's, and players and recorders on the cards' PCMs (`null`
 /// devices, named as a card's). The cards are in the directory the shared session, which players and
 /// recorders report to, watches in tests.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionJackTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct AudioSessionJackTests {
     let scratch: ScratchDirectory
     let cards = ALSATestDevices.cardDirectory
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The session's policy when the device in use goes away: a PulseAudio server of the test's own whose
 /// null sink is unloaded while a player plays into it and a recorder records its monitor.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionRouteTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct AudioSessionRouteTests {
     @Test func aVanishingSinkPausesThePlayerAndFinishesTheRecordingWithWhatWasCaptured() async throws {
         let server = try PulseAudioServer()
         defer { server.stop() }

@@ -6,8 +6,8 @@ import Testing
 
 /// A download that stops while an address plays on a device with a real clock (a PulseAudio null sink), in a player or
 /// a queue: the output pauses where the audio ran out, and goes on by itself once the server is back and enough is
-/// buffered. In `make test`'s clocked suites.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct RemoteStallTests {
+/// buffered. `.player`: it plays a stalled download in real time.
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct RemoteStallTests {
     let scratch: ScratchDirectory
 
     init() throws {

@@ -5,7 +5,7 @@ import Testing
 /// `voicememo record` captures from the moment it says it records: a person who starts it and speaks at once keeps the
 /// first word. A beep played right after the start is whole in the memo, on PulseAudio (a real clock) and on ALSA (the
 /// test microphone, whose file the memo starts with).
-@Suite(.timeLimit(.minutes(1))) struct CaptureStartTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct CaptureStartTests {
     /// Seconds of the beep.
     static let beepSeconds = 0.3
     /// A sample at least this far from zero (of full scale) is part of the beep: it peaks at half of full scale, and

@@ -5,7 +5,7 @@ import Testing
 /// Every recording format from a device with a real clock: PulseAudio's monitor of a sink that plays a sine (the server's
 /// own `module-sine`, so that a busy machine cannot starve it), mono and stereo, and through `--enhance`. The memo
 /// lasts exactly what `--duration` asks, another tool reads it back, and it holds the sine at the level it was played.
-@Suite(.timeLimit(.minutes(2))) struct PulseRecordingFormatTests {
+@Suite(.timeLimit(.minutes(2)), .tags(.clocked)) struct PulseRecordingFormatTests {
     struct Format: CustomTestStringConvertible, Sendable {
         var name: String
         var bitDepth: Int?
