@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// Whether an address's header has downloaded.
 enum RemoteLoad: Equatable {
@@ -15,7 +16,7 @@ extension AudioPlayer {
     func startLoading(_ item: PlayedFile) {
         state.withLock { $0.file.load = .loading }
         watchDownloads()
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self, weak item] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self, weak item] in
             // Neither the asset nor the player is held here: they go with the player, or with its item.
             guard let self, let item else { return }
             load(item)

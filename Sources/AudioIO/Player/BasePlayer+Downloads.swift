@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// What plays from an `http` or `https` address: what is downloaded of it, as `AVPlayerItem` tells it, and the stall
 /// and resume of the output, decided by ``RemoteBuffering``.
@@ -44,7 +45,7 @@ extension BasePlayer {
             return !state.watchesDownloads
         }
         guard isNew else { return }
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self] in
             // Held weakly between looks: the player may go at any time, and the thread with it.
             RemoteBuffering.keepLooking { [weak self] in
                 guard let self else { return false }

@@ -1,5 +1,6 @@
 import Atomics
 import FoundationEssentials
+import SystemEdge
 
 /// What a decoder plays after the end of a file (or of its range).
 enum NextSource {
@@ -177,7 +178,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// Starts the decoder thread; `pacedByDevice` when the voice plays on a device with a clock.
     func start(pacedByDevice: Bool) {
         self.pacedByDevice = pacedByDevice
-        RealtimeThread.start(name: "audio-decoder", realtime: false) { [self] in run() }
+        SystemThread.detach(name: "audio-decoder", realtime: false) { [self] in run() }
     }
 
     /// Asks the thread to stop; it exits within a step and touches the voice no more.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -88,7 +88,7 @@ extension VoiceMemo {
             }
             if case .plain = live.style {
                 print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); \(keyboard?.takesKeys == true ? "q or " : "")Ctrl-C stops.")
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
             let shownTitle = ticket.memo.title.terminalSafe
             let path = ticket.fileURL.path
@@ -120,7 +120,7 @@ extension VoiceMemo {
                         marks.dropped(recorder.markers.count)
                         if printsMarkers {
                             print("Marker \(recorder.markers.count) at \(Describe.duration(marker.time(atSampleRate: settings.sampleRate)))")
-                            fflush(nil)
+                            CurrentProcess.flushOutput()
                         }
                     default: break
                     }

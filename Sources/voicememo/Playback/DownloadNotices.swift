@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// `play`'s lines about the addresses it plays, when it draws no display (output to a pipe or a log): where playback
 /// stalls waiting for the download, and where it goes on. On a terminal the status line says "buffering" instead.
@@ -42,7 +42,7 @@ struct DownloadNotices {
                 default:
                     continue
                 }
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
         }
     }
