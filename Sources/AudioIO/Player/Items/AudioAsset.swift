@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 
 /// An audio file or `http(s)` address and what is known of it, as `AVURLAsset` is: made at once, without reading
 /// anything; its properties are loaded asynchronously, once, and then known.
@@ -64,7 +65,7 @@ public final class AudioAsset: Sendable {
     func loadedFacts() async throws(AudioFileError) -> Facts {
         if let result = loaded.withLock({ $0 }) { return try result.get() }
         let result = await withCheckedContinuation { continuation in
-            RealtimeThread.start(name: "audio-asset", realtime: false) { [self] in
+            SystemThread.detach(name: "audio-asset", realtime: false) { [self] in
                 continuation.resume(returning: loadNow())
             }
         }

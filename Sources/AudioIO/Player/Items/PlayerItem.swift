@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 
 /// What a ``Player`` plays, and the state of its playing, as `AVPlayerItem` is to `AVPlayer`: made at once from an
 /// address or an ``AudioAsset``, it loads asynchronously once a player has it — its ``status`` goes from unknown to
@@ -173,7 +174,7 @@ extension PlayerItem {
             return !state.isLoading && state.status == .unknown
         }
         guard starts else { return }
-        RealtimeThread.start(name: "audio-item", realtime: false) { [self] in
+        SystemThread.detach(name: "audio-item", realtime: false) { [self] in
             let result = asset.loadNow()
             let player = state.withLock { state in
                 var events = state.loaded(result)
