@@ -174,8 +174,12 @@ import Testing
             let events = player.events()
             player.play()
             for await event in events { if case .finishedPlaying = event { break } }
+            // As AVPlayer's: at the start, at each multiple of the interval, and once more when playback stops at the
+            // end (called as the end is delivered, a moment after the event stream has it).
+            try await until { periodic.withLock { $0.count } >= 6 }
             let ticks = periodic.withLock { $0 }
-            #expect(ticks.count == 5, "at 0, 0.25, 0.5, 0.75 and 1.0 s: \(ticks)")
+            #expect(ticks.count == 6, "at 0, 0.25, 0.5, 0.75 and 1.0 s, and the stop: \(ticks)")
+            #expect(ticks.last == player.currentTime, "the stop, where an AudioPlayer stands once finished: \(ticks)")
             let crossings = boundary.withLock { $0 }
             #expect(crossings.count == 2, "\(crossings)")
             for (crossing, time) in zip(crossings, [0.5, 1.0]) {
