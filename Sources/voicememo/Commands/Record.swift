@@ -61,10 +61,6 @@ extension VoiceMemo {
             // A stop signal or the recording's end: what a recording with nothing to draw waits for.
             let wakes = AsyncStream<Void>.makeStream()
             let stop = StopSignals { wakes.continuation.yield() }
-            let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let ticket = try store.beginRecording(
-                title: title ?? "Memo \(Describe.date(Date()))", settings: settings, artist: tags.artist, album: tags.album,
-                comment: tags.comment)
             let live = LiveMeter(hidden: noMeter || json, json: false, plainInterval: Self.plainInterval)
             defer { live.finish() }
             // Keys come from the live display's terminal or, when nothing is drawn there (--no-meter, --json, output
@@ -72,6 +68,14 @@ extension VoiceMemo {
             let keyboard = live.display ?? TerminalDisplay(drawing: false)
             defer { keyboard?.finish() }
             IOBufferChoice.apply(live.isShown ? IOBufferChoice.recording : IOBufferChoice.recordingUnseen)
+            // Capture starts with the command, before anything slow (the store's lock, its index, a recovery): what is
+            // said meanwhile waits in the ring. A device that cannot be opened now (another program holds it) is left to
+            // the recorder, which says why or waits for it.
+            let early = try? EarlyCapture(settings: settings, device: capture.device, duration: capture.duration)
+            let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            let ticket = try store.beginRecording(
+                title: title ?? "Memo \(Describe.date(Date()))", settings: settings, artist: tags.artist, album: tags.album,
+                comment: tags.comment)
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
             recorder.currentDevice = capture.device
             recorder.isMeteringEnabled = live.isShown
@@ -81,8 +85,11 @@ extension VoiceMemo {
             let notices = SessionNotices(
                 recording: true, devices: [capture.device], keys: false, keyPause: keyPause, display: live.display, printing: !json)
             defer { withExtendedLifetime(notices) {} }
+            let started = if let early { recorder.record(from: early) } else {
+                capture.duration.map { recorder.record(forDuration: $0) } ?? recorder.record()
+            }
             // A device another program holds is waited for: the session starts the recording once it is free.
-            guard capture.duration.map({ recorder.record(forDuration: $0) }) ?? recorder.record() || recorder.status.isWaitingForDevice else {
+            guard started || recorder.status.isWaitingForDevice else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
             }
