@@ -63,8 +63,7 @@ extension AudioPlayer: ConnectedPlayer {
             switch event {
             case .timeJumped: handler(.jumped)
             case .finishedPlaying: handler(.finished)
-            case .statusChanged, .timeControlStatusChanged, .rateChanged, .started, .decodeError, .playbackStalled, .playbackResumed:
-                handler(.other)
+            default: handler(.other)
             }
         }
     }
@@ -91,9 +90,7 @@ extension AudioQueuePlayer: ConnectedPlayer {
             case .timeJumped: handler(.jumped)
             case .currentItemChanged: handler(.itemChanged)
             case .finishedPlaying: handler(.finished)
-            case .statusChanged, .timeControlStatusChanged, .rateChanged, .itemDidPlayToEnd, .itemDidFailToPlayToEnd, .playbackStalled,
-                 .playbackResumed:
-                handler(.other)
+            default: handler(.other)
             }
         }
     }

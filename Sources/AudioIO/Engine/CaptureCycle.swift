@@ -27,7 +27,7 @@ package final class CaptureCycle: @unchecked Sendable {
     /// Started, finished, overrun and removed taps, for the engine's event thread.
     let events = SPSCRing<CaptureEvent>(minimumCapacity: 1024)
 
-    private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
+    private let slots: ClientSlots
     private let samples: UnsafeMutableBufferPointer<Float>
 
     package init(format: SampleFormat, channelCount: Int, maximumFrames: Int, overflowWait: Int) {
@@ -45,12 +45,7 @@ package final class CaptureCycle: @unchecked Sendable {
     /// Control thread: puts `tap` into the cycle, holding a reference to it until the capture thread
     /// reports it ``CaptureEvent/Kind/removed``. Returns false when every slot is taken.
     package func add(_ tap: CaptureTap) -> Bool {
-        let pointer = Unmanaged.passRetained(tap).toOpaque()
-        for slot in slots where slot.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing).exchanged {
-            return true
-        }
-        Unmanaged<CaptureTap>.fromOpaque(pointer).release()
-        return false
+        slots.claim(for: tap)
     }
 
     /// Whether the device must be read: a tap captures or waits for its start frame. Paused, finished

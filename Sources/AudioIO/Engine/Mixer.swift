@@ -29,7 +29,7 @@ package final class Mixer: @unchecked Sendable {
     /// The device frame after the last frame any voice has mixed: where an offline render's audio ends.
     let endOfMix = ManagedAtomic<Int64>(0)
 
-    private let slots: [ManagedAtomic<UnsafeMutableRawPointer?>]
+    private let slots: ClientSlots
     private let scratch: UnsafeMutableBufferPointer<Float>
     /// Render thread only: nanoseconds of waiting for starved voices left in this period.
     private var waitBudget = 0
@@ -57,12 +57,7 @@ package final class Mixer: @unchecked Sendable {
     /// Control thread: puts `voice` into the mix, holding a reference to it until the render thread reports
     /// it ``EngineEvent/Kind/removed``. Returns false when every slot is taken.
     package func add(_ voice: Voice) -> Bool {
-        let pointer = Unmanaged.passRetained(voice).toOpaque()
-        for slot in slots where slot.compareExchange(expected: nil, desired: pointer, ordering: .acquiringAndReleasing).exchanged {
-            return true
-        }
-        Unmanaged<Voice>.fromOpaque(pointer).release()
-        return false
+        slots.claim(for: voice)
     }
 
     /// Whether a period must be rendered: a voice plays or waits for its start frame, or asks to be removed.
@@ -351,12 +346,5 @@ package final class Mixer: @unchecked Sendable {
             voice.gain = target
             voice.rampFramesLeft = 0
         }
-    }
-
-    /// The monotonic clock in nanoseconds.
-    static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
     }
 }

@@ -5,25 +5,27 @@ import Synchronization
 
 /// One device stream and the thread that moves its frames, either way: it renders the mix of every voice playing on
 /// it into a playback stream (``Cycle/render(_:)``), or reads a capture stream into every tap recording or metering
-/// from it (``Cycle/capture(_:)``). The stream is any ``PCMStream``: an ALSA PCM, or a ``NullStream`` (tests, offline
-/// rendering).
+/// from it (``Cycle/capture(_:)``). The stream is any ``PCMStream`` that ``StreamFactory`` opens for the device's name
+/// (an ALSA PCM, or a test's ``NullDevice``), or a ``NullStream`` of its own (offline rendering).
 ///
-/// There is one engine per device and direction in a process, made when a player, recorder or meter first needs it:
-/// clients that share a device share its clock, which is what makes `play(atTime:)` and `record(atTime:)` start them
-/// on the same frame. The first client's request sets the stream's format and buffer; later ones convert.
+/// There is one engine per device and direction in a process (see `StreamEngine+Registry.swift`), made when a
+/// player, recorder or meter first needs it: clients that share a device share its clock (``DeviceClock``), which is
+/// what makes `play(atTime:)` and `record(atTime:)` start them on the same frame. The first client's request sets the
+/// stream's format and buffer; later ones convert.
 ///
 /// An offline engine (see ``offline(named:request:sink:)``) has no stream thread: its periods are rendered on the
 /// caller's thread when an ``OfflineRenderer`` asks, into a ``NullStream``, so its clock is the frames rendered.
 ///
 /// When nothing plays or records, the engine lets the device go quiet (playback plays out what it holds, capture
 /// stops) and sleeps; its clock keeps running on the system's monotonic clock meanwhile, and a scheduled start wakes it
-/// in time for its frame.
+/// in time for its frame (`StreamEngine+Idle.swift`).
 ///
 /// Three kinds of thread meet here: control threads (players, recorders) add voices and taps; the stream thread
-/// (`SCHED_FIFO` when allowed and the device has a clock) runs the cycle each period and does nothing else; the event
-/// thread, an ordinary one, delivers the stream thread's events to the clients' owners, ticks time observers, and
-/// tells ``EngineObservers`` what happens to the device (opened, failed, interrupted by the system or another
-/// program and back). Nothing here knows of the session.
+/// (`SCHED_FIFO` when allowed and the device has a clock) runs the cycle each period and does nothing else
+/// (`StreamEngine+StreamThread.swift`, under a real-time contract); the event thread, an ordinary one, delivers the
+/// stream thread's events to the clients' owners, ticks time observers, and tells ``EngineObservers`` what happens to
+/// the device (opened, failed, interrupted by the system or another program and back) (`StreamEngine+EventThread.swift`).
+/// A failed transfer is answered by ``DeviceErrorHandler``. Nothing here knows of the session.
 final class StreamEngine: @unchecked Sendable {
     /// What runs each period, which also says the direction.
     enum Cycle {
@@ -38,7 +40,8 @@ final class StreamEngine: @unchecked Sendable {
     let cycle: Cycle
     /// Its periods are rendered on request (``renderOffline(frames:)``), not by a thread of its own.
     let isOffline: Bool
-    var sampleRate: Double { Double(configuration.sampleRate) }
+    let clock: DeviceClock
+    var sampleRate: Double { clock.sampleRate }
     var direction: StreamDirection { stream.direction }
 
     /// Whether the device's buffer holds more than a tenth of a second: a pause or a change written into the mix
@@ -50,90 +53,21 @@ final class StreamEngine: @unchecked Sendable {
     /// Playback: underruns recovered since the engine started.
     let underruns = ManagedAtomic<Int>(0)
 
-    private let stream: PCMStream
-    private let streamWake = DispatchSemaphore(value: 0)
-    private let eventWake = DispatchSemaphore(value: 0)
+    let stream: PCMStream
+    let errors: DeviceErrorHandler
+    let streamWake = DispatchSemaphore(value: 0)
+    let eventWake = DispatchSemaphore(value: 0)
     /// Signalled as the stream thread ends.
     private let streamThreadEnded = DispatchSemaphore(value: 0)
     private let isStreamClosed = ManagedAtomic<Bool>(false)
-    /// Device frames moved: written (playback) or read, lost input included (capture).
-    private let framesTransferred = ManagedAtomic<Int64>(0)
-    /// Device frames heard (playback) or captured (capture) at ``clockAt``.
-    private let clockFrames = ManagedAtomic<Int64>(0)
-    private let clockAt = ManagedAtomic<Int>(0)
-    private let isIdle = ManagedAtomic<Bool>(true)
-    private let idleFrames = ManagedAtomic<Int64>(0)
-    private let idleSince = ManagedAtomic<Int>(StreamEngine.nanoseconds())
-    private let isClosing = ManagedAtomic<Bool>(false)
-    /// Set once, by the stream thread as it exits after a failure: read ``failureError`` after it.
-    private let hasFailed = ManagedAtomic<Bool>(false)
-    private nonisolated(unsafe) var failureError = DeviceError.disconnected
-    /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`, an unclocked null stream).
-    private(set) var isUnclocked = false
+    let isClosing = ManagedAtomic<Bool>(false)
+    /// The device takes frames far faster than real time (ALSA's `null`, `file` on `null`, an unclocked null stream):
+    /// known when it opens, or found by the stream thread after its first periods.
+    var isUnclocked = false
     /// The voices or taps in the cycle, held for their owners until the stream thread lets them go.
-    private let clients = Mutex<[ObjectIdentifier: AnyObject]>([:])
-    private let interruptions = DeviceInterruptions()
+    let clients = Mutex<[ObjectIdentifier: AnyObject]>([:])
 
-    private struct Key: Hashable {
-        var device: String
-        var direction: StreamDirection
-    }
-
-    private static let engines = Mutex<[Key: StreamEngine]>([:])
-
-    /// The engine of `device` for `direction`, opening an ALSA PCM (or the ``NullDevice`` a test installed under that
-    /// name) as `request` asks (or as near as it takes) the
-    /// first time: the first client of a device sets its format and buffer for as long as the process has it open,
-    /// and the others convert.
-    static func engine(for device: String, direction: StreamDirection, request: StreamRequest) throws(AudioDeviceError) -> StreamEngine {
-        let key = Key(device: device, direction: direction)
-        let result: Result<(StreamEngine, Bool), AudioDeviceError> = engines.withLock { engines in
-            // One that failed is on its way out of the registry: the device is opened anew.
-            if let engine = engines[key], engine.failure == nil { return .success((engine, false)) }
-            do throws(DeviceError) {
-                let stream: any PCMStream = if let null = NullDevice.named(device) {
-                    NullStream(device: null, direction: direction)
-                } else {
-                    try ALSAStream(name: device, direction: direction)
-                }
-                let engine = try StreamEngine(stream: stream, request: request)
-                engines[key] = engine
-                return .success((engine, true))
-            } catch {
-                return .failure(AudioDeviceError(device: device, operation: .open, error))
-            }
-        }
-        let (engine, opened) = try result.get()
-        if opened { EngineObservers.tell { $0.engineOpened(device, direction: direction) } }
-        return engine
-    }
-
-    /// Whether `device` can be opened for `direction` now: false while another program holds it (the open fails
-    /// with ``DeviceError/busy``). Any other failure is for the open that follows to report.
-    static func canOpen(_ device: String, direction: StreamDirection) -> Bool {
-        if let null = NullDevice.named(device) { return !null.isHeld }
-        do throws(DeviceError) {
-            try ALSAStream(name: device, direction: direction).close()
-            return true
-        } catch {
-            return error != .busy
-        }
-    }
-
-    /// Every engine open on a device for `direction`.
-    static func all(_ direction: StreamDirection) -> [StreamEngine] {
-        engines.withLock { $0.values.filter { $0.direction == direction && !$0.isOffline } }
-    }
-
-    /// A playback engine of its own, called `name` so that players given that device name play into it, that renders
-    /// into `sink` only when ``renderOffline(frames:)`` is called: its clock stands still in between.
-    static func offline(named name: String, request: StreamRequest, sink: @escaping (UnsafeRawBufferPointer) -> Void) throws(DeviceError) -> StreamEngine {
-        let engine = try StreamEngine(stream: NullStream(name: name, sink: sink), request: request, isOffline: true)
-        engines.withLock { $0[Key(device: name, direction: .playback)] = engine }
-        return engine
-    }
-
-    private init(stream: any PCMStream, request: StreamRequest, isOffline: Bool = false) throws(DeviceError) {
+    init(stream: any PCMStream, request: StreamRequest, isOffline: Bool = false) throws(DeviceError) {
         self.stream = stream
         var request = request
         if !stream.isClocked, !isOffline {
@@ -145,6 +79,7 @@ final class StreamEngine: @unchecked Sendable {
         deviceName = stream.name
         isUnclocked = !stream.isClocked
         self.isOffline = isOffline
+        clock = DeviceClock(sampleRate: configuration.sampleRate, direction: stream.direction)
         let periodNanoseconds = configuration.periodFrames * 1_000_000_000 / configuration.sampleRate
         switch stream.direction {
         case .playback:
@@ -162,48 +97,33 @@ final class StreamEngine: @unchecked Sendable {
                 format: configuration.format, channelCount: configuration.channelCount,
                 maximumFrames: configuration.periodFrames, overflowWait: isUnclocked ? Self.unclockedWait : periodNanoseconds / 2))
         }
+        errors = DeviceErrorHandler(stream: stream, cycle: cycle, eventWake: eventWake)
         if isOffline {
             periodBuffers = PeriodBuffers(configuration)
-            isIdle.store(false, ordering: .relaxed)
+            clock.runOffline()
             streamThreadEnded.signal()
         } else {
             RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
-                [self] in run()
+                [self] in runStreamThread()
             }
         }
         // The event thread blocks (a recorder waits for its writer there) and runs owners' code.
-        RealtimeThread.start(name: "audio-events", realtime: false) { [self] in eventLoop() }
+        RealtimeThread.start(name: "audio-events", realtime: false) { [self] in runEventThread() }
     }
 
     /// Nanoseconds the stream thread of a device without a clock waits, per period, for a late decoder or writer.
     static let unclockedWait = 10_000_000_000
 
-    // MARK: Clock
+    /// An offline engine's buffers, for the thread that renders.
+    var periodBuffers: PeriodBuffers?
 
-    /// Seconds on the device's clock: frames heard (playback: written less those still queued) or captured (capture:
-    /// read and waiting to be), over the rate, continued by the monotonic clock between transfers and while idle.
-    var deviceCurrentTime: Double {
-        let now = Self.nanoseconds()
-        if isIdle.load(ordering: .acquiring) {
-            let elapsed = Double(now - idleSince.load(ordering: .relaxed)) / 1e9
-            return Double(idleFrames.load(ordering: .relaxed)) / sampleRate + elapsed
-        }
-        let frames = Double(clockFrames.load(ordering: .relaxed))
-        let elapsed = Double(now - clockAt.load(ordering: .acquiring)) / 1e9
-        let estimate = frames + elapsed * sampleRate
-        // What is heard cannot be ahead of what was written.
-        return (direction == .playback ? min(estimate, Double(framesTransferred.load(ordering: .relaxed))) : estimate) / sampleRate
-    }
+    deinit { periodBuffers?.deallocate() }
+
+    /// Seconds on the device's clock (see ``DeviceClock``).
+    var deviceCurrentTime: Double { clock.currentTime }
 
     /// The device frame at `deviceTime` seconds on this engine's clock.
-    func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
-
-    /// The monotonic clock in nanoseconds.
-    static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
+    func frame(at deviceTime: Double) -> Int64 { clock.frame(at: deviceTime) }
 
     // MARK: Clients
 
@@ -231,8 +151,8 @@ final class StreamEngine: @unchecked Sendable {
     /// before), the device fails, or `timeout` seconds pass: a tap added before is then given every frame the device
     /// captures from now on.
     func waitUntilRunning(timeout: Double) {
-        let deadline = Self.nanoseconds() + Int(timeout * 1e9)
-        while isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring), Self.nanoseconds() < deadline {
+        let deadline = DeviceClock.nanoseconds() + Int(timeout * 1e9)
+        while clock.isIdle, !errors.isFailed, DeviceClock.nanoseconds() < deadline {
             usleep(500)
         }
     }
@@ -250,17 +170,13 @@ final class StreamEngine: @unchecked Sendable {
 
     /// The failure that stopped the device, if it has stopped.
     var failure: AudioDeviceError? {
-        guard hasFailed.load(ordering: .acquiring) else { return nil }
-        return AudioDeviceError(device: deviceName, operation: .stream, failureError)
+        errors.failure.map { AudioDeviceError(device: deviceName, operation: .stream, $0) }
     }
 
     /// Leaves the registry, ends the threads and lets the device go: after a failure, or once an offline engine is
     /// done.
     func close() {
-        let key = Key(device: deviceName, direction: direction)
-        Self.engines.withLock { engines in
-            if engines[key] === self { engines[key] = nil }
-        }
+        leaveRegistry()
         isClosing.store(true, ordering: .releasing)
         wake()
         streamThreadEnded.wait()
@@ -270,415 +186,8 @@ final class StreamEngine: @unchecked Sendable {
         stream.close()
     }
 
-    // MARK: Stream thread
-
-    /// A period's mix in floats and in the stream's format.
-    private struct PeriodBuffers {
-        let floats: UnsafeMutableBufferPointer<Float>
-        let raw: UnsafeMutableRawPointer
-
-        init(_ configuration: StreamConfiguration) {
-            let samples = configuration.periodFrames * configuration.channelCount
-            floats = .allocate(capacity: samples)
-            floats.initialize(repeating: 0)
-            raw = .allocate(byteCount: samples * configuration.format.bytesPerSample, alignment: 16)
-        }
-
-        func deallocate() {
-            floats.deallocate()
-            raw.deallocate()
-        }
-    }
-
-    /// An offline engine's buffers, for the thread that renders.
-    private var periodBuffers: PeriodBuffers?
-
-    deinit { periodBuffers?.deallocate() }
-
-    private func run() {
-        defer { streamThreadEnded.signal() }
-        let buffers = PeriodBuffers(configuration)
-        let (floats, raw) = (buffers.floats, buffers.raw)
-        defer { buffers.deallocate() }
-        var run = (startedAt: 0, frames: 0)
-        while !isClosing.load(ordering: .relaxed) {
-            let events = eventCount
-            if case .capture(let capture) = cycle { capture.releaseRemovedTaps() }
-            guard needsRunning else {
-                enterIdle()
-                tellEventThread(since: events)
-                streamWake.wait()
-                continue
-            }
-            if isIdle.load(ordering: .relaxed) {
-                leaveIdle()
-                run = (Self.nanoseconds(), 0)
-            }
-            let moved: Int?
-            switch cycle {
-            case .render(let mixer): moved = renderPeriod(mixer, floats: floats, raw: raw)
-            case .capture(let capture): moved = capturePeriod(capture, floats: floats, raw: raw)
-            }
-            tellEventThread(since: events)
-            guard let moved else { return }
-            run.frames += moved
-            noteSpeed(since: run.startedAt, frames: run.frames)
-        }
-    }
-
-    /// Stream thread (or an offline engine's rendering thread): the events the cycle has put out so far, and the items
-    /// its voices took up.
-    private var eventCount: Int {
-        switch cycle {
-        case .render(let mixer): mixer.events.writeCount &+ mixer.itemsTakenUp
-        case .capture(let capture): capture.events.writeCount
-        }
-    }
-
-    /// Stream thread (or an offline engine's rendering thread): wakes the event thread, which sleeps until it has something to do, when the cycle put out events
-    /// since ``eventCount`` was `count`: a few times in a voice's or a tap's life (started, another item or pass,
-    /// finished, removed, overrun).
-    private func tellEventThread(since count: Int) {
-        if eventCount != count { eventWake.signal() }
-    }
-
-    /// Whether a period must be moved: a client plays or captures, or waits for its start frame.
-    private var needsRunning: Bool {
-        switch cycle {
-        case .render(let mixer): mixer.needsRendering
-        case .capture(let capture): capture.needsCapturing
-        }
-    }
-
-    /// Offline engines: mixes and writes the next `frames` frames (at most a period), on the caller's thread.
-    func renderOffline(frames: Int) {
-        guard isOffline, case .render(let mixer) = cycle, let periodBuffers else { preconditionFailure("not an offline playback engine") }
-        let events = eventCount
-        _ = renderPeriod(mixer, floats: periodBuffers.floats, raw: periodBuffers.raw, frames: min(frames, configuration.periodFrames))
-        tellEventThread(since: events)
-    }
-
-    /// Offline engines: the frames rendered so far, which are its clock.
-    var framesRendered: Int64 { framesTransferred.load(ordering: .relaxed) }
-
-    /// Whether a voice plays or waits to start: an offline render goes on while one does.
-    var hasVoicesToRender: Bool {
-        guard case .render(let mixer) = cycle else { return false }
-        return mixer.hasVoicesToPlay
-    }
-
-    /// The device frame after the last frame any voice has mixed.
-    var endOfMixedFrames: Int64 {
-        guard case .render(let mixer) = cycle else { return 0 }
-        return mixer.endOfMix.load(ordering: .relaxed)
-    }
-
-    /// Mixes and writes one period (or the first `frames` frames of one); returns the frames written, or nil when the
-    /// stream failed.
-    private func renderPeriod(
-        _ mixer: Mixer, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer, frames: Int? = nil
-    ) -> Int? {
-        let period = frames ?? configuration.periodFrames
-        guard waitForRoom(frames: period, mixer) else { return 0 }
-        let first = framesTransferred.load(ordering: .relaxed)
-        mixer.render(into: floats, frames: period, firstFrame: first)
-        // Once the mix has ended (every voice finished, paused or let go), only what was mixed is written, and the
-        // idle that follows drains it, as aplay does: a short sound, a range's end or a queue's last item does not
-        // grow by the rest of a period of silence. An offline render is asked for its periods whole.
-        let frames = isOffline || mixer.hasVoicesToPlay
-            ? period : Int(max(0, min(Int64(period), mixer.endOfMix.load(ordering: .relaxed) - first)))
-        SampleConversion.encode(UnsafeBufferPointer(rebasing: floats[..<(frames * configuration.channelCount)]), as: configuration.format, into: raw)
-        var done = 0
-        while done < frames {
-            do {
-                let written = try stream.write(raw + done * configuration.bytesPerFrame, frames: frames - done)
-                done += written
-                guard written == 0 else { continue }
-                // No room yet: wait for it, or for a client. One that cut its voice off leaves the rest of this
-                // period unwritten, and what is queued is dropped with the next period or the idle.
-                if queuedAudioIsUnwanted(mixer) { break }
-                _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: frames - done), 0.001))
-            } catch .xrun {
-                underruns.wrappingIncrement(ordering: .relaxed)
-                do {
-                    try stream.recover(from: .xrun)
-                } catch .busy {
-                    // Another program took the device, which an xrun told first: waited for as below.
-                    if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-                } catch {
-                    return fail(error)
-                }
-            } catch .suspended {
-                // Waiting for the system to resume takes sleeping: the event thread does it.
-                if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
-            } catch .busy {
-                // Another program took the device: the event thread waits until it is free and opens it again.
-                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-            } catch {
-                return fail(error)
-            }
-        }
-        framesTransferred.store(first + Int64(done), ordering: .relaxed)
-        let delay = stream.delay
-        queuedFrames.store(delay, ordering: .relaxed)
-        clockFrames.store(first + Int64(done) - Int64(delay), ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
-        return done
-    }
-
-    /// Waits until `frames` fit into a stream that does not wait in its writes (a sound server's), so that a period is
-    /// mixed when it can be written at once: one write a period, and what changed meanwhile (a pause, a volume) is in
-    /// it. Drops what is queued once it is of voices cut off. Returns false when there is nothing left to render: the
-    /// last voice paused or ended meanwhile, or the engine closes.
-    private func waitForRoom(frames: Int, _ mixer: Mixer) -> Bool {
-        while true {
-            if queuedAudioIsUnwanted(mixer) { discardQueuedAudio(mixer) }
-            // An offline render is asked for its periods, whether voices sound or not.
-            if isOffline { return true }
-            guard needsRunning, !isClosing.load(ordering: .relaxed) else { return false }
-            let wait = stream.waitingTime(for: frames)
-            guard wait > 0 else { return true }
-            _ = streamWake.wait(timeout: .now() + wait)
-        }
-    }
-
-    /// Whether what the device holds queued is of voices cut off, and no other voice sounds, on a device that holds
-    /// much: it is to be dropped rather than heard. A short queue plays out: a pause is heard where the mix stopped.
-    private func queuedAudioIsUnwanted(_ mixer: Mixer) -> Bool {
-        guard queuesLong else {
-            mixer.audioWasCut = false
-            return false
-        }
-        mixer.noteCutVoices()
-        return mixer.audioWasCut && !mixer.hasSoundingVoices
-    }
-
-    /// Drops what the device holds queued, unheard, so that a pause, a seek or a change of rate is heard now rather
-    /// than after the queue (hundreds of milliseconds with a long buffer); the clock goes on from what was heard.
-    private func discardQueuedAudio(_ mixer: Mixer) {
-        mixer.audioWasCut = false
-        let heard = framesTransferred.load(ordering: .relaxed) - Int64(stream.delay)
-        stream.drop()
-        framesTransferred.store(heard, ordering: .relaxed)
-        queuedFrames.store(0, ordering: .relaxed)
-        clockFrames.store(heard, ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
-    }
-
-    /// Reads one period and hands it to the taps; returns the frames read (0 after an overrun, whose frames are
-    /// counted as lost), or nil when the stream failed.
-    private func capturePeriod(_ capture: CaptureCycle, floats: UnsafeMutableBufferPointer<Float>, raw: UnsafeMutableRawPointer) -> Int? {
-        // A stream that does not wait in its reads (a sound server's): the wait for a period comes first, so that it
-        // is read in one go.
-        let wait = stream.waitingTime(for: configuration.periodFrames)
-        if wait > 0 { _ = streamWake.wait(timeout: .now() + wait) }
-        let first = framesTransferred.load(ordering: .relaxed)
-        let got: Int
-        do {
-            got = try stream.read(into: raw, frames: configuration.periodFrames)
-        } catch .suspended {
-            // The session paused the recorders meanwhile, so the suspended time is no gap in their files.
-            if let failure = interruptions.handOver(.suspended, waking: eventWake) { return fail(failure) }
-            return 0
-        } catch .busy {
-            // Another program took the device: as a suspension, until it is free again.
-            if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-            return 0
-        } catch .xrun {
-            do {
-                try stream.recover(from: .xrun)
-            } catch .busy {
-                // Another program took the device, which an xrun told first: the recorders were paused, nothing is
-                // lost.
-                if let failure = interruptions.handOver(.taken, waking: eventWake) { return fail(failure) }
-                return 0
-            } catch {
-                return fail(error)
-            }
-            // What should have been captured since the last read is lost: a gap of that length in every tap.
-            let lost = max(0, frame(at: deviceCurrentTime) - first)
-            capture.deviceDidLose(frames: Int(lost))
-            framesTransferred.store(first + lost, ordering: .relaxed)
-            return 0
-        } catch {
-            return fail(error)
-        }
-        // Nothing there yet, from a stream that does not wait (a sound server's), or a device that answers at once
-        // without audio (which fails the read after a while, see ``ALSAStream``).
-        guard got > 0 else {
-            _ = streamWake.wait(timeout: .now() + max(stream.waitingTime(for: configuration.periodFrames), 0.001))
-            return 0
-        }
-        capture.process(raw, frames: got, firstFrame: first)
-        framesTransferred.store(first + Int64(got), ordering: .relaxed)
-        clockFrames.store(first + Int64(got) + Int64(stream.delay), ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .releasing)
-        return got
-    }
-
-    /// After 16 periods, a device that took them in under a quarter of their duration and holds none of them has no
-    /// clock: from then on a starved voice is waited for instead of heard as a gap, as no one listens. (A sound server
-    /// may also take the first periods fast, but it holds them queued.)
-    private func noteSpeed(since start: Int, frames: Int) {
-        guard !isUnclocked, case .render(let mixer) = cycle, queuedFrames.load(ordering: .relaxed) == 0,
-              frames >= 16 * configuration.periodFrames
-        else { return }
-        let realTime = frames * 1_000_000_000 / configuration.sampleRate
-        if (Self.nanoseconds() - start) * 4 < realTime {
-            isUnclocked = true
-            mixer.starvationWait.store(Self.unclockedWait, ordering: .relaxed)
-        }
-    }
-
-    /// Nothing to move: playback plays out what the device holds (or drops it, when a voice was cut off), capture
-    /// stops; then the clock runs on the monotonic clock.
-    private func enterIdle() {
-        guard !isIdle.load(ordering: .relaxed) else { return }
-        switch cycle {
-        case .render(let mixer) where queuedAudioIsUnwanted(mixer): discardQueuedAudio(mixer)
-        case .render: stream.drain()
-        case .capture: stream.drop()
-        }
-        queuedFrames.store(0, ordering: .relaxed)
-        idleFrames.store(direction == .playback ? framesTransferred.load(ordering: .relaxed) : frame(at: deviceCurrentTime), ordering: .relaxed)
-        idleSince.store(Self.nanoseconds(), ordering: .relaxed)
-        isIdle.store(true, ordering: .releasing)
-    }
-
-    /// Something to move: wait for the earliest scheduled start (playback: less the device's latency), then go on
-    /// counting frames from the idle clock, so that device time never jumps. Capture drops what the device held from
-    /// before (a sound server keeps capturing for a prepared stream), so that the first frame read is from now.
-    private func leaveIdle() {
-        while let start = startFrameToWaitFor, frame(at: deviceCurrentTime) < start {
-            let wait = Double(start - frame(at: deviceCurrentTime)) / sampleRate
-            _ = streamWake.wait(timeout: .now() + min(wait, 0.005))
-        }
-        if direction == .capture { stream.drop() }
-        let now = frame(at: deviceCurrentTime)
-        framesTransferred.store(now, ordering: .relaxed)
-        clockFrames.store(now, ordering: .relaxed)
-        clockAt.store(Self.nanoseconds(), ordering: .relaxed)
-        isIdle.store(false, ordering: .releasing)
-    }
-
-    /// The frame to wait for before moving any, when every client that needs the stream waits for its start.
-    private var startFrameToWaitFor: Int64? {
-        switch cycle {
-        case .render(let mixer): mixer.startFrameToWaitFor.map { $0 - Int64(configuration.bufferFrames) }
-        case .capture(let capture): capture.earliestScheduledFrame
-        }
-    }
-
-    /// Stream thread: the device failed; it ends here. Returns nil for the caller to return.
-    private func fail(_ error: DeviceError) -> Int? {
-        failureError = error
-        hasFailed.store(true, ordering: .releasing)
-        if case .capture(let capture) = cycle { capture.endAll() }
-        eventWake.signal()
-        return nil
-    }
-
-    // MARK: Event thread
-
-    private func eventLoop() {
-        while true {
-            let wantsTicks = clients.withLock { clients in
-                clients.values.contains { ($0 as? Voice)?.wantsTicks.load(ordering: .relaxed) ?? false }
-            }
-            // Woken by the stream thread's events, a failure, a suspension, a client or the close; by the clock only
-            // for time observers.
-            if wantsTicks {
-                _ = eventWake.wait(timeout: .now() + 0.005)
-            } else {
-                eventWake.wait()
-            }
-            deliverEvents()
-            interruptions.resumeIfInterrupted(stream) { isClosing.load(ordering: .acquiring) }
-            if hasFailed.load(ordering: .acquiring) {
-                failEverything()
-                return
-            }
-            if isClosing.load(ordering: .acquiring) { return }
-            let voices = clients.withLock { $0.values.compactMap { $0 as? Voice } }
-            for voice in voices { voice.owner?.voiceDidTick(voice) }
-        }
-    }
-
-    /// The stream thread's events, to the owners of their voices or taps.
-    private func deliverEvents() {
-        switch cycle {
-        case .render(let mixer):
-            while let event = mixer.events.pop() {
-                let voice = Unmanaged<Voice>.fromOpaque(event.voice)
-                let owner = voice.takeUnretainedValue().owner
-                switch event.kind {
-                case .started: owner?.voiceDidStart(voice.takeUnretainedValue())
-                case .finished:
-                    // Finished is when it has been played, not mixed: what the device holds queued is heard first.
-                    waitUntilPlayed(upTo: mixer.endOfMix.load(ordering: .relaxed))
-                    // A last tick first: an unclocked device may mix a whole file between two ticks.
-                    owner?.voiceDidTick(voice.takeUnretainedValue())
-                    owner?.voiceDidFinish(voice.takeUnretainedValue())
-                case .itemStarted: owner?.voiceDidStartItem(voice.takeUnretainedValue())
-                case .removed:
-                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(voice.takeUnretainedValue())) }
-                    voice.release()
-                }
-            }
-        case .capture(let capture):
-            while let event = capture.events.pop() {
-                let tap = Unmanaged<CaptureTap>.fromOpaque(event.tap)
-                let owner = tap.takeUnretainedValue().owner
-                switch event.kind {
-                case .started: owner?.tapDidStart(tap.takeUnretainedValue())
-                case .finished: owner?.tapDidFinish(tap.takeUnretainedValue())
-                case .overrun: owner?.tapDidOverrun(tap.takeUnretainedValue(), frames: event.frames)
-                case .removed:
-                    _ = clients.withLock { $0.removeValue(forKey: ObjectIdentifier(tap.takeUnretainedValue())) }
-                    tap.release()
-                }
-            }
-        }
-    }
-
-    /// Waits, at most the buffer's length and a second, until the device has played what was mixed before `frame`. A
-    /// device without a clock has played what it was written once it idles (a `file` PCM writes out when drained),
-    /// unless other clients keep it running.
-    private func waitUntilPlayed(upTo frame: Int64) {
-        guard !isOffline else { return }
-        let deadline = Self.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
-        while Self.nanoseconds() < deadline, !isIdle.load(ordering: .acquiring), !hasFailed.load(ordering: .acquiring) {
-            if self.frame(at: deviceCurrentTime) >= frame, !isUnclocked || needsRunning { return }
-            usleep(2000)
-        }
-    }
-
-    /// The device failed: the engine leaves the registry, its observers hear it, and every client's owner too.
-    private func failEverything() {
-        close()
-        guard let failure else { return }
-        EngineObservers.tell { $0.engineFailed(deviceName, direction: direction, error: failure) }
-        let all = clients.withLock { clients in
-            defer { clients.removeAll() }
-            return Array(clients.values)
-        }
-        for client in all {
-            if let voice = client as? Voice { voice.owner?.voiceDidLoseDevice(voice, error: failure) }
-            if let tap = client as? CaptureTap { tap.owner?.tapDidLoseDevice(tap, error: failure) }
-        }
-    }
-
-    // MARK: Capture
-
-    /// Waits, up to `timeout` seconds, until every capture engine with no tap capturing has stopped its device:
-    /// after an interruption paused the recorders, a capture thread must not be left in a read that the process
-    /// stopping would turn into an overrun, heard later as silence in a resumed recording.
-    static func waitUntilPausedCaptureStops(timeout: Double) {
-        let deadline = nanoseconds() + Int(timeout * 1e9)
-        for engine in all(.capture) {
-            while !engine.isIdle.load(ordering: .acquiring), !engine.needsRunning, engine.failure == nil, nanoseconds() < deadline {
-                usleep(1000)
-            }
-        }
+    /// Stream thread: it ends, after a failure or as the engine closes.
+    func streamThreadDidEnd() {
+        streamThreadEnded.signal()
     }
 }

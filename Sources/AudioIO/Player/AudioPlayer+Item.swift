@@ -30,14 +30,12 @@ extension AudioPlayer {
         let playsOnOnceLoaded = withState { state, events in
             let wasPlaying = state.isPlaying
             state.seeks.end(finished: false)
-            state.release()
+            release(&state)
             current.withLock { $0 = item }
-            state.range = PlaybackRange()
+            // What belonged to the item goes with it: its range, the passes of a loop heard, its loading.
+            state.file = FileState()
             state.time = 0
-            state.passesHeard = 0
-            state.startWasReported = false
-            state.decodeFailed = false
-            state.load = item.remote == nil ? .loaded : .loading
+            if item.remote != nil { state.file.load = .loading }
             state.status.change(to: .unknown, reporting: Event.statusChanged, in: &events)
             // A file plays on at once; an address once its header is here, which is not waited for under the lock.
             guard wasPlaying, item.remote == nil else { return wasPlaying }

@@ -10,10 +10,10 @@ extension AudioPlayer {
     /// prepared); inside, playback goes on from where it is. A seek may still go anywhere in the file: what follows the
     /// range's end is not played. Negative values are 0, and a value that is not a number changes nothing.
     public var forwardPlaybackStartTime: TimeInterval {
-        get { state.withLock { $0.range.start } }
+        get { state.withLock { $0.file.range.start } }
         set {
             guard !newValue.isNaN else { return }
-            withState { state, events in setRange(&state, &events, start: newValue, end: state.range.end) }
+            withState { state, events in setRange(&state, &events, start: newValue, end: state.file.range.end) }
         }
     }
 
@@ -25,10 +25,10 @@ extension AudioPlayer {
     /// A time before the start is the start (a range of nothing: play finishes at once); one past ``duration`` is the
     /// file's end. Setting it while the position is at or past it moves the position to the range's start.
     public var forwardPlaybackEndTime: TimeInterval? {
-        get { state.withLock { $0.range.end } }
+        get { state.withLock { $0.file.range.end } }
         set {
             guard newValue.map({ !$0.isNaN }) ?? true else { return }
-            withState { state, events in setRange(&state, &events, start: state.range.start, end: newValue) }
+            withState { state, events in setRange(&state, &events, start: state.file.range.start, end: newValue) }
         }
     }
 
@@ -39,8 +39,8 @@ extension AudioPlayer {
         let length = duration > 0 ? duration : .infinity
         let start = min(max(start, 0), length)
         let range = PlaybackRange(start: start, end: end.map { min(max($0, start), length) })
-        guard range != state.range else { return }
-        state.range = range
+        guard range != state.file.range else { return }
+        state.file.range = range
         let position = state.currentTime
         let isInside = position >= range.start && position < (range.end ?? .infinity)
         let target = isInside ? position : range.start

@@ -30,45 +30,7 @@ import Synchronization
 /// is kept in a ``RemoteCache``: playing it again downloads nothing.
 ///
 /// **Thread safety**: every member may be used from any thread.
-public final class AudioPlayer: @unchecked Sendable {
-    /// Whether the player can play: unknown until prepared, then ready, or failed with the reason.
-    public enum Status: Equatable, Sendable {
-        /// Not prepared yet.
-        case unknown
-        /// Prepared: the file is open and the device too.
-        case readyToPlay
-        /// Preparing failed, or the device failed while playing; the payload says why.
-        case failed(AudioPlayerError)
-    }
-
-    /// What ``events()`` delivers, in the order it happens. What one call changes comes in this order: the status,
-    /// ``timeControlStatus`` and ``rate`` as they now are, what happened (a time jump, a start), then the end of
-    /// playback.
-    public enum Event: Equatable, Sendable {
-        /// ``status`` changed.
-        case statusChanged(Status)
-        /// ``timeControlStatus`` changed: playing, paused, or waiting for a scheduled start.
-        case timeControlStatusChanged(TimeControlStatus)
-        /// ``rate`` changed (to the value given, clamped).
-        case rateChanged(Float)
-        /// The position moved other than by playing on, as `AVPlayerItem.timeJumpedNotification` tells: a seek (every
-        /// one, also while paused) or a loop starting over. ``currentTime`` is where it went.
-        case timeJumped
-        /// The first frame was mixed into the device stream, once per playing from the start or from where ``stop()``
-        /// left it: a pause and resume, a seek or a change of device goes on playing and sends no second one.
-        case started
-        /// Playback ended: at the end of the last loop (true) or early on a failure (false).
-        case finishedPlaying(successfully: Bool)
-        /// Reading the file failed part-way.
-        case decodeError(AudioFileError)
-        /// An address's download fell behind: the buffer ran empty, and the output is paused until enough is buffered.
-        /// ``isPlaying`` stays true: playback goes on by itself. Only on a device with a clock: one without (ALSA's
-        /// `null`, an ``OfflineRenderer``) waits for the audio instead, and never runs dry.
-        case playbackStalled
-        /// Enough is buffered again after ``playbackStalled``: playback goes on where it stalled.
-        case playbackResumed
-    }
-
+public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     /// The file or address played, or `nil` for audio played from data.
     public var url: URL? { item.url }
     /// The audio played, for a player made from data.
@@ -86,14 +48,14 @@ public final class AudioPlayer: @unchecked Sendable {
     var source: URL { item.source }
     /// The download of an `http` or `https` address.
     var remote: RemoteAsset? { item.remote }
-    let state = Mutex(State())
     /// ``numberOfLoops``, where the decoder thread reads it at the end of each pass without the lock.
     let loops = ManagedAtomic<Int>(0)
+    private let weakDelegate = Mutex(WeakDelegate())
 
     /// Receives the events (weakly held): finish, decode errors, time control status, rate and time jumps.
     public var delegate: (any AudioPlayerDelegate)? {
-        get { state.withLock { $0.delegate.value } }
-        set { state.withLock { $0.delegate = WeakDelegate(value: newValue) } }
+        get { weakDelegate.withLock { $0.value } }
+        set { weakDelegate.withLock { $0 = WeakDelegate(value: newValue) } }
     }
 
     /// Creates a player for the file at `url`, reading its header now; or for an `http` or `https` address, starting
@@ -118,34 +80,9 @@ public final class AudioPlayer: @unchecked Sendable {
     /// A player of `item`; an address's header is read on a thread of its own.
     private init(item: PlayerItem) {
         current = Mutex(item)
-        if item.remote == nil {
-            state.withLock { $0.load = .loaded }
-        } else {
-            startLoading(item)
-        }
+        super.init(state: State())
+        if item.remote != nil { startLoading(item) }
     }
-
-    deinit {
-        state.withLock { $0.release() }
-    }
-
-    /// The ALSA PCM to play on, e.g. "default", "hw:1", "pulse"; `nil` means "default". Takes effect at the
-    /// next ``prepareToPlay()`` (after ``stop()``).
-    public var currentDevice: String? {
-        get { state.withLock { $0.deviceName } }
-        set { state.withLock { $0.deviceName = newValue } }
-    }
-
-    /// Whether it is playing now: true from ``play()`` on, also while a start scheduled with ``play(atTime:)`` waits
-    /// for its time; false while paused, stopped, and once playback has finished.
-    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
-
-    /// Ready to play, failed, or not yet prepared.
-    public var status: Status { state.withLock { $0.status } }
-
-    /// Playing, paused, or waiting for the time given to ``play(atTime:)``, as `AVPlayer.timeControlStatus`; each change
-    /// is an ``Event/timeControlStatusChanged(_:)``.
-    public var timeControlStatus: TimeControlStatus { state.withLock { $0.timeControlStatus } }
 
     /// Passes beyond the first: 0 plays once, n plays n + 1 times, any negative number loops until
     /// stopped. Loops are gapless. May be changed while playing. A seek, or a device lost and back, does not
@@ -153,22 +90,6 @@ public final class AudioPlayer: @unchecked Sendable {
     public var numberOfLoops: Int {
         get { loops.load(ordering: .relaxed) }
         set { loops.store(newValue, ordering: .relaxed) }
-    }
-
-    /// Linear gain, 0…1 (values outside are clamped), independent of the system volume.
-    public var volume: Float {
-        get { state.withLock { $0.controls.volume } }
-        set { setVolume(newValue, fadeDuration: 0) }
-    }
-
-    /// Moves ``volume`` to `volume` linearly over `fadeDuration` seconds (0 = at once). With a long I/O buffer (see
-    /// ``AudioSession/preferredIOBufferDuration``), a change at once is heard at once, and a fade starts once what the
-    /// device holds queued has played.
-    public func setVolume(_ volume: Float, fadeDuration: TimeInterval) {
-        withState { state, events in
-            state.controls.setVolume(volume, fadeDuration: fadeDuration, voice: state.voice, engine: state.engine)
-            if fadeDuration <= 0 { restartIfQueuedLong(&state, &events) }
-        }
     }
 
     /// A fixed gain in decibels applied before ``volume``, −96…+48 (values outside are clamped), 0 by default: what
@@ -185,50 +106,62 @@ public final class AudioPlayer: @unchecked Sendable {
         }
     }
 
-    /// Balance, −1 (left only) … 0 (both at unity) … +1 (right only): the left channel's gain is
-    /// min(1, 1 − pan), the right's min(1, 1 + pan). A mono file plays on both channels.
-    public var pan: Float {
-        get { state.withLock { $0.controls.pan } }
-        set { state.withLock { $0.controls.setPan(newValue, voice: $0.voice) } }
-    }
-
     /// Whether ``rate`` applies; set it before ``prepareToPlay()``.
     public var enableRate: Bool {
         get { state.withLock { $0.controls.enableRate } }
         set { state.withLock { $0.controls.enableRate = newValue } }
     }
 
-    /// Playback speed, 0.25…4 (clamped; `AVAudioPlayer` allows 0.5…2, `AVPlayer` more), changed by
-    /// ``audioTimePitchAlgorithm``; applies only with ``enableRate``. A change is an ``Event/rateChanged(_:)``.
+    /// Starts or resumes playback with the next device period; for an address, first waits for its header to
+    /// download.
     ///
-    /// Setting 0 pauses, as it does `AVPlayer`: the speed stays what it was, for ``play()`` to resume at. A value that
-    /// is not a number changes nothing; no speed plays backwards (a negative one is clamped to 0.25).
-    public var rate: Float {
-        get { state.withLock { $0.controls.rate } }
-        set {
-            withState { state, events in
-                if newValue == 0 { return _ = pause(&state, &events) }
-                // Where the listener is, reckoned at the rate what is queued was played at.
-                let heard = state.currentTime
-                let old = state.controls.rate
-                state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
-            }
-        }
+    /// The player follows the shared ``AudioSession``'s policy once it has played: an interruption pauses it (and
+    /// resumes it, with ``AudioSession/CategoryOptions/resumeAfterInterruption``), and unplugging the headphones, or
+    /// losing the device, pauses it where it was.
+    ///
+    /// - Returns: Whether playback started; on false, ``status`` holds the reason.
+    @discardableResult
+    public override func play() -> Bool {
+        awaitLoad()
+        return super.play()
     }
 
-    /// How ``rate`` changes the speed, as `AVPlayerItem.audioTimePitchAlgorithm`: ``AudioTimePitchAlgorithm/timeDomain``
-    /// (the default: pitch kept, SoundTouch tuned for speech) or ``AudioTimePitchAlgorithm/varispeed`` (pitch follows
-    /// the speed, libsoxr). May be changed at any time: while prepared, playback goes on from the position heard with
-    /// the new one.
-    public var audioTimePitchAlgorithm: AudioTimePitchAlgorithm {
-        get { state.withLock { $0.controls.pitchAlgorithm } }
-        set {
-            withState { state, events in
-                guard state.controls.pitchAlgorithm != newValue else { return }
-                state.controls.pitchAlgorithm = newValue
-                if state.voice != nil, state.controls.enableRate { move(&state, &events, to: state.currentTime, playing: state.isPlaying) }
-            }
+    // MARK: Shape
+
+    override func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+        prepareFile(&state, &events)
+    }
+
+    override func release(_ state: inout State) {
+        if let voice = state.voice, voice.hasStarted.load(ordering: .acquiring) {
+            state.file.passesHeard = voice.currentItem.load(ordering: .acquiring)
+        }
+        state.release()
+    }
+
+    override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
+        min(max(time, 0), duration)
+    }
+
+    override func download(in state: State) -> ItemDownload {
+        guard let remote else { return .file(duration: duration) }
+        return .address(remote.progress, duration: duration)
+    }
+
+    override func meteredChannels(in state: State) -> Int { numberOfChannels }
+
+    override func tellDelegate(_ events: [Event]) { tell(events) }
+
+    override func voiceDidStart(_ voice: Voice) { fileVoiceDidStart(voice) }
+
+    override func voiceDidFinish(_ voice: Voice) { fileVoiceDidFinish(voice) }
+
+    override func voiceDidTick(_ voice: Voice, _ state: inout State, _ events: inout [Event]) {
+        // A loop starting over is a time jump.
+        let pass = voice.currentItem.load(ordering: .acquiring)
+        if state.voice === voice, pass > state.file.passSeen {
+            state.file.passSeen = pass
+            events.append(.timeJumped)
         }
     }
 
@@ -240,7 +173,7 @@ public final class AudioPlayer: @unchecked Sendable {
     }
 }
 
-/// A weak reference to the delegate, so that the state stays a value.
+/// A weak reference to the delegate.
 struct WeakDelegate {
     weak var value: (any AudioPlayerDelegate)?
 }

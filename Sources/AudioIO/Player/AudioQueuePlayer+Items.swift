@@ -5,23 +5,19 @@ import FoundationEssentials
 extension AudioQueuePlayer {
     /// The items played to their end, or skipped with ``advanceToNextItem()``, before ``currentItem``, oldest first:
     /// what ``advanceToPreviousItem()`` goes back through. Items that failed are not among them.
-    public var previousItems: [URL] { state.withLock { $0.played.map(\.url) } }
+    public var previousItems: [URL] { state.withLock { $0.queue.played.map(\.url) } }
 
     /// Ends the current item now and goes on with the next, playing if it was playing; the current item joins
     /// ``previousItems`` (and, with ``repeatMode`` all, comes round again at the end). With repeat one, the next item
     /// is the one after the current item, which then repeats.
     public func advanceToNextItem() {
         withState { state, events in
-            guard let current = state.items.first else { return }
-            let wasPlaying = state.isPlaying
-            state.seeks.end(finished: false)
-            state.release()
-            state.items.removeFirst()
-            state.comeRound(current)
-            state.played.append(current)
-            state.time = 0
-            state.isPlaying = false
-            if wasPlaying { _ = start(&state, &events) }
+            guard let current = state.queue.items.first else { return }
+            changeCurrentItem(&state, &events) { queue in
+                queue.items.removeFirst()
+                queue.comeRound(current)
+                queue.played.append(current)
+            }
         }
     }
 
@@ -31,14 +27,11 @@ extension AudioQueuePlayer {
     /// After a queue ran out, it brings back its last item, paused.
     public func advanceToPreviousItem() {
         withState { state, events in
-            guard let previous = state.played.popLast() else { return }
-            let wasPlaying = state.isPlaying
-            state.seeks.end(finished: false)
-            state.release()
-            state.insert(previous.url, duration: previous.duration, gain: previous.gain, at: 0)
-            state.time = 0
-            state.isPlaying = false
-            if wasPlaying { _ = start(&state, &events) }
+            guard let previous = state.queue.played.last else { return }
+            changeCurrentItem(&state, &events) { queue in
+                queue.played.removeLast()
+                queue.insert(previous.url, duration: previous.duration, gain: previous.gain, at: 0)
+            }
         }
     }
 
@@ -58,14 +51,10 @@ extension AudioQueuePlayer {
     public func replaceCurrentItem(with url: URL?) throws(AudioFileError) {
         let duration = try url.map { url throws(AudioFileError) in try Self.check(url, cache: cache) }
         withState { state, events in
-            let wasPlaying = state.isPlaying
-            state.seeks.end(finished: false)
-            state.release()
-            if !state.items.isEmpty { state.items.removeFirst() }
-            if let url, let duration { state.insert(url, duration: duration, at: 0) }
-            state.time = 0
-            state.isPlaying = false
-            if wasPlaying { _ = start(&state, &events) }
+            changeCurrentItem(&state, &events) { queue in
+                if !queue.items.isEmpty { queue.items.removeFirst() }
+                if let url, let duration { queue.insert(url, duration: duration, at: 0) }
+            }
         }
         if let url { watchDownloads(of: [url]) }
     }
@@ -76,11 +65,11 @@ extension AudioQueuePlayer {
     public func insert(_ url: URL, after item: URL?) throws(AudioFileError) {
         let duration = try Self.check(url, cache: cache)
         withState { state, events in
-            let position = item.flatMap { item in state.items.firstIndex { $0.url == item } }.map { $0 + 1 }
-                ?? state.items.count
-            state.insert(url, duration: duration, at: position)
+            let position = item.flatMap { item in state.queue.items.firstIndex { $0.url == item } }.map { $0 + 1 }
+                ?? state.queue.items.count
+            state.queue.insert(url, duration: duration, at: position)
             // The decoder has read past the insertion point: restart it where the listener is.
-            if position < state.decoded { restart(&state, &events) }
+            if position < state.queue.decoded { restart(&state, &events) }
         }
         watchDownloads(of: [url])
     }
@@ -89,20 +78,13 @@ extension AudioQueuePlayer {
     /// advances to the next.
     public func remove(_ url: URL) {
         withState { state, events in
-            state.played.removeAll { $0.url == url }
-            let wasCurrent = state.items.first?.url == url
-            let decodedRemoved = state.items.prefix(state.decoded).dropFirst().contains { $0.url == url }
+            state.queue.played.removeAll { $0.url == url }
+            let wasCurrent = state.queue.items.first?.url == url
+            let decodedRemoved = state.queue.items.prefix(state.queue.decoded).dropFirst().contains { $0.url == url }
             if wasCurrent {
-                let wasPlaying = state.isPlaying
-                state.seeks.end(finished: false)
-                state.release()
-                state.time = 0
-                state.items.removeAll { $0.url == url }
-                state.isPlaying = false
-                if wasPlaying { _ = start(&state, &events) }
-                return
+                return changeCurrentItem(&state, &events) { $0.items.removeAll { $0.url == url } }
             }
-            state.items.removeAll { $0.url == url }
+            state.queue.items.removeAll { $0.url == url }
             if decodedRemoved { restart(&state, &events) }
         }
     }
@@ -111,11 +93,21 @@ extension AudioQueuePlayer {
     public func removeAllItems() {
         withState { state, _ in
             state.seeks.end(finished: false)
-            state.release()
-            state.items.removeAll()
-            state.played.removeAll()
-            state.isPlaying = false
+            release(&state)
+            state.queue.items.removeAll()
+            state.queue.played.removeAll()
             state.time = 0
         }
+    }
+
+    /// Lets the current item's voice go, changes the queue with `change`, and plays the item then current from its
+    /// start if the queue was playing. A seek waiting to be heard ends unfinished.
+    private func changeCurrentItem(_ state: inout State, _ events: inout [Event], _ change: (inout QueueState) -> Void) {
+        let wasPlaying = state.isPlaying
+        state.seeks.end(finished: false)
+        release(&state)
+        change(&state.queue)
+        state.time = 0
+        if wasPlaying { _ = start(&state, &events) }
     }
 }

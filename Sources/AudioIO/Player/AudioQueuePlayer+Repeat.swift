@@ -22,21 +22,21 @@ extension AudioQueuePlayer {
     /// it is heard). Changing the mode while playing applies from the item playing: its next pass queued by repeat one
     /// goes; items already come round by repeat all stay in the queue, and none comes round again.
     public var repeatMode: RepeatMode {
-        get { state.withLock { $0.repeatMode } }
+        get { state.withLock { $0.queue.repeatMode } }
         set {
             withState { state, events in
-                guard state.repeatMode != newValue else { return }
-                state.repeatMode = newValue
-                let count = state.items.count
-                state.removeRepeatedPasses()
+                guard state.queue.repeatMode != newValue else { return }
+                state.queue.repeatMode = newValue
+                let count = state.queue.items.count
+                state.queue.removeRepeatedPasses()
                 // A decoder that already queued or read past the item playing asks again, from where the listener is.
-                if state.voice != nil, state.items.count != count || state.decoded >= state.items.count { restart(&state, &events) }
+                if state.voice != nil, state.queue.items.count != count || state.queue.decoded >= state.queue.items.count { restart(&state, &events) }
             }
         }
     }
 }
 
-extension AudioQueuePlayer.State {
+extension AudioQueuePlayer.QueueState {
     /// Decoder thread, once it has read the last item it opened to its end: queues that item again as
     /// ``AudioQueuePlayer/repeatMode`` says — right after it for repeat one, at the end for repeat all (once).
     mutating func queueAgainTheLastDecoded() {

@@ -43,12 +43,12 @@ extension AudioQueuePlayerDelegate {
         case .timeJumped: audioQueuePlayerTimeDidJump(player)
         case .playbackStalled: audioQueuePlayerPlaybackDidStall(player)
         case .playbackResumed: audioQueuePlayerPlaybackDidResume(player)
-        case .statusChanged: break
+        case .statusChanged, .started, .decodeError: break
         }
     }
 }
 
-/// A weak reference to the queue's delegate, so that the state stays a value.
+/// A weak reference to the queue's delegate.
 struct WeakQueueDelegate {
     weak var value: (any AudioQueuePlayerDelegate)?
 }

@@ -134,7 +134,7 @@ extension AudioSession {
         let direction: StreamDirection = device.isInput ? .capture : .playback
         RealtimeThread.start(name: "audio-busy", realtime: false) { [weak self] in
             while let self, state.withLock({ $0.interruptedDevice == device.name }) {
-                if StreamEngine.canOpen(device.name, direction: direction) {
+                if StreamFactory.canOpen(device.name, direction: direction) {
                     endInterruption(.deviceInUse, device: device.name)
                     return
                 }

@@ -91,7 +91,7 @@ final class NullDevice: Sendable {
         self.name = name
     }
 
-    /// A device called `name` that ``StreamEngine/engine(for:direction:request:)`` opens from now on.
+    /// A device called `name` that ``StreamFactory`` opens from now on.
     static func install(named name: String) -> NullDevice {
         let device = NullDevice(name: name)
         installed.withLock { $0[name] = device }

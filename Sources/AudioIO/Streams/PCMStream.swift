@@ -57,6 +57,7 @@ enum DeviceError: Error, Equatable, Sendable {
 /// A device stream as the engine drives it: the one boundary between ``StreamEngine`` and a device. Two kinds
 /// implement it: an ALSA PCM (``ALSAStream``, the only code that calls alsa-lib's `snd_pcm_*`) and ``NullStream``,
 /// which has no device: unclocked, on a virtual clock, or handing what is played to a sink (offline rendering).
+/// ``StreamFactory`` chooses between them by the device's name.
 ///
 /// **Thread safety**: configure it on one thread, then hand it to the stream's thread, which alone calls every
 /// other member; while that thread waits for it, the engine's event thread may call ``recover(from:)`` after a

@@ -1,0 +1,111 @@
+import FoundationEssentials
+
+extension BasePlayer {
+    /// Everything mutable about a player, guarded by its mutex: what both players hold, then what each adds
+    /// (``file`` for an ``AudioPlayer``, ``queue`` for an ``AudioQueuePlayer``).
+    struct State {
+        var deviceName: String?
+        /// The session it joins (tests give one of their own).
+        var session = AudioSession.shared
+        var status = Status.unknown
+        var isPlaying = false
+        var controls: PlaybackControls
+        /// The position while no voice is prepared (and where the next one starts), in seconds into what plays.
+        var time: TimeInterval = 0
+        var engine: StreamEngine?
+        var voice: Voice?
+        var decoder: PlaybackDecoder?
+        var isInMix = false
+        var observers = TimeObservers()
+        var seeks = SeekCompletions()
+        var subscribers = EventSubscribers<Event>()
+        var listeners = EventListeners<Event>()
+        /// What `renderedAudio()` streams, once asked for.
+        var tap: PlayerTap?
+        /// Seconds of silence skipped by the voices let go (since playback last started afresh, for an ``AudioPlayer``).
+        var skippedBefore: TimeInterval = 0
+        /// Playing was asked for a device time still ahead (``AudioPlayer/play(atTime:)``), and the voice has not started.
+        var waitsForScheduledStart = false
+
+        /// Whether the output waits for an address's download.
+        var buffering = RemoteBuffering()
+        /// Whether a thread looks at the buffer: since an address was first played.
+        var watchesDownloads = false
+        /// The addresses the decoder opened, by item (an ``AudioPlayer``'s is item 0).
+        var readers: [Int: OpenedAddress] = [:]
+        /// The item the decoder reads.
+        var reading: Int?
+        /// The decoder opens the next item, an address: it waits for its header, which may take any time.
+        var opensAddress = false
+
+        /// What an ``AudioPlayer`` adds: its file's loops, range and loading.
+        var file = AudioPlayer.FileState()
+        /// What an ``AudioQueuePlayer`` adds: its items.
+        var queue = AudioQueuePlayer.QueueState()
+
+        init(controls: PlaybackControls = PlaybackControls()) {
+            self.controls = controls
+        }
+
+        /// Seconds into what plays of what is heard now: the position of the last frame mixed, less what the device
+        /// still holds queued in front of it (a sound server may hold a second or more).
+        var currentTime: TimeInterval {
+            voice?.heardPosition(on: engine, isPlaying: isPlaying, rate: controls.effectiveRate, startedAt: time) ?? time
+        }
+
+        var timeControlStatus: TimeControlStatus {
+            !isPlaying ? .paused : waitsForScheduledStart ? .waitingToPlayAtSpecifiedRate(.scheduledStart) : .playing
+        }
+
+        /// Seconds skipped as silence so far, as heard.
+        var skippedSilence: TimeInterval {
+            skippedBefore + (voice?.skipped ?? 0)
+        }
+
+        /// Whether the decoder waits for bytes: of the address it reads, or to open the next.
+        var decoderWaits: Bool {
+            opensAddress || reading.flatMap { readers[$0] }?.reader.isWaiting.load(ordering: .relaxed) == true
+        }
+
+        /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
+        mutating func release() {
+            skippedBefore = skippedSilence
+            if isInMix {
+                voice?.removalRequested.store(true, ordering: .releasing)
+                engine?.wake()
+            }
+            decoder?.stop()
+            // A decoder waiting for bytes no one will hear ends now.
+            readers.values.forEach { $0.reader.cancel() }
+            readers.removeAll()
+            reading = nil
+            opensAddress = false
+            buffering.reset()
+            voice = nil
+            decoder = nil
+            isInMix = false
+            isPlaying = false
+            waitsForScheduledStart = false
+            observers.voiceReleased()
+        }
+    }
+
+    /// An address the decoder opened: its reader, and its length in seconds.
+    struct OpenedAddress {
+        let reader: RemoteReader
+        let duration: TimeInterval
+
+        /// What is downloaded of it.
+        var progress: RemoteAsset.Progress { reader.asset.progress }
+    }
+
+    /// What is downloaded of what a player plays now.
+    enum ItemDownload {
+        /// Nothing plays (an empty queue).
+        case nothing
+        /// A file or data, of `duration` seconds: all there.
+        case file(duration: TimeInterval)
+        /// An address of `duration` seconds (0 until known); its progress once it is opened.
+        case address(RemoteAsset.Progress?, duration: TimeInterval)
+    }
+}

@@ -1,0 +1,277 @@
+import FoundationEssentials
+import Synchronization
+
+/// What ``AudioPlayer`` and ``AudioQueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
+/// pausing, the position and seeking, volume and fades, pan, speed, silence skipping, meters, time observers, what is
+/// downloaded of an address, the rendered audio and the events. Not made directly: use one of the two.
+///
+/// One lock guards everything a player holds — its voice on the engine, the decoder that fills it, the controls and
+/// what it plays — so that every event is told in the order it happened. What differs between the two is what plays
+/// and what follows its end: one file and its loops, or a list of items. Each says that by overriding the methods
+/// marked *Shape*.
+///
+/// **Thread safety**: every member may be used from any thread.
+public class BasePlayer: @unchecked Sendable {
+    let state: Mutex<State>
+
+    init(state: State) {
+        self.state = Mutex(state)
+    }
+
+    deinit {
+        state.withLock { release(&$0) }
+    }
+
+    /// The ALSA PCM to play on, e.g. "default", "hw:1", "pulse"; `nil` means "default". Takes effect when a voice is
+    /// next made: the next ``AudioPlayer/prepareToPlay()`` after ``AudioPlayer/stop()``, or a queue's next start from
+    /// scratch.
+    public var currentDevice: String? {
+        get { state.withLock { $0.deviceName } }
+        set { state.withLock { $0.deviceName = newValue } }
+    }
+
+    /// Whether it can play: unknown until it is first prepared (or plays), then ready, or failed with the reason.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// Whether it is playing now: true from `play()` on, also while a scheduled start waits for its time or an
+    /// address's download is waited for; false while paused, stopped, and once playback has finished.
+    public var isPlaying: Bool { state.withLock { $0.isPlaying } }
+
+    /// Playing, paused, or waiting for the time given to ``AudioPlayer/play(atTime:)``, as `AVPlayer.timeControlStatus`;
+    /// each change is an ``Event/timeControlStatusChanged(_:)``.
+    public var timeControlStatus: TimeControlStatus { state.withLock { $0.timeControlStatus } }
+
+    /// Starts or resumes playback with the next device period.
+    ///
+    /// The player follows the shared ``AudioSession``'s policy once it has played: an interruption pauses it (and
+    /// resumes it, with ``AudioSession/CategoryOptions/resumeAfterInterruption``), and unplugging the headphones, or
+    /// losing the device, pauses it where it was.
+    ///
+    /// - Returns: Whether playback started; on false, ``status`` holds the reason (or nothing is left to play).
+    @discardableResult
+    public func play() -> Bool {
+        joinSession(withState { state, events in start(&state, &events) })
+    }
+
+    /// Pauses, keeping the position (and a prepared player's prepared state); `play()` resumes.
+    public func pause() {
+        withState { state, events in _ = pause(&state, &events) }
+    }
+
+    /// The events, in order, from now on, until the stream is dropped. Each call makes a new stream; several may be
+    /// listened to at once.
+    public func events() -> AsyncStream<Event> {
+        AsyncStream { continuation in
+            state.withLock { $0.subscribers.add(continuation) }
+        }
+    }
+
+    /// Calls `handler` with each event from now on, until the observation is cancelled or released: on the thread where
+    /// the event happened (the caller's of the method that caused it, else the engine's event thread), after the
+    /// player's lock is let go. Events of two threads at once may reach it in either order: read the player's state in
+    /// it rather than trust the order.
+    package func observe(_ handler: @escaping @Sendable (Event) -> Void) -> PlayerObservation {
+        let id = state.withLock { $0.listeners.add(handler) }
+        return PlayerObservation { [weak self] in self?.state.withLock { $0.listeners.remove(id) } }
+    }
+
+    // MARK: Shape
+
+    /// *Shape*: makes a voice, primed and not yet in the mix, for what plays at ``State/time``, unless one is; false
+    /// (with the status saying why) when nothing can be played.
+    func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+        preconditionFailure("a player overrides prepare")
+    }
+
+    /// *Shape*: the time a seek to `time` goes to, clamped to what plays; nil when nothing plays, and a seek completes
+    /// unfinished.
+    func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
+        preconditionFailure("a player overrides seekTarget")
+    }
+
+    /// *Shape*: the item playing, whose change is an ``Event/currentItemChanged(_:)``: nil for a player of one file.
+    func currentItem(in state: State) -> (token: Int, url: URL)? { nil }
+
+    /// *Shape*: what is downloaded of what plays now.
+    func download(in state: State) -> ItemDownload {
+        preconditionFailure("a player overrides download")
+    }
+
+    /// *Shape*: the channels of what plays now, for meters (0 when unknown: silence reads −160 on every channel).
+    func meteredChannels(in state: State) -> Int { 0 }
+
+    /// *Shape*: hands `events` to the delegate, outside the lock.
+    func tellDelegate(_ events: [Event]) {}
+
+    /// *Shape*: lets go of the voice and what belongs to it; the engine drops the voice at its next period.
+    func release(_ state: inout State) {
+        state.release()
+    }
+
+    /// *Shape*: the voice's first frame was mixed.
+    func voiceDidStart(_ voice: Voice) {
+        preconditionFailure("a player overrides voiceDidStart")
+    }
+
+    /// *Shape*: the voice played its last frame.
+    func voiceDidFinish(_ voice: Voice) {
+        preconditionFailure("a player overrides voiceDidFinish")
+    }
+
+    /// *Shape*: the voice took up another item (a queue's next file, a loop's next pass).
+    func voiceDidStartItem(_ voice: Voice) {}
+
+    /// *Shape*: what the voice's tick tells besides time observers (a loop starting over), under the lock.
+    func voiceDidTick(_ voice: Voice, _ state: inout State, _ events: inout [Event]) {}
+
+    // MARK: Internals
+
+    /// Runs `body` under the lock and hands its events to the subscribers there, so that every stream sees them in the
+    /// order they happened: the status, then the changes of ``timeControlStatus``, ``rate`` and the current item that
+    /// `body` made, then what it reports happened. The delegate, the listeners and seeks' completion handlers are
+    /// called after the lock is released, so that they may call back into the player.
+    func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
+        var events: [Event] = []
+        let (result, listeners, completions) = state.withLock { state in
+            let (timeControlStatus, rate, item) = (state.timeControlStatus, state.controls.rate, currentItem(in: state))
+            let result = body(&state, &events)
+            var changes: [Event] = []
+            if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
+            if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
+            let newItem = currentItem(in: state)
+            if newItem?.token != item?.token { changes.append(.currentItemChanged(newItem?.url)) }
+            let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
+            events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
+            state.subscribers.yield(events)
+            return (result, events.isEmpty ? [] : state.listeners.all, state.seeks.takeDue())
+        }
+        tellDelegate(events)
+        for event in events {
+            for listener in listeners { listener(event) }
+        }
+        for completion in completions { completion.handler(completion.finished) }
+        return result
+    }
+
+    /// Resumes the prepared voice, or prepares one and puts it in the mix; at the device time `time` when given
+    /// (``AudioPlayer/play(atTime:)``), else with the next period. False, with the status saying why, when nothing can
+    /// be played or the device cannot be opened.
+    func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval? = nil) -> Bool {
+        guard !state.isPlaying else { return true }
+        guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
+        guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        if !voice.hasStarted.load(ordering: .acquiring) {
+            // The start frame before the pause flag, so that no period sees the old start unpaused.
+            voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
+            state.waitsForScheduledStart = time.map { $0 > engine.deviceCurrentTime } ?? false
+        }
+        voice.isPaused.store(false, ordering: .releasing)
+        // An address's first audio may take any time: its output waits for it.
+        if state.watchesDownloads { state.buffering.hold(voice, on: engine) }
+        if state.isInMix {
+            engine.wake()
+        } else {
+            do {
+                try engine.add(voice)
+            } catch {
+                release(&state)
+                state.seeks.end(finished: false)
+                state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
+                return false
+            }
+            state.isInMix = true
+        }
+        state.isPlaying = true
+        return true
+    }
+
+    /// Pauses the voice if it plays; returns whether it did.
+    func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
+        guard state.isPlaying, let voice = state.voice else { return false }
+        if state.engine?.queuesLong == true {
+            // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
+            // queued of it) and a new one waits at the position heard.
+            move(&state, &events, to: state.currentTime, playing: false)
+            state.seeks.end(finished: true)
+            return true
+        }
+        voice.isPaused.store(true, ordering: .releasing)
+        // What is queued on the device plays out: the pause is heard where the mix stopped.
+        state.isPlaying = false
+        state.time = state.currentTime
+        // A seek waiting to be heard is where it was asked for, and ready: complete.
+        state.seeks.end(finished: true)
+        return true
+    }
+
+    /// Lets the voice go and makes a new one at `time` (clamped to what plays): playing when `playing`, else prepared
+    /// if one was. A seek waiting to be heard waits for the new voice.
+    func move(_ state: inout State, _ events: inout [Event], to time: TimeInterval, playing: Bool) {
+        let wasPrepared = state.voice != nil
+        release(&state)
+        state.time = seekTarget(time, in: state) ?? 0
+        if playing {
+            _ = start(&state, &events)
+        } else if wasPrepared {
+            _ = prepare(&state, &events)
+        }
+        state.seeks.moved(to: state.isPlaying ? state.voice : nil)
+    }
+
+    /// Goes on from the position heard with a new voice, playing if it was: after a change the decoder has read past (an
+    /// edit of a queue, a new pitch algorithm).
+    func restart(_ state: inout State, _ events: inout [Event]) {
+        move(&state, &events, to: state.currentTime, playing: state.isPlaying)
+    }
+
+    /// After a change to what the voice sounds like (rate, volume, an edit the decoder has read past) on a device that
+    /// holds much queued: goes on from the position heard (`heard`, when the change already moved
+    /// ``State/currentTime``) with a new voice, so that the change is heard now rather than after the queue.
+    func restartIfQueuedLong(_ state: inout State, _ events: inout [Event], from heard: TimeInterval? = nil) {
+        guard state.isPlaying, state.engine?.queuesLong == true else { return }
+        move(&state, &events, to: heard ?? state.currentTime, playing: true)
+    }
+}
+
+extension BasePlayer: VoiceOwner {
+    func voiceDidTick(_ voice: Voice) {
+        TimeObservers.run(withState { state, events in
+            voiceDidTick(voice, &state, &events)
+            return state.observers.tick(voice, current: state.voice, isPlaying: state.isPlaying, from: state.time)
+        })
+    }
+
+    func voiceDidLoseDevice(_ voice: Voice, error: AudioDeviceError) {
+        withState { state, events in
+            guard state.voice === voice else { return }
+            state.time = state.currentTime
+            state.isInMix = false
+            release(&state)
+            state.engine = nil
+            state.seeks.end(finished: false)
+            // The session's policy: a vanished output pauses playback where it was, and nothing moves to another
+            // device; `play()` opens the device again when it is back.
+            if error.reason == .disconnected { return }
+            state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
+            events.append(.finishedPlaying(successfully: false))
+        }
+    }
+}
+
+extension BasePlayer: PlayingParticipant {
+    func pauseIfPlaying() -> Bool {
+        withState { state, events in pause(&state, &events) }
+    }
+
+    var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
+
+    var deviceFoundBusy: (name: String, isInput: Bool)? {
+        guard case .failed(.device(let error)) = status else { return nil }
+        return Self.busyDevice(error, isInput: false)
+    }
+
+    var session: AudioSession {
+        get { state.withLock { $0.session } }
+        set { state.withLock { $0.session = newValue } }
+    }
+}
