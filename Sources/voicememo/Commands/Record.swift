@@ -66,9 +66,7 @@ extension VoiceMemo {
             // the recorder, which says why or waits for it.
             let early = try? EarlyCapture(settings: settings, device: capture.device, duration: capture.duration)
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
-            let ticket = try store.beginRecording(
-                title: newMemo.title ?? "Memo \(Describe.date(Date()))", settings: settings, artist: newMemo.tags.artist,
-                album: newMemo.tags.album, comment: newMemo.tags.comment)
+            let ticket = try beginMemo(in: store, settings: settings)
             let recorder = try makeRecorder(for: ticket, metering: live.isShown)
             let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
             let keyPause = KeyPause()
@@ -86,11 +84,7 @@ extension VoiceMemo {
             let typing = keyboard?.takesKeys == true ? Task { await keys.handle(Key.typed()) } : nil
             defer { typing?.cancel() }
             let ticker = live.isShown ? drawMeter(of: recorder, ticket: ticket, on: live, progress: progress, marks: keys.marks, notices: notices) : nil
-            for await _ in wakes.stream {
-                let isStopping = stop.received != nil || keys.stopped
-                if isStopping { recorder.stop() }
-                if isStopping || progress.hasFinished { break }
-            }
+            await waitForTheEnd(of: recorder, wakes: wakes.stream, stop: stop, keys: keys, progress: progress)
             ticker?.stop()
             live.finish()
             keyboard?.finish()
@@ -113,6 +107,13 @@ extension VoiceMemo {
             return settings
         }
 
+        /// The memo's entry in `store` (state `recording`), which names its file.
+        private func beginMemo(in store: MemoStore, settings: AudioSettings) throws -> RecordingTicket {
+            try store.beginRecording(
+                title: newMemo.title ?? "Memo \(Describe.date(Date()))", settings: settings, artist: newMemo.tags.artist,
+                album: newMemo.tags.album, comment: newMemo.tags.comment)
+        }
+
         /// The recorder of `ticket`'s file, metering when the meter is shown.
         private func makeRecorder(for ticket: RecordingTicket, metering: Bool) throws -> AudioRecorder {
             let recorder = try AudioRecorder(url: ticket.fileURL, settings: ticket.settings, metadata: ticket.metadata)
@@ -131,6 +132,18 @@ extension VoiceMemo {
             guard started || recorder.status.isWaitingForDevice else {
                 recorder.deleteRecording()
                 throw Self.failure(of: recorder, progress)
+            }
+        }
+
+        /// Waits for a stop signal, q or Enter (then stops `recorder`), or the recording's own end (its duration, a
+        /// failure), each of which yields to `wakes`.
+        private func waitForTheEnd(
+            of recorder: AudioRecorder, wakes: AsyncStream<Void>, stop: StopSignals, keys: RecordingKeys, progress: RecordingProgress
+        ) async {
+            for await _ in wakes {
+                let isStopping = stop.received != nil || keys.stopKey.isSet
+                if isStopping { recorder.stop() }
+                if isStopping || progress.hasFinished { return }
             }
         }
 

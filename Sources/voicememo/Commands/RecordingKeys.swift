@@ -5,7 +5,7 @@ import MemoStore
 /// What keys do while `record` runs on a terminal: space pauses and resumes, m drops a marker (kept in the index at
 /// once, flashed on the status line or printed), q or Enter stops as Ctrl-C does.
 ///
-/// **Thread safety**: ``handle(_:)`` runs on one task; ``stopped`` and ``marks`` are read by others.
+/// **Thread safety**: ``handle(_:)`` runs on one task; ``stopKey`` and ``marks`` are read by others.
 struct RecordingKeys: Sendable {
     let recorder: AudioRecorder
     let store: MemoStore
@@ -19,24 +19,8 @@ struct RecordingKeys: Sendable {
     let onStop: @Sendable () -> Void
     /// The marker dropped last, for the status line.
     let marks = MarkerFlash()
-    private let stopKey = Latch()
-
-    init(
-        recorder: AudioRecorder, store: MemoStore, ticket: RecordingTicket, progress: RecordingProgress, stop: StopSignals,
-        keyPause: KeyPause, printsMarkers: Bool, onStop: @escaping @Sendable () -> Void
-    ) {
-        self.recorder = recorder
-        self.store = store
-        self.ticket = ticket
-        self.progress = progress
-        self.stop = stop
-        self.keyPause = keyPause
-        self.printsMarkers = printsMarkers
-        self.onStop = onStop
-    }
-
-    /// Whether q or Enter was typed.
-    var stopped: Bool { stopKey.isSet }
+    /// Set once q or Enter was typed.
+    let stopKey = Latch()
 
     /// Acts on each key typed, until the keys end.
     func handle(_ keys: AsyncStream<Key>) async {
