@@ -137,23 +137,16 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		const char *id;
 		if (snd_config_get_id(n, &id) < 0) continue;
 		if (strcmp(id, "comment") == 0 || strcmp(id, "type") == 0 || strcmp(id, "hint") == 0) continue;
-		if (strcmp(id, "lock") == 0) {
-			if (snd_config_get_string(n, &path) < 0) return -EINVAL;
-			continue;
+		/* The string settings, each into its variable. */
+		static const char *const names[] = { "lock", "file", "infile", "origin" };
+		const char **values[] = { &path, &file, &infile, &origin };
+		int known = 0;
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+			if (strcmp(id, names[k]) != 0) continue;
+			if (snd_config_get_string(n, values[k]) < 0) return -EINVAL;
+			known = 1;
 		}
-		if (strcmp(id, "file") == 0) {
-			if (snd_config_get_string(n, &file) < 0) return -EINVAL;
-			continue;
-		}
-		if (strcmp(id, "infile") == 0) {
-			if (snd_config_get_string(n, &infile) < 0) return -EINVAL;
-			continue;
-		}
-		if (strcmp(id, "origin") == 0) {
-			if (snd_config_get_string(n, &origin) < 0) return -EINVAL;
-			continue;
-		}
-		return -EINVAL;
+		if (!known) return -EINVAL;
 	}
 	if (!path) return -EINVAL;
 	int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -163,24 +156,14 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		return -EBUSY;
 	}
 	/* Opened only once the device is had: a refused opener leaves no file. */
-	int out = -1;
-	if (*file) {
-		out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-		if (out < 0) {
-			int error = errno;
-			close(lock);
-			return -error;
-		}
-	}
-	int in = -1;
-	if (*infile) {
-		in = open(infile, O_RDONLY | O_CLOEXEC);
-		if (in < 0) {
-			int error = errno;
-			if (out >= 0) close(out);
-			close(lock);
-			return -error;
-		}
+	int out = *file ? open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	int in = *infile ? open(infile, O_RDONLY | O_CLOEXEC) : -1;
+	if ((*file && out < 0) || (*infile && in < 0)) {
+		int error = errno;
+		if (out >= 0) close(out);
+		if (in >= 0) close(in);
+		close(lock);
+		return -error;
 	}
 	testbusy_t *pcm = calloc(1, sizeof(*pcm));
 	if (!pcm) {
