@@ -394,6 +394,8 @@ for build in "${!builds[@]}"; do
     splits+=("$("${pulse_env[@]}" python3 "$benchmarks/threads.py" 16 "${builds[$build]}" record --device pulse --duration 16 --no-meter)")
 done
 arecord_split=$("${pulse_env[@]}" python3 "$benchmarks/threads.py" 16 arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d 16 "$work/arecord.wav")
+# Back to 10 ms ticks for the key delays below.
+keep_alive 10
 # thread JSON NAME → that thread's ms per second, to a hundredth ("-" when it has none)
 thread() { python3 -c "import json, sys; value = json.loads(sys.argv[1]).get(sys.argv[2]); print('-' if value is None else '%.2f' % value)" "$1" "$2"; }
 # steady NAME → CPU ms per second of audio in the steady state
