@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// ```swift
 /// let early = try EarlyCapture(settings: settings, device: "pulse")   // capturing from here on
-/// let url = try store.placeForANewRecording()                        // slow
+/// let url = try placeForTheFile()                                    // slow: a store's lock, its index
 /// let recorder = try AudioRecorder(url: url, settings: settings)
 /// recorder.record(from: early)                                       // the file starts at the first frame
 /// ```
