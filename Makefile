@@ -7,13 +7,14 @@ SWIFT  ?= swift
 BENCH   = VOICEMEMO_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench
 BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .build-bench
 
-# Debian packages: the C libraries we link, the tools the tests check our files with, the benchmark anchors.
+# Debian packages: the C libraries we link, the tools the tests check our files with (and python3, which chooses the
+# groups `make test` runs), the benchmark anchors.
 BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev libebur128-dev libwebrtc-audio-processing-dev
-TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl
+TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl python3
 BENCH_PACKAGES = soundstretch time libspeexdsp-dev g++ python3-venv
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build test docs torture bench bench-enhance install demo clean
+.PHONY: deps build lint test-groups test docs torture bench bench-enhance install demo clean
 
 ## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
 deps:
@@ -27,21 +28,24 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
+# Commit subjects are at most 72 characters (.gitmessage is the template). The commits up to this one stay as they
+# were written: make lint checks those after it.
+LINT_BASE = c8a78f27a4d74a57a8cbe19a358888612d548fa2
+
+## lint: every commit subject after LINT_BASE (up to HEAD) is at most 72 characters
+lint:
+	@git rev-parse --quiet --verify '$(LINT_BASE)^{commit}' >/dev/null || \
+	  { echo "make lint: $(LINT_BASE) is not in this clone's history (a shallow clone: git fetch --unshallow)"; exit 1; }
+	@long=$$(git log --format='%h%x09%s' '$(LINT_BASE)..HEAD' | LC_ALL=C.UTF-8 grep -E "$$(printf '\t').{73}"); \
+	if [ -n "$$long" ]; then \
+	  echo "make lint: commit subjects longer than 72 characters (the why goes in the body, after a blank line):"; \
+	  echo "$$long"; exit 1; \
+	fi; \
+	echo "make lint: $$(git rev-list --count '$(LINT_BASE)..HEAD') commit subjects after $(LINT_BASE), none over 72 characters"
+
 ## build: a release build of the library and the voicememo binary
 build: deps
 	$(SWIFT) build -c release
-
-# Suites on the PulseAudio sink (a real clock) or on a device another program holds (the testbusy PCM, also on the
-# real clock, whose tests wait for what the command draws), the one that stops and continues a process, and the session and
-# jack suites, which time a route change from a card appearing or a jack unplugged: run after the others, which
-# drive unclocked devices as fast as the CPU goes and would starve the sound server (or a waiting thread) of the
-# time it keeps. A failure there is a bug like any other: nothing is run twice.
-CLOCKED_SUITES = CaptureStartTests|PulseRecordingFormatTests|HeldDeviceTests|JobControlTests|NarrowTerminalTests|PlayWhileRecordingTests|BrokenPipeTests|ClockedPlaybackTests|RecordingLoopTests|MeterTests|RecordTests|TerminalDisplayTests|AudioSessionRouteTests|InterruptionTests|DevicesTests|AudioSessionJackTests|DeviceJackTests|AudioSessionTests
-# Suites that play in real time for long (a 12-s sleep timer, a stalled download) or publish players on a session
-# bus: run last, on their own. On the shared PulseAudio server they would lengthen the line of clocked tests waiting for their turn,
-# whose wait counts against their time limits; beside the clocked suites, on servers of their own, they would load
-# the machine while those keep time.
-PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlayingTests|SleepTimerTests|PlayKeysTests|RemoteStallTests|ReadmeCommandTests
 
 # Swift Testing starts every test of a run at once, and on a pool of as many threads as cores they all take turns:
 # each test then lasts about as long as the whole run, and a run past a minute failed tests with one-minute limits
@@ -49,21 +53,32 @@ PLAYER_SUITES = KeyToSoundTests|MarkedRecordingTests|NowPlayingTests|PlayNowPlay
 # work (the longest with a limit: 16 s), and the run is no slower.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH = 4
 
-## test: deps, build and every test (the torture suites on their own, the clocked-device suites last and alone:
-## they measure real time)
-## The torture suites' tests hold a thread of the test pool (as many threads as cores) for up to a minute or two
-## each, waiting on the processes they drive; beside the other suites, two of them would leave those suites'
-## waiting tests no thread to resume on before their time limits.
-## The library's suites and the command's run apart for the same reason: the command's tests wait for the
-## processes they drive on a thread of the pool, and together they left the library's tests, which wait on
-## players in the pool, no thread to resume on (a fresh clone: 127 issues, all time limits; apart: 56 s and 87 s).
-test: deps
+# The test targets whose untagged tests run together: the library's, then the command's. They run apart because the
+# command's tests wait for the processes they drive on a thread of the pool, and together they left the library's
+# tests, which wait on players in the pool, no thread to resume on (a fresh clone: 127 issues, all time limits; apart:
+# 56 s and 87 s).
+LIBRARY_TESTS = AudioIOTests|MemoStoreTests|TestSupport
+COMMAND_TESTS = VoiceMemoTests|NowPlayingTests
+GROUPS = .build/test-groups
+
+## test-groups: build the tests and choose the groups `make test` runs apart by the tags the suites declare
+## (Tests/TestSupport/Tags.swift says why each runs apart): .torture, then .clocked, then .player, each on its own,
+## after the untagged tests of LIBRARY_TESTS and of COMMAND_TESTS. `swift test` filters by test IDs only, so
+## Scripts/test-groups.py turns the tags the built tests list into filters of IDs, into $(GROUPS); it fails unless
+## every test runs in exactly one group, and prints how many run in each
+test-groups: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --filter '^(AudioIOTests|MemoStoreTests|TestSupport)\.' --skip '$(CLOCKED_SUITES)|$(PLAYER_SUITES)|Torture'
-	$(SWIFT) test --filter '^(VoiceMemoTests|NowPlayingTests)\.' --skip '$(CLOCKED_SUITES)|$(PLAYER_SUITES)|Torture'
-	$(SWIFT) test --filter 'Torture'
-	$(SWIFT) test --filter '$(CLOCKED_SUITES)'
-	$(SWIFT) test --filter '$(PLAYER_SUITES)'
+	@mkdir -p $(GROUPS)
+	SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED=1 $(SWIFT) test list --skip-build --experimental-event-stream-output $(GROUPS)/tests.jsonl >/dev/null
+	python3 Scripts/test-groups.py $(GROUPS)/tests.jsonl $(GROUPS) '$(LIBRARY_TESTS)' '$(COMMAND_TESTS)'
+
+## test: deps, build and every test, in the groups of test-groups
+test: test-groups
+	$(SWIFT) test --filter '^($(LIBRARY_TESTS))\.' --skip "$$(cat $(GROUPS)/tagged)"
+	$(SWIFT) test --filter '^($(COMMAND_TESTS))\.' --skip "$$(cat $(GROUPS)/tagged)"
+	$(SWIFT) test --filter "$$(cat $(GROUPS)/torture)"
+	$(SWIFT) test --filter "$$(cat $(GROUPS)/clocked)"
+	$(SWIFT) test --filter "$$(cat $(GROUPS)/player)"
 
 ## docs: the DocC documentation of AudioIO and MemoStore (Sources/*/*.docc and the doc comments), built by the
 ## toolchain's docc from the symbol graphs of a debug build (no package dependency), into
@@ -82,12 +97,11 @@ docs: deps
 	    --output-dir .build/docs/$$module.doccarchive --warnings-as-errors; \
 	done
 
-## torture: the torture suites (Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
+## torture: the torture suites (.torture: Tests/VoiceMemoTests/Torture) at full strength: thousands of damaged files and
 ## index files, 200 kills, 10,000 memos, an 8-hour recording; and 5,000 damaged Ogg files (OggFuzzTests). `make test`
 ## runs the same suites lightly.
-torture: deps
-	$(SWIFT) build --build-tests
-	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter 'Torture|OggFuzzTests'
+torture: test-groups
+	VOICEMEMO_TORTURE=1 $(SWIFT) test --filter "$$(cat $(GROUPS)/torture)|^AudioIOTests\.OggFuzzTests(/|$$)"
 
 ## bench: the benchmarks of Benchmarks/ (ordo-one/benchmark, release build) as one run: stored as the baseline
 ## "bench" (.benchmarkBaselines/), printed, then checked against Benchmarks/Thresholds (mallocs per render and

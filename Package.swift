@@ -33,6 +33,11 @@ let package = Package(
         .target(name: "CLibraryLoader"),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         .systemLibrary(name: "CFileSystem"),
+        // The C library's calls (file locks, signals, terminals, poll, inotify, threads, clocks), typed, in one place:
+        // every module above calls it, none of them calls libc itself.
+        .target(
+            name: "SystemEdge",
+            dependencies: ["CFileSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
@@ -50,23 +55,23 @@ let package = Package(
             name: "AudioIO",
             dependencies: [
                 "CALSA", "CSndFile", "COpus", "CSoxr", "CSoundTouch", "COgg", "CFFmpeg", "CCurl", "CEBUR128",
-                "CWebRTCAudio",
+                "CWebRTCAudio", "SystemEdge",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
-        .target(name: "NowPlaying", dependencies: ["AudioIO", "CMPRIS", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "NowPlaying", dependencies: ["AudioIO", "CMPRIS", "SystemEdge", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "MemoStore",
             dependencies: [
-                "AudioIO", "CFileSystem",
+                "AudioIO", "SystemEdge",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(
             name: "voicememo",
             dependencies: [
-                "AudioIO", "MemoStore", "NowPlaying",
+                "AudioIO", "MemoStore", "NowPlaying", "SystemEdge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

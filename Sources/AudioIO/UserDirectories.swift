@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// Where a user's programs keep their files, by the XDG Base Directory Specification: configuration, cache, data,
 /// state and the runtime directory. The one place the library, the memo store and `voicememo` look them up.
@@ -19,7 +19,7 @@ public struct UserDirectories: Sendable {
     /// The home directory: `$HOME`, else the password entry's (`getpwuid_r`), else `/`.
     public var home: URL {
         if let home = absolutePath("HOME") { return URL(fileURLWithPath: home, isDirectory: true) }
-        return URL(fileURLWithPath: Self.passwordEntryHome ?? "/", isDirectory: true)
+        return URL(fileURLWithPath: UserAccount.homeDirectory ?? "/", isDirectory: true)
     }
 
     /// Configuration: `$XDG_CONFIG_HOME`, else `~/.config`.
@@ -50,19 +50,5 @@ public struct UserDirectories: Sendable {
     private func absolutePath(_ variable: String) -> String? {
         guard let value = environment[variable], value.hasPrefix("/") else { return nil }
         return value
-    }
-
-    /// The home directory in the password database for the process's user.
-    private static var passwordEntryHome: String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        // The entry's strings point into the buffer: read them while it is held.
-        return buffer.withUnsafeMutableBufferPointer { buffer in
-            var entry = passwd()
-            var result: UnsafeMutablePointer<passwd>?
-            guard getpwuid_r(getuid(), &entry, buffer.baseAddress!, buffer.count, &result) == 0, result != nil,
-                  let directory = entry.pw_dir
-            else { return nil }
-            return String(cString: directory)
-        }
     }
 }

@@ -1,6 +1,5 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
 
 /// One voice memo: an audio file in the store and what the index knows of it.
 public struct Memo: Codable, Equatable, Sendable, Identifiable {
@@ -229,7 +228,7 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         }
         let ext = UnsafeBufferPointer(rebasing: name[13...])
         for format in storeFormats.indices where storeFormats[format].1.count == ext.count
-            && storeFormats[format].1.withUnsafeBufferPointer({ memcmp($0.baseAddress!, ext.baseAddress!, ext.count) == 0 }) {
+            && storeFormats[format].1.elementsEqual(ext) {
             return id << formatBits | UInt64(format)
         }
         return nil

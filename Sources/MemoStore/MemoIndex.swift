@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 /// The index: `memos.json`, the list of memos as it was last written whole, with a schema version so that later
@@ -281,7 +282,7 @@ struct MemoIndex: Codable {
         // The old cache goes first: should the new one not be written, none is left to name an inode that a
         // later index might reuse.
         let cache = Self.cachePath(beside: url)
-        DurableFile.removeQuietly(cache)
+        FileNames.removeIgnoringFailure(cache)
         try DurableFile.write(data, replacing: url.path, permissions: [.ownerReadWrite], syncing: true)
         // A reader that read the old `memos.json` finds this journal of another generation, and reads again. Without
         // a journal before, a reader of the old `memos.json` had all of its memos. A store that keeps one gets it now,

@@ -1,7 +1,6 @@
 import AudioIO
 import Dispatch
 import FoundationEssentials
-import Glibc
 import Synchronization
 import SystemPackage
 
@@ -44,15 +43,14 @@ enum MemoIndexCache {
 
         /// The identity of the file at `path` as it is now, or nil when it cannot be looked at.
         init?(path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
+            guard let status = try? FilePath(path).stat() else { return nil }
             self.init(status)
         }
 
-        private init(_ status: stat) {
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-            size = UInt64(status.st_size)
+        private init(_ status: Stat) {
+            device = UInt64(status.deviceID.rawValue)
+            inode = UInt64(status.inode.rawValue)
+            size = UInt64(status.size)
             modifiedSeconds = UInt64(bitPattern: Int64(status.st_mtim.tv_sec))
             modifiedNanoseconds = UInt64(status.st_mtim.tv_nsec)
             changedSeconds = UInt64(bitPattern: Int64(status.st_ctim.tv_sec))
@@ -165,8 +163,7 @@ enum MemoIndexCache {
         guard let file = try? FileDescriptor.open(path, .readWrite, options: [.noFollow, .nonBlocking, .closeOnExec])
         else { return }
         defer { try? file.close() }
-        var status = stat()
-        guard fstat(file.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        guard (try? file.stat())?.type == .regular else { return }
         let header = [magic] + identity.words
         var found = [UInt64](repeating: 0, count: header.count)
         guard (try? found.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: 0, into: $0) }) == header.count * 8,

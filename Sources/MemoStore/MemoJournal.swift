@@ -1,5 +1,5 @@
 import AudioIO
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// `memos.journal`: the changes to the index since `memos.json` was last written whole, appended one record per
@@ -127,13 +127,13 @@ enum MemoJournal {
             throw error as? Errno ?? .ioError
         }
         defer { try? descriptor.close() }
-        guard ftruncate(descriptor.rawValue, off_t(length)) == 0 else { throw Errno(rawValue: errno) }
         do {
+            try descriptor.resize(to: length)
             _ = try descriptor.writeAll(toAbsoluteOffset: length, records.bytes)
         } catch {
             throw error as? Errno ?? .ioError
         }
-        try DurableFile.sync(descriptor)
+        try descriptor.sync()
         return length + Int64(records.bytes.count)
     }
 

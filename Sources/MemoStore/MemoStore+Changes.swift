@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 extension MemoStore {
@@ -192,15 +192,16 @@ extension MemoStore {
                     guard case .editFailed(let trashPath, let reason) = error else { throw error }
                     return .deleteFailed(path: trashPath, reason: reason)
                 }
-                if unlink(path) != 0, errno != ENOENT {
-                    let reason = Errno(rawValue: errno).description
+                do throws(Errno) {
+                    try FileNames.removeIfPresent(path)
+                } catch {
                     trash.cleanUp(id: memo.id, memoFile: path)
-                    return .deleteFailed(path: path, reason: reason)
+                    return .deleteFailed(path: path, reason: error.description)
                 }
                 // The trash's entry has the title and the markers: what is kept beside the audio goes.
-                DurableFile.removeQuietly(titlePath(of: memo.id))
-                DurableFile.removeQuietly(waveformPath(of: memo.id))
-                DurableFile.removeQuietly(markersPath(of: memo.id))
+                FileNames.removeIgnoringFailure(titlePath(of: memo.id))
+                FileNames.removeIgnoringFailure(waveformPath(of: memo.id))
+                FileNames.removeIgnoringFailure(markersPath(of: memo.id))
                 removed.titles.withLock { $0.append(memo.title) }
                 index.remove(ids: [memo.id])
             }

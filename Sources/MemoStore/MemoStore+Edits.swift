@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// Edits of a memo that lose nothing: the version before goes to the store's trash (``MemoTrash``), from which
@@ -190,13 +190,13 @@ extension MemoStore {
             try markEdit(of: current.id)
             let file = filePath(of: version.memo)
             do throws(Errno) {
-                try DurableFile.replace(file, with: version.path)
+                try FileNames.rename(version.path, to: file)
                 try DurableFile.syncDirectory(containing: file)
             } catch {
                 removeEditMark(of: current.id)
                 throw .editFailed(path: file, reason: error.description)
             }
-            if current.fileName != version.memo.fileName { DurableFile.removeQuietly(filePath(of: current)) }
+            if current.fileName != version.memo.fileName { FileNames.removeIgnoringFailure(filePath(of: current)) }
             MemoTrash(store: directory).restoreWaveform(of: version, to: waveformPath(of: current.id))
             MemoTrash(store: directory).removeRecord(of: version)
             var restored = version.memo
@@ -304,7 +304,7 @@ extension MemoStore {
     }
 
     func removeEditMark(of id: String) {
-        DurableFile.removeQuietly(editMarkPath(of: id))
+        FileNames.removeIgnoringFailure(editMarkPath(of: id))
     }
 
     /// Finishes the edits whose process died (each left `.<id>.edit`; under the store's lock no edit is under way): the

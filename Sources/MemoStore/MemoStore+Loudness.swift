@@ -2,6 +2,7 @@ import AudioIO
 import Dispatch
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 
 extension MemoStore {
     /// `memos` with their loudness: measured now for those that have none yet (memos of a store made before loudness

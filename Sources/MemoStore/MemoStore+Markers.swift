@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// Markers the audio file does not hold, kept beside it: `.<id>.markers`, the markers as JSON and a newline.
@@ -13,7 +14,7 @@ extension MemoStore {
     func keepMarkers(_ markers: [AudioMarker], of id: String, fileHoldsThem: Bool) throws(MemoStoreError) {
         let path = markersPath(of: id)
         guard !fileHoldsThem, !markers.isEmpty else {
-            DurableFile.removeQuietly(path)
+            FileNames.removeIgnoringFailure(path)
             return
         }
         do {

@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemEdge
 
 extension MemoStore {
     /// Lists a new memo in state ``Memo/State/recording`` for a recording about to start in this process.
@@ -47,7 +48,7 @@ extension MemoStore {
             }
         } catch {
             // The index was not saved, and the ticket that was never returned has released the lock.
-            if let lockPath { DurableFile.removeQuietly(lockPath) }
+            if let lockPath { FileNames.removeIgnoringFailure(lockPath) }
             throw error
         }
     }
@@ -100,7 +101,7 @@ extension MemoStore {
             keepWaveform(summary.waveform, of: memo.id)
             index.put(memo)
             // Still locked by the ticket: nobody can take this file for an ended recording meanwhile.
-            DurableFile.removeQuietly(recordingLockPath(of: memo.id))
+            FileNames.removeIgnoringFailure(recordingLockPath(of: memo.id))
             return memo
         }
     }
@@ -125,7 +126,7 @@ extension MemoStore {
         case .held:
             return .live
         case .acquired(let lock):
-            if access == .changing { DurableFile.removeQuietly(path) }
+            if access == .changing { FileNames.removeIgnoringFailure(path) }
             lock.unlock()
             return .ended
         }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 extension MemoStore {
     /// The shortest id prefix accepted as a reference.
@@ -49,12 +49,6 @@ extension MemoStore {
     /// `date` in local time to the minute, e.g. `2026-11-22 21:59`, as `list` shows it: what tells memos of one title
     /// apart. The C library's local time, not Foundation's, which needs ICU for time zones.
     private static func localMinute(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var local = tm()
-        guard localtime_r(&seconds, &local) != nil else { return "\(date)" }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
-            let count = strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%d %H:%M", &local)
-            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: count), as: UTF8.self)
-        }
+        LocalTime(secondsSince1970: date.timeIntervalSince1970)?.minute ?? "\(date)"
     }
 }

@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// Titles the audio file cannot hold, kept beside it: `.<id>.title`, the whole title in UTF-8 and a newline.
@@ -13,7 +14,7 @@ extension MemoStore {
     func keepTitle(_ title: String, of id: String, fileTitle: String?) throws(MemoStoreError) {
         let path = titlePath(of: id)
         guard fileTitle != title else {
-            DurableFile.removeQuietly(path)
+            FileNames.removeIgnoringFailure(path)
             return
         }
         do {

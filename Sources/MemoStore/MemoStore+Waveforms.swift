@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// Memos' waveforms, kept beside their audio as `.<id>.waveform.dat` (audiowaveform's `.dat` format, 16-bit, at

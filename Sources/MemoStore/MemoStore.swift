@@ -1,5 +1,6 @@
 import AudioIO
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
@@ -314,10 +315,10 @@ public struct MemoStore: Sendable {
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
             if name.hasSuffix(".tmp") {
-                DurableFile.removeQuietly(path)
+                FileNames.removeIgnoringFailure(path)
             } else if let suffix = [".title", ".markers", Self.waveformSuffix].first(where: name.hasSuffix),
                       !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
-                DurableFile.removeQuietly(path)
+                FileNames.removeIgnoringFailure(path)
             } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
                 spared = !removeUnlocked(path) || spared
             } else if name.hasSuffix(".partial") {
@@ -332,7 +333,7 @@ public struct MemoStore: Sendable {
     /// Removes the file at `path` if no process holds it locked; returns whether it did.
     private func removeUnlocked(_ path: String) -> Bool {
         guard case .acquired(let lock) = FileLock.attempt(path: path) else { return false }
-        DurableFile.removeQuietly(path)
+        FileNames.removeIgnoringFailure(path)
         lock.unlock()
         return true
     }

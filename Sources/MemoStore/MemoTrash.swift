@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// `.trash/` in the store: the versions of memos that edits replaced or deletes removed, each as two files, `<n>.<id>.<format>`, the audio
@@ -83,15 +83,14 @@ struct MemoTrash {
     func purgeExpired(now: Date = Date()) {
         for entry in names().compactMap(Entry.init(name:)) where entry.fileExtension == "json" {
             let record = filePath(entry, "json")
-            var status = stat()
-            guard stat(record, &status) == 0,
+            guard let status = try? FilePath(record).stat(),
                   now.timeIntervalSince1970 - Double(status.st_mtim.tv_sec) > Self.lifetime,
                   let kept = try? MemoIndex.decoder.decode(Record.self, from: Data(DurableFile.contents(of: record))),
                   now.timeIntervalSince(kept.trashedAt) > Self.lifetime
             else { continue }
-            DurableFile.removeQuietly(filePath(entry, Self.waveformExtension))
-            DurableFile.removeQuietly(filePath(entry, kept.memo.format.rawValue))
-            DurableFile.removeQuietly(record)
+            FileNames.removeIgnoringFailure(filePath(entry, Self.waveformExtension))
+            FileNames.removeIgnoringFailure(filePath(entry, kept.memo.format.rawValue))
+            FileNames.removeIgnoringFailure(record)
         }
     }
 
@@ -110,21 +109,23 @@ struct MemoTrash {
         let stem = path + "/\(number).\(memo.id)"
         let version = TrashedVersion(number: number, memo: memo, edit: edit, trashedAt: Date(), path: stem + "." + memo.format.rawValue)
         do {
-            if mkdir(path, 0o700) != 0, errno != EEXIST { throw Errno(rawValue: errno) }
+            try FileNames.makeDirectoryIfMissing(path, permissions: [.ownerReadWriteExecute])
             let record = try MemoIndex.encoder.encode(Record(memo: memo, edit: edit, trashedAt: version.trashedAt))
             try DurableFile.write(record, replacing: stem + ".json", permissions: [.ownerReadWrite], syncing: true)
-            if link(file, version.path) != 0 {
-                let failure = Errno(rawValue: errno)
-                DurableFile.removeQuietly(stem + ".json")
-                throw failure
+            do throws(Errno) {
+                try FileNames.link(file, as: version.path)
+            } catch {
+                FileNames.removeIgnoringFailure(stem + ".json")
+                throw error
             }
             try DurableFile.syncDirectory(containing: version.path)
             try DurableFile.syncDirectory(containing: path)
         } catch {
-            DurableFile.removeQuietly(version.path)
+            FileNames.removeIgnoringFailure(version.path)
             throw .editFailed(path: path, reason: "\(error)")
         }
-        if let waveform { _ = link(waveform, waveformPath(of: version)) }
+        // Derived data: without it, the waveform is measured again when asked for.
+        if let waveform { try? FileNames.link(waveform, as: waveformPath(of: version)) }
         return version
     }
 
@@ -136,21 +137,21 @@ struct MemoTrash {
     /// Moves the waveform kept with `version` to `destination`, beside the memo it is restored to; when it has none,
     /// removes what is at `destination`, another version's, to be measured again when asked for.
     func restoreWaveform(of version: TrashedVersion, to destination: String) {
-        if rename(waveformPath(of: version), destination) != 0 { DurableFile.removeQuietly(destination) }
+        if (try? FileNames.rename(waveformPath(of: version), to: destination)) == nil { FileNames.removeIgnoringFailure(destination) }
         // Both names may lead to one file (a rename keeps the waveform as it is), and rename(2) then leaves both.
-        DurableFile.removeQuietly(waveformPath(of: version))
+        FileNames.removeIgnoringFailure(waveformPath(of: version))
     }
 
     /// Removes `version` from the trash: its waveform and its audio, then its record.
     func remove(_ version: TrashedVersion) {
-        DurableFile.removeQuietly(waveformPath(of: version))
-        DurableFile.removeQuietly(version.path)
-        DurableFile.removeQuietly(path + "/\(version.number).\(version.memo.id).json")
+        FileNames.removeIgnoringFailure(waveformPath(of: version))
+        FileNames.removeIgnoringFailure(version.path)
+        FileNames.removeIgnoringFailure(path + "/\(version.number).\(version.memo.id).json")
     }
 
     /// Removes the record of `version`, whose audio has been moved out.
     func removeRecord(of version: TrashedVersion) {
-        DurableFile.removeQuietly(path + "/\(version.number).\(version.memo.id).json")
+        FileNames.removeIgnoringFailure(path + "/\(version.number).\(version.memo.id).json")
     }
 
     /// Removes every version of the memos with `ids`; all of them when `ids` is nil. Returns the bytes freed.
@@ -160,12 +161,12 @@ struct MemoTrash {
         for name in names() {
             guard let entry = Entry(name: name), ids?.contains(entry.id) ?? true else {
                 // What a killed write left (a record's temporary file) goes with the rest.
-                if ids == nil { DurableFile.removeQuietly(path + "/" + name) }
+                if ids == nil { FileNames.removeIgnoringFailure(path + "/" + name) }
                 continue
             }
             let file = path + "/" + name
             if entry.fileExtension != "json" { freed += FileManager.default.sizeOfItem(atPath: file) ?? 0 }
-            DurableFile.removeQuietly(file)
+            FileNames.removeIgnoringFailure(file)
         }
         return freed
     }
@@ -178,14 +179,14 @@ struct MemoTrash {
         var audio = Set(entries.filter(\.isAudio).map(\.number))
         for entry in entries where entry.isAudio {
             if let current, FileIdentity(path: filePath(entry, entry.fileExtension)) == current {
-                DurableFile.removeQuietly(filePath(entry, entry.fileExtension))
+                FileNames.removeIgnoringFailure(filePath(entry, entry.fileExtension))
                 audio.remove(entry.number)
             }
         }
         for entry in entries where !entry.isAudio && !audio.contains(entry.number) {
-            DurableFile.removeQuietly(filePath(entry, entry.fileExtension))
+            FileNames.removeIgnoringFailure(filePath(entry, entry.fileExtension))
         }
-        for name in names() where name.hasSuffix(".tmp") { DurableFile.removeQuietly(path + "/" + name) }
+        for name in names() where name.hasSuffix(".tmp") { FileNames.removeIgnoringFailure(path + "/" + name) }
     }
 
     /// Which file a path leads to: its device and inode.
@@ -194,9 +195,8 @@ struct MemoTrash {
         var inode: UInt64
 
         init?(path: String) {
-            var status = stat()
-            guard lstat(path, &status) == 0 else { return nil }
-            (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+            guard let status = try? FilePath(path).stat(followTargetSymlink: false) else { return nil }
+            (device, inode) = (UInt64(status.deviceID.rawValue), UInt64(status.inode.rawValue))
         }
     }
 }

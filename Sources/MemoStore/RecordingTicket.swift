@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 
 /// A recording in progress in this process: the memo listed for it, in state ``Memo/State/recording``,
 /// and the lock on its file `.<id>.recording` in the store that tells every other process the recording

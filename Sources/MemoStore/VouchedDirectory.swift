@@ -1,5 +1,5 @@
-import CFileSystem
-import Glibc
+import FoundationEssentials
+import SystemEdge
 
 /// When `.memos.cache` may vouch for the store directory (see ``MemoIndexCache``).
 extension MemoIndexCache.Identity {
@@ -14,17 +14,7 @@ extension MemoIndexCache.Identity {
     /// answer from cached attributes, blind to another machine's change. A clock stepped back across the recorded
     /// time could still repeat it; git accepts that too.
     func revealsLaterChanges(ofDirectoryAt path: String) -> Bool {
-        var system = statfs()
-        guard statfs(path, &system) == 0, Self.localFileSystems.contains(UInt64(truncatingIfNeeded: system.f_type))
-        else { return false }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(bitPattern: changedSeconds) <= Int64(now.tv_sec) - 2
+        guard LocalFileSystem.holds(path) else { return false }
+        return Int64(bitPattern: changedSeconds) <= Int64(Date().timeIntervalSince1970.rounded(.down)) - 2
     }
-
-    /// ext2/3/4, XFS, Btrfs, tmpfs and F2FS, by their `statfs` magic numbers.
-    private static let localFileSystems: Set<UInt64> = [
-        UInt64(EXT4_SUPER_MAGIC), UInt64(XFS_SUPER_MAGIC), UInt64(BTRFS_SUPER_MAGIC), UInt64(TMPFS_MAGIC),
-        UInt64(F2FS_SUPER_MAGIC),
-    ]
 }

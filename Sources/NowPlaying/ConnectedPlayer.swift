@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
 
-/// What a ``NowPlayingConnection`` reads of a player and does to it: ``AudioPlayer`` and ``AudioQueuePlayer`` alike.
+/// What a ``NowPlayingConnection`` reads of a player and does to it: ``AudioPlayer`` and ``Player`` alike.
 protocol ConnectedPlayer: AnyObject, Sendable {
     var isPlaying: Bool { get }
     /// Seconds into the item heard; setting it seeks.
@@ -21,8 +21,8 @@ protocol ConnectedPlayer: AnyObject, Sendable {
     func stopForRemote()
     /// Sets the speed at a remote's request.
     func changeRate(to rate: Float)
-    func advanceToNextItem()
-    func advanceToPreviousItem()
+    func skipToNextItem()
+    func skipToPreviousItem()
     /// Calls `handler` with what each of the player's events changed, on the thread where it happened.
     func observeChanges(_ handler: @escaping @Sendable (PlayerChange) -> Void) -> PlayerObservation
 }
@@ -55,8 +55,8 @@ extension AudioPlayer: ConnectedPlayer {
         self.rate = rate
     }
 
-    func advanceToNextItem() {}
-    func advanceToPreviousItem() {}
+    func skipToNextItem() {}
+    func skipToPreviousItem() {}
 
     func observeChanges(_ handler: @escaping @Sendable (PlayerChange) -> Void) -> PlayerObservation {
         observe { event in
@@ -69,11 +69,11 @@ extension AudioPlayer: ConnectedPlayer {
     }
 }
 
-extension AudioQueuePlayer: ConnectedPlayer {
-    var item: URL? { currentItem }
-    var itemDuration: TimeInterval { currentItemDuration }
-    var hasNextItem: Bool { items.count > 1 }
-    var hasPreviousItem: Bool { !previousItems.isEmpty }
+extension Player: ConnectedPlayer {
+    var item: URL? { currentItem?.url }
+    var itemDuration: TimeInterval { currentItem.map { $0.duration.isNaN ? 0 : $0.duration } ?? 0 }
+    var hasNextItem: Bool { (self as? QueuePlayer).map { $0.items().count > 1 } ?? false }
+    var hasPreviousItem: Bool { (self as? QueuePlayer).map { !$0.previousItems.isEmpty } ?? false }
 
     func stopForRemote() {
         pause()
@@ -81,7 +81,17 @@ extension AudioQueuePlayer: ConnectedPlayer {
     }
 
     func changeRate(to rate: Float) {
-        self.rate = rate
+        // A remote's rate changes the speed; it does not play a paused player, as setting a Player's rate would.
+        defaultRate = rate
+        if isPlaying { self.rate = rate }
+    }
+
+    func skipToNextItem() {
+        (self as? QueuePlayer)?.advanceToNextItem()
+    }
+
+    func skipToPreviousItem() {
+        (self as? QueuePlayer)?.advanceToPreviousItem()
     }
 
     func observeChanges(_ handler: @escaping @Sendable (PlayerChange) -> Void) -> PlayerObservation {

@@ -84,12 +84,12 @@ public final class NowPlayingConnection: Sendable {
             targets += [
                 add(commands.nextTrackCommand) { _ in
                     guard player.hasNextItem else { return .noSuchContent }
-                    player.advanceToNextItem()
+                    player.skipToNextItem()
                     return .success
                 },
                 add(commands.previousTrackCommand) { _ in
                     guard player.hasPreviousItem else { return .noSuchContent }
-                    player.advanceToPreviousItem()
+                    player.skipToPreviousItem()
                     return .success
                 },
             ]

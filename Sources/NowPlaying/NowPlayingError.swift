@@ -1,4 +1,4 @@
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// Why what is playing cannot be published to the desktop.
@@ -21,7 +21,7 @@ public struct NowPlayingError: Error, Equatable, Sendable, CustomStringConvertib
         underlying = error
         reason = switch error {
         // No socket where the address says, nobody listening on it, no address and no XDG_RUNTIME_DIR to find one.
-        case .noSuchFileOrDirectory, .connectionRefused, Errno(rawValue: ENOMEDIUM): .noSessionBus
+        case .noSuchFileOrDirectory, .connectionRefused, .noMedium: .noSessionBus
         default: .refused
         }
     }

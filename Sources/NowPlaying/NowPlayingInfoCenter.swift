@@ -69,14 +69,15 @@ public final class NowPlayingInfoCenter: Sendable {
         NowPlayingConnection(player: player, info: { _ in info }, movesThroughItems: false, publisher: publisher)
     }
 
-    /// Publishes `queue` as what is playing, as ``connect(_:info:)-(AudioPlayer,_)`` publishes a player, with
-    /// `info(item)`'s facts for the item playing (its duration, position and rate taken from the queue): a new item is
-    /// new metadata (MPRIS's `mpris:trackid` is `info(item).identifier`). Remote controls' next and previous move
-    /// through the queue (``AudioQueuePlayer/advanceToNextItem()``, ``AudioQueuePlayer/advanceToPreviousItem()``);
+    /// Publishes `player` (a ``QueuePlayer`` too) as what is playing, as ``connect(_:info:)-(AudioPlayer,_)`` publishes
+    /// an ``AudioPlayer``, with `info(item)`'s facts for the item playing, by its address (its duration, position and
+    /// rate taken from the player): a new item is new metadata (MPRIS's `mpris:trackid` is `info(item).identifier`).
+    /// A queue's remote next and previous move through it (``QueuePlayer/advanceToNextItem()``,
+    /// ``QueuePlayer/advanceToPreviousItem()``);
     /// the connection enables ``RemoteCommandCenter/nextTrackCommand`` while an item follows the current one and
     /// ``RemoteCommandCenter/previousTrackCommand`` while one came before it, so that the ends of the queue show as
     /// MPRIS's `CanGoNext` and `CanGoPrevious` false. An empty queue shows no item.
-    public func connect(_ queue: AudioQueuePlayer, info: @escaping @Sendable (_ item: URL) -> NowPlayingInfo) -> NowPlayingConnection {
-        NowPlayingConnection(player: queue, info: { $0.map(info) }, movesThroughItems: true, publisher: publisher)
+    public func connect(_ player: Player, info: @escaping @Sendable (_ item: URL) -> NowPlayingInfo) -> NowPlayingConnection {
+        NowPlayingConnection(player: player, info: { $0.map(info) }, movesThroughItems: player is QueuePlayer, publisher: publisher)
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 @main
@@ -37,7 +37,7 @@ struct VoiceMemo: AsyncParsableCommand {
     static func main() async {
         // A reader that goes away (`voicememo record | head -c 1`) ends the output, never the command: a write to
         // the closed pipe fails with EPIPE instead of killing the process, and a recording goes on to its end.
-        signal(SIGPIPE, SIG_IGN)
+        Signal.brokenPipe.ignore()
         do {
             var command = try parseAsRoot(NormalizeOption.expanding(Array(CommandLine.arguments.dropFirst())))
             if var command = command as? any AsyncParsableCommand {
@@ -46,7 +46,7 @@ struct VoiceMemo: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            Glibc.exit(report(error))
+            CurrentProcess.exit(report(error))
         }
     }
 

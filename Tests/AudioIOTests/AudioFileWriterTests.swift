@@ -72,6 +72,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
+    @Test func aFileAnotherProcessWritesIsLeftAsItIs() throws {
+        let scratch = try ScratchDirectory()
+        let url = scratch.file("taken.wav")
+        let first = try AudioFileWriter(url: url, settings: AudioSettings(sampleRate: 8000))
+        try [Float](repeating: 0.5, count: 8000).withUnsafeBufferPointer { try first.write($0) }
+        try first.close()
+        let written = try Data(contentsOf: url)
+        // Another process holds the file locked, as a writer holds the file it writes.
+        let holder = try Tool.start("flock", ["--exclusive", "--no-fork", url.path, "sh", "-c", "echo locked; exec sleep 60"])
+        defer { holder.kill() }
+        #expect(holder.nextLine() == "locked")
+
+        let refused = #expect(throws: AudioFileError.self) { try AudioFileWriter(url: url, settings: AudioSettings(sampleRate: 8000)) }
+        #expect(refused?.reason == .inUse)
+        #expect(refused?.description == "cannot write '\(url.path)': another process is writing it; wait until it is done, or pick another name")
+        #expect(try Data(contentsOf: url) == written)
+
+        // Once it lets go, the file is written again.
+        holder.kill()
+        let second = try AudioFileWriter(url: url, settings: AudioSettings(sampleRate: 8000))
+        try [Float](repeating: 0.5, count: 800).withUnsafeBufferPointer { try second.write($0) }
+        try second.close()
+        #expect(try AudioFile(forReading: url).frameCount == 800)
+    }
+
     @Test func aFullDiskIsReportedAsAWriteFailure() throws {
         let writer = try AudioFileWriter(url: URL(fileURLWithPath: "/dev/full"), settings: AudioSettings(format: .opus))
         let second = [Float](repeating: 0.1, count: 48000)

@@ -180,6 +180,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: recorder.url.path))
     }
 
+    /// Two recorders given one file (two processes, or one twice): the one that comes second fails to prepare, and the
+    /// first records on into the file, which loses nothing.
+    @Test func aSecondRecorderOfOneFileFailsAndTheFirstLosesNothing() async throws {
+        let rig = try RecordingRig()
+        let (device, samples) = try rig.microphone(seconds: 1.5, "whitenoise")
+        let first = try rig.recorder("memo.wav", AudioSettings(format: .wav), device: device)
+        let second = try rig.recorder("memo.wav", AudioSettings(format: .wav), device: device)
+        #expect(first.prepareToRecord())
+        #expect(!second.prepareToRecord())
+        #expect(second.status == .failed(.file(AudioFileError(path: first.url.path, reason: .inUse))))
+        try await rig.record(first) { $0.record(forDuration: 1) }
+        let recorded = try Sox.samples(of: first.url.path)
+        #expect(recorded.count == 48000 && firstDifference(recorded, Array(samples.prefix(48000))) == nil)
+    }
+
     @Test func aDeviceThatCannotBeOpenedFailsPreparationWithTheReason() throws {
         let rig = try RecordingRig()
         let recorder = try rig.recorder("none.wav", AudioSettings(format: .wav), device: "nosuchdevice")

@@ -8,7 +8,7 @@ import Testing
 /// reports through snd_ctl as a kernel card's, and players and recorders on the cards' PCMs (`null`
 /// devices, named as a card's). The cards are in the directory the shared session, which players and
 /// recorders report to, watches in tests.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionJackTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct AudioSessionJackTests {
     let scratch: ScratchDirectory
     let cards = ALSATestDevices.cardDirectory
 
@@ -111,7 +111,7 @@ import Testing
         var card = try await addCard(25, jacks: ["Headphone Jack": true], &events)
         defer { try? card.remove() }
         // The card's PCM is unclocked: enough items to be still playing whatever the machine's load.
-        let queue = try toneQueue(400, seconds: 5, in: scratch, on: card.device)
+        let queue = try await toneQueue(400, seconds: 5, in: scratch, on: card.device)
         defer { queue.removeAllItems() }
         #expect(queue.play())
         try await until { queue.currentTime > 0 }
@@ -120,9 +120,9 @@ import Testing
         #expect(pausing < 0.1, "\(pausing) s")
         #expect(await nextRouteChange(of: &events, card: 25)?.0 == .oldDeviceUnavailable)
         try await Task.sleep(for: .milliseconds(100))
-        let paused = (time: queue.currentTime, items: queue.items.count)
+        let paused = (time: queue.currentTime, items: queue.items().count)
         try await Task.sleep(for: .milliseconds(200))
-        #expect(!queue.isPlaying && queue.currentTime == paused.time && queue.items.count == paused.items)
+        #expect(!queue.isPlaying && queue.currentTime == paused.time && queue.items().count == paused.items)
         // The user resumes.
         #expect(queue.play() && queue.isPlaying)
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// The session's device list, category and hotplug events, with a card directory of the test's own in
 /// which the tests make and remove `controlC<N>` as udev does in /dev/snd.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct AudioSessionTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct AudioSessionTests {
     let scratch: ScratchDirectory
     let session: AudioSession
 

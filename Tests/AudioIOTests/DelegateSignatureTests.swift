@@ -8,21 +8,12 @@ import Testing
         let result = try BuiltModules.typeCheck("""
             import AudioIO
             import FoundationEssentials
-            final class Listener: AudioPlayerDelegate, AudioQueuePlayerDelegate, AudioRecorderDelegate {
+            final class Listener: AudioPlayerDelegate, AudioRecorderDelegate {
                 func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool) {}
                 func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError) {}
                 func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus) {}
                 func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Float) {}
                 func audioPlayerTimeDidJump(_ player: AudioPlayer) {}
-                func audioQueuePlayer(_ player: AudioQueuePlayer, currentItemDidChangeTo item: URL?) {}
-                func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidPlayToEnd item: URL) {}
-                func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidFailToPlayToEnd item: URL, error: AudioFileError) {}
-                func audioQueuePlayerDidFinishPlaying(_ player: AudioQueuePlayer, successfully: Bool) {}
-                func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
-                func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
-                func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
-                func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) {}
-                func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) {}
                 func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}
                 func audioRecorderEncodeErrorDidOccur(_ recorder: AudioRecorder, error: AudioFileError) {}
             }
@@ -44,17 +35,6 @@ import Testing
             func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus) {}
             func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Double) {}
             func audioPlayerTimeDidJump(_ player: AudioPlayer) {}
-            """),
-        ("AudioQueuePlayerDelegate", """
-            func audioQueuePlayer(_ player: AudioQueuePlayer, currentItemDidChangeTo item: URL?) {}
-            func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidPlayToEnd item: URL) {}
-            func audioQueuePlayer(_ player: AudioQueuePlayer, itemDidFailToPlayToEnd item: URL, error: (any Error)?) {}
-            func audioQueuePlayerDidFinishPlaying(_ player: AudioQueuePlayer, successfully: Bool) {}
-            func audioQueuePlayerTimeControlStatusDidChange(_ player: AudioQueuePlayer, to status: AudioQueuePlayer.TimeControlStatus) {}
-            func audioQueuePlayerRateDidChange(_ player: AudioQueuePlayer, to rate: Float) {}
-            func audioQueuePlayerTimeDidJump(_ player: AudioQueuePlayer) {}
-            func audioQueuePlayerPlaybackDidStall(_ player: AudioQueuePlayer) {}
-            func audioQueuePlayerPlaybackDidResume(_ player: AudioQueuePlayer) {}
             """),
         ("AudioRecorderDelegate", """
             func audioRecorderDidFinishRecording(_ recorder: AudioRecorder, successfully: Bool) {}

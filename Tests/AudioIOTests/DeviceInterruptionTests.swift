@@ -139,7 +139,7 @@ import Testing
         #expect(recorder.markers.isEmpty, "nothing was recorded before: no gap")
     }
 
-    @Test func aRecorderWaitsForAnALSADeviceAnotherOpenerHoldsAndRecordsOnceItIsFree() async throws {
+    @Test(.tags(.clocked)) func aRecorderWaitsForAnALSADeviceAnotherOpenerHoldsAndRecordsOnceItIsFree() async throws {
         session.setCategory(.record, options: [.resumeAfterInterruption])
         let held = try HeldDevice(in: scratch)
         let recorder = try AudioRecorder(url: scratch.file("alsa.wav"), settings: AudioSettings(format: .wav))
@@ -159,7 +159,7 @@ import Testing
         #expect(frames > 4800, "\(frames) frames")
     }
 
-    @Test func anALSARecordingTakenAwayMidwayResumesWithTheGapMarked() async throws {
+    @Test(.tags(.clocked)) func anALSARecordingTakenAwayMidwayResumesWithTheGapMarked() async throws {
         session.setCategory(.record, options: [.resumeAfterInterruption])
         let held = try HeldDevice(in: scratch, held: false)
         let recorder = try AudioRecorder(url: scratch.file("taken-alsa.wav"), settings: AudioSettings(format: .wav))

@@ -12,7 +12,7 @@ import Testing
 
     @Test func theArticlesCodeCompiles() throws {
         let code = try BuiltModules.articleCode(of: "AudioIO")
-        #expect(code.contains("AudioPlayer(contentsOf:") && code.contains("AudioQueuePlayer(items:"))
+        #expect(code.contains("AudioPlayer(contentsOf:") && code.contains("QueuePlayer(items:"))
         let result = try BuiltModules.typeCheck(code)
         #expect(result.status == 0, "\(result.standardError)")
     }

@@ -153,11 +153,11 @@ import Testing
         #expect(abs(frequency - 440) < 440 * 0.02, "opusdec hears \(frequency) Hz")
     }
 
-    @Test func aQueueRendersItsItemsBackToBack() throws {
+    @Test func aQueueRendersItsItemsBackToBack() async throws {
         let renderer = try OfflineRenderer()
         let first = try noise("first.wav", seconds: 0.2)
         let second = try noise("second.wav", seconds: 0.3)
-        let queue = try AudioQueuePlayer(items: [first, second])
+        let queue = QueuePlayer(items: try await readyItems([first, second]))
         queue.currentDevice = renderer.device
         queue.play()
         let output = scratch.file("queue.wav")
@@ -167,15 +167,17 @@ import Testing
 
     /// Each item at its own gain (a normalization's), before the queue's volume: the gain changes on the first frame of the
     /// next item, not a frame sooner or later, and an item queued twice plays at its gain both times.
-    @Test func aQueuesItemsPlayEachAtItsOwnGainChangingOnTheFrameWhereTheNextBegins() throws {
+    @Test func aQueuesItemsPlayEachAtItsOwnGainChangingOnTheFrameWhereTheNextBegins() async throws {
         let renderer = try OfflineRenderer()
         // 9600 and 14400 frames: neither a whole number of the decoder's steps, so a seam falls inside one.
         let first = try noise("first.wav", seconds: 0.2)
         let second = try noise("second.wav", seconds: 0.3)
-        let queue = try AudioQueuePlayer(items: [first, second, first])
+        let items = try await readyItems([first, second, first])
+        let queue = QueuePlayer(items: items)
         queue.currentDevice = renderer.device
-        queue.setGain(-9, for: first)
-        queue.setGain(6, for: second)
+        items[0].gain = -9
+        items[1].gain = 6
+        items[2].gain = -9
         queue.volume = 0.5
         queue.play()
         let output = scratch.file("queue.wav")
@@ -192,15 +194,16 @@ import Testing
     }
 
     /// A gain set while the item plays is heard from the decoder's next step: what was decoded before keeps the old one.
-    @Test func aGainSetWhileTheItemPlaysChangesFromTheNextDecodedStep() throws {
+    @Test func aGainSetWhileTheItemPlaysChangesFromTheNextDecodedStep() async throws {
         let renderer = try OfflineRenderer()
         let file = try noise("long.wav", seconds: 1)
-        let queue = try AudioQueuePlayer(items: [file])
+        let item = try await readyItems([file])[0]
+        let queue = QueuePlayer(items: [item])
         queue.currentDevice = renderer.device
         queue.play()
         let before = renderer.render(frameCount: 4800)
-        queue.setGain(-12, for: file)
-        queue.setGain(-12, for: scratch.file("not-queued.wav"))
+        item.gain = -12
+        PlayerItem(url: file).gain = -12
         let rendered = before + renderer.render(frameCount: 43200)
         let original = try samples(of: file)
         let amplitude = Float(pow(10, -12.0 / 20))

@@ -87,14 +87,26 @@ struct RigTimeout: Error, CustomStringConvertible {
     let description: String
 }
 
-/// A queue of one stereo tone of `seconds`, made in `scratch`, `count` times over, to play on `device` (an
-/// unclocked device plays a tone of seconds in milliseconds).
-func toneQueue(_ count: Int, seconds: Double, in scratch: ScratchDirectory, on device: String) throws -> AudioQueuePlayer {
+/// A queue of one stereo tone of `seconds`, made in `scratch`, `count` times over (items of their own), to play on
+/// `device` (an unclocked device plays a tone of seconds in milliseconds).
+func toneQueue(_ count: Int, seconds: Double, in scratch: ScratchDirectory, on device: String) async throws -> QueuePlayer {
     let tone = scratch.file("tone-\(seconds).wav")
     try Sox.synth(to: tone.path, rate: 48000, channels: 2, seconds: seconds, "sine 440")
-    let queue = try AudioQueuePlayer(items: Array(repeating: tone, count: count))
+    let queue = QueuePlayer(items: try await readyItems(Array(repeating: tone, count: count)))
     queue.currentDevice = device
     return queue
+}
+
+/// Items of `urls`, each loaded (its asset's properties), so that they are ready to play from the start: a queue of
+/// them plays as soon as it is asked to.
+func readyItems(_ urls: [URL]) async throws -> [PlayerItem] {
+    var items: [PlayerItem] = []
+    for url in urls {
+        let asset = AudioAsset(url: url)
+        _ = try await asset.load(.duration)
+        items.append(PlayerItem(asset: asset))
+    }
+    return items
 }
 
 /// Polls `condition` every 20 ms until it holds; throws after 10 s. Rather than sleep for what a test waits

@@ -69,7 +69,7 @@ import Testing
     @Test func aTapAskedForWhilePlayingFollowsSeeksAndAQueuesItems() async throws {
         let renderer = try OfflineRenderer()
         let first = try noise("first.wav", seconds: 0.3), second = try noise("second.wav", seconds: 0.2)
-        let queue = try AudioQueuePlayer(items: [first, second])
+        let queue = QueuePlayer(items: try await readyItems([first, second]))
         queue.currentDevice = renderer.device
         #expect(queue.play())
         _ = renderer.render(frameCount: 4800)
@@ -79,7 +79,7 @@ import Testing
         rendered += try await render(renderer, frames: 4800 + 9600, tapped: tapped)
         try await until { tapped.frames == 19200 }
         let blocks = tapped.blocks.withLock { $0 }
-        #expect(blocks.flatMap(\.samples) == rendered, "from the period after it was asked for, across the seek and the items")
+        #expect(blocks.flatMap { $0.samples } == rendered, "from the period after it was asked for, across the seek and the items")
         #expect(abs(blocks[0].itemTime - 0.1) < 1e-9 && blocks[0].deviceTime == 0.1)
         let afterSeek = try #require(blocks.first { $0.deviceTime >= 0.2 })
         #expect(abs(afterSeek.itemTime - 0.2) < 1e-9, "the seek's position")

@@ -199,9 +199,9 @@ extension SilenceSkippingTests {
         #expect(abs(saving - expectedSaving) <= 0.05 * expectedSaving, "saved \(saving) s, expected \(expectedSaving) s")
     }
 
-    @Test func aQueueSkipsTheSilenceOfEachItem() throws {
+    @Test func aQueueSkipsTheSilenceOfEachItem() async throws {
         let renderer = try OfflineRenderer(channelCount: 1)
-        let queue = try AudioQueuePlayer(items: [material.url, material.url])
+        let queue = QueuePlayer(items: try await readyItems([material.url, material.url]))
         queue.currentDevice = renderer.device
         var settings = Self.settings
         settings.referenceLevel = material.level

@@ -5,7 +5,7 @@ import Testing
 
 /// What `voicememo` says when a jack is plugged or unplugged: sound cards of the test's own
 /// (``TestSoundCard``) in a card directory it watches through AUDIOIO_SND_DIR.
-@Suite(.timeLimit(.minutes(1))) struct DeviceJackTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct DeviceJackTests {
     let cli: CLI
     let cards: URL
     let environment: [String: String]

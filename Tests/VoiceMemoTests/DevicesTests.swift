@@ -5,7 +5,7 @@ import Testing
 
 /// `voicememo devices`: the list, and `--watch` reporting cards coming and going (in a card directory of
 /// the test's own, through AUDIOIO_SND_DIR) and the process stopped with Ctrl-Z and continued.
-@Suite(.timeLimit(.minutes(1))) struct DevicesTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct DevicesTests {
     /// The state letter of process `pid` in /proc (R, S, T for stopped, …).
     static func state(of pid: Int32) -> Character? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

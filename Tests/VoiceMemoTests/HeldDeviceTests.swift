@@ -6,7 +6,7 @@ import Testing
 /// `voicememo record` and `play` on a device another program holds (a `testbusy` PCM, locked by this process): they say
 /// they wait, on a line of their own and on the status line, record or play once the device is free, and the memo holds
 /// what was recorded after; what is played (the device appends it to a file) is every memo to its end.
-@Suite(.timeLimit(.minutes(1))) struct HeldDeviceTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct HeldDeviceTests {
     @Test func recordWaitsForADeviceAnotherProgramHoldsThenRecordsWhenItIsFree() async throws {
         let cli = try CLI()
         let device = try HeldDevice(in: cli.scratch)

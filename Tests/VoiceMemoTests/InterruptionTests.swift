@@ -4,8 +4,8 @@ import TestSupport
 import Testing
 
 /// `voicememo record` on a PulseAudio sink's monitor, stopped with Ctrl-Z (SIGTSTP) and continued with
-/// `fg` (SIGCONT) while a tone plays into the sink: run on its own (`STOPPING_SUITES` in the Makefile).
-@Suite(.timeLimit(.minutes(1))) struct InterruptionTests {
+/// `fg` (SIGCONT) while a tone plays into the sink: `.clocked`, run after the others.
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct InterruptionTests {
     /// The next line `recording` prints that is not a level line (which begin with the elapsed time).
     func notice(_ recording: RunningTool) -> String? {
         while let line = recording.nextLine() {

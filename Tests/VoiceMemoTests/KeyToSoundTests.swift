@@ -7,7 +7,7 @@ import Testing
 /// mix had got to or from what the device had queued a period before. Heard on the sink's monitor, recorded by
 /// `parec`, from a memo whose level tells where in it the listener is: a 440 Hz tone whose amplitude steps up every
 /// 10 ms through 128 steps, over and over.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct KeyToSoundTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct KeyToSoundTests {
     let cli: CLI
 
     init() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Markers as a person drops them: `m` while `voicememo record` runs on a terminal (a PulseAudio null sink's monitor as
 /// the input: a real clock), then `info`, the file, `play` with `[` and `]`; and an M4A recording killed mid-way.
-@Suite(.timeLimit(.minutes(1))) struct MarkedRecordingTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.player)) struct MarkedRecordingTests {
     /// The head and time on `record`'s status line, e.g. `▼ MARKER 1  Marked  0:01.2  96 KB`.
     static func recording(_ frame: [String], title: String) -> (head: String, elapsed: Double)? {
         guard let match = frame.last?.prefixMatch(of: #/(● REC|▼ MARKER \d+|⏸ PAUSED)  (.+?)  (\d+):(\d\d\.\d)/#),

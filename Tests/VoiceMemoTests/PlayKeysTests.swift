@@ -4,7 +4,7 @@ import Testing
 
 /// `voicememo play` of memos in turn on a pseudo-terminal, its keys typed as a person types them, playing on the null
 /// sink of a PulseAudio server of its own: the status line read back after each key.
-@Suite(.timeLimit(.minutes(1))) struct PlayKeysTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.player)) struct PlayKeysTests {
     /// What `play`'s status line says of memos played in turn, e.g.
     /// `▶ One  0:03.2 / 0:40.0  1/3  sleep 15:00  0:00.0 saved`.
     struct QueueStatus {

@@ -4,7 +4,7 @@ import Testing
 
 /// `voicememo play` as a desktop sees it: an MPRIS player on a private session bus, driven with playerctl as media
 /// keys and widgets drive it, playing on the null sink of a PulseAudio server of each test's own.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct PlayNowPlayingTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct PlayNowPlayingTests {
     let bus: SessionBus
     let cli: CLI
 

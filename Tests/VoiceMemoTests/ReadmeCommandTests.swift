@@ -2,27 +2,41 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's block of `voicememo` commands, run as it is written, in order, against one private store: each line
-/// does what its comment says, and a line without a check here (or a check without its line) fails, as trycmd fails a
-/// Rust CLI's examples. What a test must substitute, it does: the README's id prefixes (3f2a, 9c1e, 77b0) are the
-/// memos the rig seeds before the block (with Lesson, which the block plays but never makes); `~` is a home of the
-/// test's; `pulse` is a PulseAudio server of the test's own; a line with no device plays into a file
-/// (`file:'PATH',raw`) and records from a file microphone (``ALSATestDevices``); example.com is a local nginx; the
-/// session bus is a private one. Commands that run until stopped are stopped once they are seen running.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ReadmeCommandTests {
+/// The README's block of `voicememo` commands (the one after ``marker``), run as it is written, in order, against one
+/// private store: each line does what its comment says, and a line without a check here (or a check without its line)
+/// fails, as trycmd fails a Rust CLI's examples; a command elsewhere in the README must be a line of the block. What a
+/// test must substitute, it does: the README's id prefixes (3f2a, 9c1e, 77b0) are the memos the rig seeds before the
+/// block (with Lesson, which the block plays but never makes); `~` is a home of the test's; `pulse` is a PulseAudio
+/// server of the test's own; a line with no device plays into a file (`file:'PATH',raw`) and records from a file
+/// microphone (``ALSATestDevices``); example.com is a local nginx; the session bus is a private one. Commands that run
+/// until stopped are stopped once they are seen running.
+@Suite(.serialized, .timeLimit(.minutes(2)), .tags(.player)) struct ReadmeCommandTests {
     /// How a line of the block is run in the rig, and what is checked of it.
     typealias Check = @Sendable (Rig) async throws -> Void
 
-    /// The lines of the README's block of `voicememo` commands (the ```` ```sh ```` block that starts with
-    /// `voicememo record`), each without its `# comment`.
-    static func readmeCommands() throws -> [String] {
+    /// What marks the README's block of `voicememo` commands: the line before it.
+    static let marker = "<!-- ReadmeCommandTests runs every line of the next block and checks what its comment says. -->"
+
+    /// The README's ```` ```sh ```` blocks, each as its lines without their `# comment`s, and whether `marker` is the
+    /// line before it.
+    static func readmeBlocks() throws -> [(marked: Bool, commands: [String])] {
         let readme = try String(contentsOf: Rig.packageDirectory.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        let block = try #require(blocks.first { $0.hasPrefix("voicememo record") }, "the README's block of commands")
-        return block.split(separator: "\n").map { line in
-            let command = line.range(of: " # ").map { line[..<$0.lowerBound] } ?? line[...]
-            return command.trimmingCharacters(in: .whitespaces)
+        let pieces = readme.components(separatedBy: "```sh\n")
+        return zip(pieces, pieces.dropFirst()).map { before, piece in
+            let block = piece.components(separatedBy: "```")[0]
+            let commands = block.split(separator: "\n").map { line in
+                let command = line.range(of: " # ").map { line[..<$0.lowerBound] } ?? line[...]
+                return command.trimmingCharacters(in: .whitespaces)
+            }
+            return (before.hasSuffix(marker + "\n"), commands)
         }
+    }
+
+    /// The lines of the README's block of `voicememo` commands, each without its `# comment`.
+    static func readmeCommands() throws -> [String] {
+        let marked = try readmeBlocks().filter(\.marked)
+        try #require(marked.count == 1, "the README's one block of commands, after the line \(marker)")
+        return marked[0].commands
     }
 
     @Test func everyLineOfTheREADMEsBlockHasACheckAndEveryCheckItsLine() throws {
@@ -36,6 +50,16 @@ import Testing
             Issue.record("ReadmeCommandTests.table checks `\(command)`, which the README no longer has")
         }
         #expect(Set(checked).count == checked.count, "one check per line")
+    }
+
+    @Test func everyCommandElsewhereInTheREADMEIsALineOfTheBlock() throws {
+        // The README's first examples repeat lines of the block, which the test below runs and checks.
+        let commands = Set(try Self.readmeCommands())
+        let elsewhere = try Self.readmeBlocks().filter { !$0.marked }.flatMap(\.commands).filter { $0.contains("voicememo ") }
+        #expect(!elsewhere.isEmpty, "the README's examples")
+        for command in elsewhere where !commands.contains(command) {
+            Issue.record("The README's `\(command)` is not a line of its block of commands, which ReadmeCommandTests runs")
+        }
     }
 
     @Test func theREADMEsCommandsDoWhatTheirCommentsSay() async throws {

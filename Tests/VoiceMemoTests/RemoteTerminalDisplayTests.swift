@@ -4,8 +4,8 @@ import Testing
 
 /// `voicememo play URL` (and `play URL1 URL2`) on a pseudo-terminal, on a PulseAudio null sink of its own: the download
 /// bar under the status line, "buffering" while the download falls behind, and no waveform over it (an address's is
-/// not measured). A clocked suite (its name is matched by `make test`'s `TerminalDisplayTests`).
-@Suite(.timeLimit(.minutes(1))) struct RemoteTerminalDisplayTests {
+/// not measured). `.clocked`: it plays on PulseAudio, in real time.
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct RemoteTerminalDisplayTests {
     @Test func playOfAnAddressDrawsWhatWasHeardAndWhatIsDownloadedUnderTheStatusLine() async throws {
         let cli = try CLI()
         let talk = cli.scratch.file("talk.wav")

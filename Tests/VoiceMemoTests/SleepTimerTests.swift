@@ -4,7 +4,7 @@ import Testing
 
 /// `play --sleep` on a device with a real clock, the null sink of a PulseAudio server of its own (it plays for 12 s),
 /// whose monitor `parec` records: what a listener falling asleep would hear.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct SleepTimerTests {
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct SleepTimerTests {
     /// The RMS level in dBFS of `samples` (left-justified 32-bit, as ``Sox/samples(of:)`` reads them).
     func level(_ samples: ArraySlice<Int32>) -> Double {
         let sum = samples.reduce(0.0) { $0 + pow(Double($1) / 2_147_483_648, 2) }

@@ -1,4 +1,4 @@
-import Glibc
+import SystemEdge
 
 /// Peak and average (RMS) level of each channel, in dBFS.
 ///
@@ -21,12 +21,12 @@ public struct AudioLevels: Equatable, Sendable, Codable {
 
     /// `amplitude` (a linear value, 1 = full scale) in dBFS, never below ``floor``.
     public static func decibels(_ amplitude: Double) -> Double {
-        amplitude > 0 ? max(floor, 20 * log10(amplitude)) : floor
+        amplitude > 0 ? max(floor, 20 * Math.log10(amplitude)) : floor
     }
 
     /// The linear gain of `decibels` (0 dB is 1).
     static func amplitude(_ decibels: Double) -> Double {
-        pow(10, decibels / 20)
+        Math.pow(10, decibels / 20)
     }
 
     /// The peak of `channel` (0-based) as a meter reports it: ``floor`` for a channel it does not have.

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Shortens pauses in a stream of interleaved float frames, as ``SilenceSkipping`` describes: a run of silent frames
 /// (every channel below the threshold) of at least the minimum is cut to the kept duration — its first half, a
 /// crossfade from the frames after that first half to the frames before the last half, its last half — so that the
@@ -74,7 +72,7 @@ final class SilenceSkipper {
         minimum = max(Int(settings.minimumDuration * sampleRate), head + tail + 2 * fade)
         relativeThreshold = settings.threshold
         if let reference = settings.referenceLevel {
-            threshold = Self.amplitude(decibels: reference + settings.threshold)
+            threshold = Float(AudioLevels.amplitude(reference + settings.threshold))
         } else {
             squareSums = Array(repeating: 0, count: channelCount)
         }
@@ -234,7 +232,7 @@ final class SilenceSkipper {
         }
         framesSeen += frames
         guard framesSeen >= warmUp, let loudest = squareSums.max() else { return }
-        threshold = Self.amplitude(decibels: AudioLevels.decibels((loudest / Double(framesSeen)).squareRoot()) + relativeThreshold)
+        threshold = Float(AudioLevels.amplitude(AudioLevels.decibels((loudest / Double(framesSeen)).squareRoot()) + relativeThreshold))
     }
 
     private func append(_ frames: UnsafeBufferPointer<Float>, at produced: inout Int) {
@@ -244,10 +242,5 @@ final class SilenceSkipper {
 
     private func append(_ input: UnsafeBufferPointer<Float>, frames: Range<Int>, at produced: inout Int) {
         append(UnsafeBufferPointer(rebasing: input[(frames.lowerBound * channelCount)..<(frames.upperBound * channelCount)]), at: &produced)
-    }
-
-    /// `decibels` (dBFS) as a linear amplitude.
-    private static func amplitude(decibels: Double) -> Float {
-        Float(pow(10, decibels / 20))
     }
 }

@@ -1,5 +1,5 @@
 import Atomics
-import Glibc
+import SystemEdge
 
 /// The capture cycle: hands one period of device frames to every active tap — mapped to the tap's
 /// channels, metered, pushed into its ring — honouring scheduled start frames to the frame, pauses and
@@ -185,8 +185,7 @@ package final class CaptureCycle: @unchecked Sendable {
             let end = min(frames.count, written + room)
             written += audio.write(UnsafeBufferPointer(rebasing: frames[written..<end]))
             guard written < frames.count, waited < overflowWait else { break }
-            var step = timespec(tv_sec: 0, tv_nsec: 100_000)
-            nanosleep(&step, nil)
+            MonotonicClock.sleep(nanoseconds: 100_000)
             waited += 100_000
         }
         return written / channels

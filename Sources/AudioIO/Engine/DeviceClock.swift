@@ -1,5 +1,5 @@
 import Atomics
-import Glibc
+import SystemEdge
 
 /// An engine's clock: device frames heard (playback: written less those the device still holds) or captured
 /// (capture: read, and waiting to be), over the rate, continued by the monotonic clock between transfers. While the
@@ -20,7 +20,7 @@ final class DeviceClock: Sendable {
     private let heardAt = ManagedAtomic<Int>(0)
     private let idle = ManagedAtomic<Bool>(true)
     private let idleFrames = ManagedAtomic<Int64>(0)
-    private let idleSince = ManagedAtomic<Int>(DeviceClock.nanoseconds())
+    private let idleSince = ManagedAtomic<Int>(MonotonicClock.nanoseconds())
 
     init(sampleRate: Int, direction: StreamDirection) {
         self.sampleRate = Double(sampleRate)
@@ -32,7 +32,7 @@ final class DeviceClock: Sendable {
 
     /// Seconds on the device's clock.
     var currentTime: Double {
-        let now = Self.nanoseconds()
+        let now = MonotonicClock.nanoseconds()
         if idle.load(ordering: .acquiring) {
             let elapsed = Double(now - idleSince.load(ordering: .relaxed)) / 1e9
             return Double(idleFrames.load(ordering: .relaxed)) / sampleRate + elapsed
@@ -47,33 +47,26 @@ final class DeviceClock: Sendable {
     /// The device frame at `deviceTime` seconds on this clock.
     func frame(at deviceTime: Double) -> Int64 { Int64(frames: deviceTime, rate: sampleRate) }
 
-    /// The monotonic clock in nanoseconds.
-    static func nanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
-
     /// Stream thread: `frames` in all have been moved, and the device holds `delay` (playback: written, not yet
     /// heard; capture: captured, not yet read).
     func noteTransfer(upTo frames: Int64, delay: Int) {
         framesTransferred.store(frames, ordering: .relaxed)
         heardFrames.store(direction == .playback ? frames - Int64(delay) : frames + Int64(delay), ordering: .relaxed)
-        heardAt.store(Self.nanoseconds(), ordering: .releasing)
+        heardAt.store(MonotonicClock.nanoseconds(), ordering: .releasing)
     }
 
     /// Stream thread: the device dropped what it held, unheard; the clock goes on from `heard`.
     func restart(at heard: Int64) {
         framesTransferred.store(heard, ordering: .relaxed)
         heardFrames.store(heard, ordering: .relaxed)
-        heardAt.store(Self.nanoseconds(), ordering: .releasing)
+        heardAt.store(MonotonicClock.nanoseconds(), ordering: .releasing)
     }
 
     /// Stream thread: the device went quiet; from now on the clock runs on the monotonic clock, from where playback
     /// stopped writing or, for capture, from now.
     func enterIdle() {
         idleFrames.store(direction == .playback ? framesTransferred.load(ordering: .relaxed) : frame(at: currentTime), ordering: .relaxed)
-        idleSince.store(Self.nanoseconds(), ordering: .relaxed)
+        idleSince.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         idle.store(true, ordering: .releasing)
     }
 
@@ -82,7 +75,7 @@ final class DeviceClock: Sendable {
         let now = frame(at: currentTime)
         framesTransferred.store(now, ordering: .relaxed)
         heardFrames.store(now, ordering: .relaxed)
-        heardAt.store(Self.nanoseconds(), ordering: .relaxed)
+        heardAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
         idle.store(false, ordering: .releasing)
     }
 

@@ -1,5 +1,5 @@
 import Atomics
-import Glibc
+import SystemEdge
 
 /// The render cycle: mixes every active voice into one period of interleaved float frames, applying each
 /// voice's volume (with fades) and pan, noting the gains for its meters, honouring scheduled start frames to
@@ -325,8 +325,7 @@ package final class Mixer: @unchecked Sendable {
     private func waitForData(_ voice: Voice, _ ready: () -> Bool) -> Bool {
         while !ready() {
             guard waitBudget > 0, !voice.removalRequested.load(ordering: .relaxed) else { return false }
-            var step = timespec(tv_sec: 0, tv_nsec: 100_000)
-            nanosleep(&step, nil)
+            MonotonicClock.sleep(nanoseconds: 100_000)
             waitBudget -= 100_000
         }
         return true

@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import SystemEdge
 
 /// The sleeps of a thread that polls a ring the audio thread fills or drains (a decoder, a file writer).
 ///
@@ -60,7 +60,7 @@ struct PollingBackoff {
     }
 
     private func sleep(_ microseconds: UInt32) {
-        guard let interruption else { return _ = usleep(microseconds) }
+        guard let interruption else { return MonotonicClock.sleep(nanoseconds: Int(microseconds) * 1_000) }
         _ = interruption.wait(timeout: .now() + .microseconds(Int(microseconds)))
     }
 }

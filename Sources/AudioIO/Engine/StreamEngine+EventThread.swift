@@ -1,6 +1,6 @@
 import Atomics
 import Dispatch
-import Glibc
+import SystemEdge
 
 /// The event thread, an ordinary one: it delivers the stream thread's events to the owners of the voices and taps,
 /// ticks time observers, brings back a device the stream thread handed over as interrupted (see
@@ -82,10 +82,10 @@ extension StreamEngine {
     /// unless other clients keep it running.
     private func waitUntilPlayed(upTo frame: Int64) {
         guard !isOffline else { return }
-        let deadline = DeviceClock.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
-        while DeviceClock.nanoseconds() < deadline, !clock.isIdle, !errors.isFailed {
+        let deadline = MonotonicClock.nanoseconds() + configuration.bufferFrames * 1_000_000_000 / configuration.sampleRate + 1_000_000_000
+        while MonotonicClock.nanoseconds() < deadline, !clock.isIdle, !errors.isFailed {
             if self.frame(at: deviceCurrentTime) >= frame, !isUnclocked || needsRunning { return }
-            usleep(2000)
+            MonotonicClock.sleep(nanoseconds: 2_000_000)
         }
     }
 

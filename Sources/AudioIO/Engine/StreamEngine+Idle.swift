@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import SystemEdge
 
 /// Idling: when nothing plays or records, the stream thread lets the device go quiet and sleeps, and the clock runs on
 /// the monotonic clock (see ``DeviceClock``) until a client needs the stream again.
@@ -44,10 +44,10 @@ extension StreamEngine {
     /// after an interruption paused the recorders, a capture thread must not be left in a read that the process
     /// stopping would turn into an overrun, heard later as silence in a resumed recording.
     static func waitUntilPausedCaptureStops(timeout: Double) {
-        let deadline = DeviceClock.nanoseconds() + Int(timeout * 1e9)
+        let deadline = MonotonicClock.nanoseconds() + Int(timeout * 1e9)
         for engine in all(.capture) {
-            while !engine.clock.isIdle, !engine.needsRunning, engine.failure == nil, DeviceClock.nanoseconds() < deadline {
-                usleep(1000)
+            while !engine.clock.isIdle, !engine.needsRunning, engine.failure == nil, MonotonicClock.nanoseconds() < deadline {
+                MonotonicClock.sleep(nanoseconds: 1_000_000)
             }
         }
     }

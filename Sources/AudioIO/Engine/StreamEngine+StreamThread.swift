@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import SystemEdge
 
 /// The stream thread: it runs the cycle once per period, and otherwise sleeps in the device's transfer or on
 /// ``StreamEngine/streamWake`` (a client resumed, paused or asks to be removed; the engine closes).
@@ -45,7 +46,7 @@ extension StreamEngine {
             }
             if clock.isIdle {
                 leaveIdle()
-                run = (DeviceClock.nanoseconds(), 0)
+                run = (MonotonicClock.nanoseconds(), 0)
             }
             let moved: Int?
             switch cycle {
@@ -199,7 +200,7 @@ extension StreamEngine {
               frames >= 16 * configuration.periodFrames
         else { return }
         let realTime = frames * 1_000_000_000 / configuration.sampleRate
-        if (DeviceClock.nanoseconds() - start) * 4 < realTime {
+        if (MonotonicClock.nanoseconds() - start) * 4 < realTime {
             isUnclocked = true
             mixer.starvationWait.store(Self.unclockedWait, ordering: .relaxed)
         }

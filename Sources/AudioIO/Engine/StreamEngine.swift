@@ -1,7 +1,7 @@
 import Atomics
 import Dispatch
-import Glibc
 import Synchronization
+import SystemEdge
 
 /// One device stream and the thread that moves its frames, either way: it renders the mix of every voice playing on
 /// it into a playback stream (``Cycle/render(_:)``), or reads a capture stream into every tap recording or metering
@@ -103,12 +103,12 @@ final class StreamEngine: @unchecked Sendable {
             clock.runOffline()
             streamThreadEnded.signal()
         } else {
-            RealtimeThread.start(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
+            SystemThread.detach(name: stream.direction == .playback ? "audio-out" : "audio-in", realtime: stream.isClocked) {
                 [self] in runStreamThread()
             }
         }
         // The event thread blocks (a recorder waits for its writer there) and runs owners' code.
-        RealtimeThread.start(name: "audio-events", realtime: false) { [self] in runEventThread() }
+        SystemThread.detach(name: "audio-events", realtime: false) { [self] in runEventThread() }
     }
 
     /// Nanoseconds the stream thread of a device without a clock waits, per period, for a late decoder or writer.
@@ -151,9 +151,9 @@ final class StreamEngine: @unchecked Sendable {
     /// before), the device fails, or `timeout` seconds pass: a tap added before is then given every frame the device
     /// captures from now on.
     func waitUntilRunning(timeout: Double) {
-        let deadline = DeviceClock.nanoseconds() + Int(timeout * 1e9)
-        while clock.isIdle, !errors.isFailed, DeviceClock.nanoseconds() < deadline {
-            usleep(500)
+        let deadline = MonotonicClock.nanoseconds() + Int(timeout * 1e9)
+        while clock.isIdle, !errors.isFailed, MonotonicClock.nanoseconds() < deadline {
+            MonotonicClock.sleep(nanoseconds: 500_000)
         }
     }
 

@@ -1,6 +1,6 @@
 import Atomics
 import Dispatch
-import Glibc
+import SystemEdge
 
 /// Why a stream stopped for a while and waits to be brought back.
 enum StreamInterruption: Sendable {
@@ -48,7 +48,7 @@ final class DeviceInterruptions: @unchecked Sendable {
             do throws(DeviceError) {
                 try stream.recover(from: interruption == .suspended ? .suspended : .busy)
             } catch .busy where interruption == .taken && !isClosing() {
-                usleep(UInt32(Self.retryInterval * 1e6))
+                MonotonicClock.sleep(seconds: Self.retryInterval)
                 continue
             } catch {
                 resumeFailure = error

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// Bytes in an unlinked temporary file, reachable by a path for as long as this object lives: how
@@ -9,14 +9,14 @@ final class AnonymousFile: @unchecked Sendable {
     /// A path that reads the bytes, `/proc/self/fd/N`.
     let url: URL
 
-    /// The corresponding C functions are `mkstemp` and `unlink`.
+    /// A file in the temporary directory that no name leads to, holding `data`.
     init(_ data: Data) throws(AudioFileError) {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/voicememo-XXXXXX").utf8CString)
-        let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard raw >= 0 else { throw AudioFileError(path: "(memory)", reason: .writeFailed(Errno(rawValue: errno).description)) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        descriptor = FileDescriptor(rawValue: raw)
-        url = URL(fileURLWithPath: "/proc/self/fd/\(raw)")
+        do {
+            descriptor = try FileDescriptor.openUnnamed(in: FileManager.default.temporaryDirectory.path, prefix: "voicememo-")
+        } catch {
+            throw AudioFileError(path: "(memory)", reason: .writeFailed(error.description))
+        }
+        url = URL(fileURLWithPath: "/proc/self/fd/\(descriptor.rawValue)")
         do {
             try descriptor.writeAll(data)
         } catch {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 extension AudioFileConverter {
@@ -36,19 +37,19 @@ extension AudioFileConverter {
     ) throws -> StagedAudioFile {
         let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
-            defer { try? output.close() }
+            defer { output.unlockAndClose() }
             let copied = try M4ACopy.copy(from: source.path, to: temporary.path, metadata: metadata, frames: frames)
             guard copied.isWhole else { throw AudioFileError(path: source.path, reason: .malformed("its last packet is cut short")) }
             if let frames, copied.frameCount != frames.count {
                 throw AudioFileError(path: source.path, reason: .malformed(
                     "it ends after \(frames.lowerBound + copied.frameCount) of the \(frames.upperBound) frames to keep"))
             }
-            try DurableFile.sync(output)
+            try output.sync()
         } catch let error as AudioFileError where error.path == temporary.path {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: error.reason)
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
         let staged = try stageWritten(temporary, for: destination)

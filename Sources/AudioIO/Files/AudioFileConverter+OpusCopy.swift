@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 extension AudioFileConverter {
@@ -83,17 +84,17 @@ extension AudioFileConverter {
 
         let (temporary, output) = try openLockedTemporary(beside: destination, permissions: permissions)
         do {
-            defer { try? output.close() }
+            defer { output.unlockAndClose() }
             _ = try OpusStreamCopy(source: input, destination: output).copy(edit)
-            try DurableFile.sync(output)
+            try output.sync()
         } catch let error as OpusStreamCopy.NotCopyable {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             return .notCopyable(error.description)
         } catch let error as Errno {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed(error.description))
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed("\(error)"))
         }
         let staged = try stageWritten(temporary, for: destination)

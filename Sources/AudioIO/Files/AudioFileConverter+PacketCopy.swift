@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// What the copiers of packets (an Opus stream's, an M4A's AAC) share: the temporary file they write beside the
@@ -8,7 +8,8 @@ extension AudioFileConverter {
     /// A new hidden file beside `destination`, open for writing and locked while it is written, as AudioFileWriter
     /// holds its file: a store cleaning up after killed processes leaves it alone.
     ///
-    /// - Throws: ``AudioFileError`` when `destination` is there but not a regular file, or the file cannot be made.
+    /// - Throws: ``AudioFileError`` when `destination` is there but not a regular file, or the file cannot be made or
+    ///   locked.
     static func openLockedTemporary(
         beside destination: URL, permissions: FilePermissions
     ) throws(AudioFileError) -> (url: URL, output: FileDescriptor) {
@@ -23,17 +24,23 @@ extension AudioFileConverter {
         } catch {
             throw AudioFileError(path: destination.path, creating: error as? Errno ?? .ioError)
         }
-        _ = flock(output.rawValue, LOCK_EX | LOCK_NB)
+        do {
+            try output.lockForWriting(path: destination.path)
+        } catch {
+            try? output.close()
+            FileNames.removeIgnoringFailure(temporary.path)
+            throw error
+        }
         return (temporary, output)
     }
 
     /// `temporary`, written and synced, staged to be placed at `destination`; removed when it cannot be.
     static func stageWritten(_ temporary: URL, for destination: URL) throws(AudioFileError) -> StagedAudioFile {
         do {
-            return try StagedAudioFile(url: temporary)
+            return try StagedAudioFile(url: temporary, for: destination)
         } catch {
-            DurableFile.removeQuietly(temporary.path)
-            throw AudioFileError(path: destination.path, creating: error)
+            FileNames.removeIgnoringFailure(temporary.path)
+            throw error
         }
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 import SystemPackage
 
 /// What a conversion, a recording (``AudioRecorder/summary``) or an offline render wrote.
@@ -241,22 +242,22 @@ public enum AudioFileConverter {
             try output.close()
             // Locked once the writer has let go of its own lock; just written, it is too new for a store to take for
             // a leftover meanwhile.
-            let staged = try StagedAudioFile(url: temporary)
+            let staged = try StagedAudioFile(url: temporary, for: destination)
             staged.summary = meter.summary(
                 frameCount: output.frameCount, byteCount: FileManager.default.sizeOfItem(atPath: temporary.path) ?? 0)
             return staged
         } catch let error as Errno {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, creating: error)
         } catch let error as AudioFileError where error.path == temporary.path {
             // Said of the file asked for, not of the hidden one it was being written as.
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: error.reason)
         } catch let error as ResamplerError {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: destination.path, reason: .writeFailed("resampling failed: \(error)"))
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
     }

@@ -36,6 +36,9 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case directoryNotFound
         /// The file system the file was to be written on is mounted read-only.
         case readOnlyFileSystem
+        /// Another process holds the file to be written locked: it is writing the file itself (a recording, a
+        /// conversion), or removing it. The file is left as it is.
+        case inUse
         /// The bytes of an `http` or `https` address could not be downloaded; the payload says why.
         case downloadFailed(DownloadError)
     }
@@ -81,6 +84,8 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
             "cannot write '\(path)': there is no such directory; create it or pick another place"
         case .readOnlyFileSystem:
             "cannot write '\(path)': the file system is read-only; pick another place"
+        case .inUse:
+            "cannot write '\(path)': another process is writing it; wait until it is done, or pick another name"
         case .downloadFailed(let why):
             "cannot download '\(path)': \(why)"
         }

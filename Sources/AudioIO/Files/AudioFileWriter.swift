@@ -1,6 +1,6 @@
 import CSndFile
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// Writes a WAV, CAF, Ogg/Opus, FLAC, Ogg/Vorbis, MP3, AIFF or M4A (AAC-LC) file from interleaved 32-bit float frames,
@@ -24,7 +24,8 @@ import SystemPackage
 /// plain M4A by ``close()`` (see ``AudioFile/repairCutRecording(at:)`` for one cut short). Samples outside −1…1 are
 /// clipped, not wrapped, and NaN and ±infinity are 0, except in 32-bit float PCM (``holdsNonFiniteSamples``).
 ///
-/// The file is locked (`flock(2)`, exclusive) while it is open for writing.
+/// The file is locked (`flock(2)`, exclusive) while it is open for writing; one that another process holds locked is
+/// not written.
 ///
 /// Call ``close()`` when done: it finishes the file, syncs it to the disk and reports a failure of that
 /// last write. A writer released without `close()` still finishes the file, but cannot report failures.
@@ -72,7 +73,7 @@ public final class AudioFileWriter {
     /// The largest size of a plain WAV (RIFF) file's data: its sizes are 32-bit.
     static let riffLimit: Int64 = 0xFFFF_FFFF - 1024
 
-    /// Creates (or truncates) the file at `url` and prepares it for writing.
+    /// Creates (or empties) the file at `url` and prepares it for writing.
     ///
     /// - Parameters:
     ///   - url: The file to write; an existing file there is replaced.
@@ -84,7 +85,7 @@ public final class AudioFileWriter {
     ///     4 GiB is then written as plain WAV from the start. `nil` (a recording) writes WAV that becomes RF64
     ///     should it pass 4 GiB.
     /// - Throws: ``AudioSettingsError`` when `settings` cannot be written, ``AudioFileError`` when the file
-    ///   cannot be created.
+    ///   cannot be created, or another process is writing it (``AudioFileError/Reason/inUse``: it is left as it is).
     public init(
         url: URL, settings: AudioSettings, metadata: AudioMetadata = AudioMetadata(),
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], expectedFrameCount: Int64? = nil
@@ -92,14 +93,19 @@ public final class AudioFileWriter {
         try settings.validate()
         let path = url.path
         do {
-            descriptor = try FileDescriptor.open(
-                path, .readWrite, options: [.create, .truncate, .closeOnExec], permissions: permissions)
+            descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec], permissions: permissions)
         } catch {
             throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
-        // Held until the descriptor closes: whoever finds the file (a store cleaning up after a killed
-        // process) can tell one being written from one left behind.
-        _ = flock(descriptor.rawValue, LOCK_EX | LOCK_NB)
+        // Locked before it is emptied (a regular file: as `O_TRUNC` leaves a device alone), so that a file another
+        // process writes is left as it is.
+        do {
+            try descriptor.lockForWriting(path: path)
+            if try descriptor.stat().type == .regular { try descriptor.resize(to: 0) }
+        } catch {
+            descriptor.unlockAndClose()
+            throw error as? AudioFileError ?? AudioFileError(path: path, creating: error as? Errno ?? .ioError)
+        }
         let stored = metadata.stored
         do {
             if settings.format == .aac {
@@ -109,8 +115,8 @@ public final class AudioFileWriter {
                     on: descriptor, settings: settings, metadata: stored, expectedFrameCount: expectedFrameCount))
             }
         } catch {
-            try? descriptor.close()
-            DurableFile.removeQuietly(path)
+            descriptor.unlockAndClose()
+            FileNames.removeIgnoringFailure(path)
             let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
             throw AudioFileError(path: path, reason: .writeFailed(reason))
         }
@@ -166,7 +172,7 @@ public final class AudioFileWriter {
             case .libsndfile(let file): try? file.close()
             case .ffmpeg(let m4a): try? m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
             }
-            try? descriptor.close()
+            descriptor.unlockAndClose()
         }
     }
 
@@ -237,7 +243,7 @@ public final class AudioFileWriter {
     public func synchronize() throws(AudioFileError) {
         do {
             if case .ffmpeg(let m4a) = encoder { try m4a.flush() }
-            try DurableFile.sync(descriptor)
+            try descriptor.sync()
         } catch {
             throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
         }
@@ -250,7 +256,7 @@ public final class AudioFileWriter {
     public func close() throws(AudioFileError) {
         guard !isClosed else { return }
         isClosed = true
-        defer { try? descriptor.close() }
+        defer { descriptor.unlockAndClose() }
         do {
             switch encoder {
             case .libsndfile(let file):
@@ -259,7 +265,7 @@ public final class AudioFileWriter {
             case .ffmpeg(let m4a):
                 try m4a.finish(frameCount: frameCount, metadata: metadataWithMarkers)
             }
-            try DurableFile.sync(descriptor)
+            try descriptor.sync()
         } catch let error as AudioFileError {
             throw error
         } catch {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import SystemPackage
 
 /// What making a recording cut short readable did (see ``AudioFile/repairCutRecording(at:)``).

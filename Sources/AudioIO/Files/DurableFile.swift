@@ -1,35 +1,17 @@
-import Glibc
+import SystemEdge
 import SystemPackage
 
-/// The file-system calls that make a write durable and atomic, which swift-system does not wrap:
-/// `fsync(2)` and `rename(2)`. Shared with `MemoStore` for its index.
+/// Writes that are durable and atomic: a file written beside its place, synced and renamed into it, and the directory
+/// synced after. Shared with `MemoStore` for its index.
 package enum DurableFile {
-    /// Waits until everything written to `descriptor` is on the disk.
-    ///
-    /// The corresponding C function is `fsync`.
-    package static func sync(_ descriptor: FileDescriptor) throws(Errno) {
-        while fsync(descriptor.rawValue) != 0 {
-            if errno != EINTR { throw Errno(rawValue: errno) }
-        }
-    }
-
-    /// Puts `source` in place of `destination` in one step: a reader sees the old file or the new one,
-    /// never a mix. Both paths must be on one file system.
-    ///
-    /// The corresponding C function is `rename`.
-    package static func replace(_ destination: String, with source: String) throws(Errno) {
-        if rename(source, destination) != 0 { throw Errno(rawValue: errno) }
-    }
-
     /// Puts `source` at `destination` unless something is there already, in one step: the new name is a second
     /// link to the file, and the first goes once it is made.
     ///
-    /// The corresponding C functions are `link` and `unlink`.
-    ///
     /// - Throws: `Errno.fileExists` when `destination` exists; nothing changes then.
     package static func place(_ source: String, at destination: String) throws(Errno) {
-        if link(source, destination) != 0 { throw Errno(rawValue: errno) }
-        unlink(source)
+        try FileNames.link(source, as: destination)
+        // Left, the first name is a leftover of the kind the store removes.
+        FileNames.removeIgnoringFailure(source)
     }
 
     /// Syncs the directory holding `path`, so that a rename or a new entry in it survives a power cut.
@@ -43,7 +25,7 @@ package enum DurableFile {
             throw error as? Errno ?? .ioError
         }
         defer { try? descriptor.close() }
-        try sync(descriptor)
+        try descriptor.sync()
     }
 
     /// Puts `bytes` in place of the file at `path` in one step: written to a temporary file beside it
@@ -66,15 +48,15 @@ package enum DurableFile {
                 temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
             try descriptor.closeAfter {
                 try descriptor.writeAll(bytes)
-                if syncing { try sync(descriptor) }
+                if syncing { try descriptor.sync() }
             }
             if replacingExisting {
-                try replace(path, with: temporary)
+                try FileNames.rename(temporary, to: path)
             } else {
                 try place(temporary, at: path)
             }
         } catch {
-            removeQuietly(temporary)
+            FileNames.removeIgnoringFailure(temporary)
             throw error
         }
     }
@@ -102,10 +84,5 @@ package enum DurableFile {
             if count == 0 { return bytes }
             bytes += chunk[..<count]
         }
-    }
-
-    /// Removes `path` if it exists, ignoring failure: used to clean up after a failed write.
-    package static func removeQuietly(_ path: String) {
-        unlink(path)
     }
 }

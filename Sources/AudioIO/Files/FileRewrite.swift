@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// A file replaced by a new version of itself, written beside it: a hidden `.partial` file with the same permissions,
@@ -22,19 +22,19 @@ enum FileRewrite {
         } catch {
             throw AudioFileError(path: path, creating: error as? Errno ?? .ioError)
         }
-        _ = flock(descriptor.rawValue, LOCK_EX | LOCK_NB)
-        defer { try? descriptor.close() }
+        defer { descriptor.unlockAndClose() }
         do {
+            try descriptor.lockForWriting(path: path)
             let result = try write(temporary)
-            try DurableFile.sync(descriptor)
-            try DurableFile.replace(path, with: temporary.path)
+            try descriptor.sync()
+            try FileNames.rename(temporary.path, to: path)
             try? DurableFile.syncDirectory(containing: path)
             return result
         } catch let error as Errno {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw AudioFileError(path: path, reason: .writeFailed(error.description))
         } catch {
-            DurableFile.removeQuietly(temporary.path)
+            FileNames.removeIgnoringFailure(temporary.path)
             throw error
         }
     }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemPackage
 
 extension FileManager {
     /// The size in bytes of the file at `path`, or `nil` when it cannot be looked at.
@@ -7,7 +7,6 @@ extension FileManager {
     /// The corresponding C function is `stat`: `record` asks twenty times a second, and the attributes
     /// dictionary would also look up the owner's name each time (and gives the size as a `UInt`).
     package func sizeOfItem(atPath path: String) -> Int64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int64(status.st_size) : nil
+        (try? FilePath(path).stat())?.size
     }
 }

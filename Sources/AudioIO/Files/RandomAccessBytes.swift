@@ -1,4 +1,4 @@
-import Glibc
+import SystemPackage
 
 /// Bytes read at any offset, a read blocking until they are there: what ``AudioFile`` reads when it reads no local
 /// file (an `http` address, through `RemoteReader`). libsndfile reaches them through its virtual I/O, FFmpeg through
@@ -33,12 +33,12 @@ final class BytePosition {
         return done
     }
 
-    /// Moves to `offset` from the start, the position (`SEEK_CUR`) or the end (`SEEK_END`); returns the new position,
-    /// or -1 for one before the start.
+    /// Moves to `offset` from the start, the position (`SEEK_CUR`) or the end (`SEEK_END`), as C's `whence` says;
+    /// returns the new position, or -1 for one before the start.
     func seek(_ offset: Int64, from whence: Int32) -> Int64 {
-        let base: Int64 = switch whence {
-        case SEEK_CUR: self.offset
-        case SEEK_END: bytes.byteCount
+        let base: Int64 = switch FileDescriptor.SeekOrigin(rawValue: whence) {
+        case .current: self.offset
+        case .end: bytes.byteCount
         default: 0
         }
         guard base + offset >= 0 else { return -1 }

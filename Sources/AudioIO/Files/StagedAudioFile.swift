@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// A converted file waiting, hidden beside where it is to go, for its place: see
@@ -18,20 +18,30 @@ package final class StagedAudioFile {
     private let lock: FileDescriptor
     private var isPlaced = false
 
-    /// Locks the file at `url`, which nothing else holds locked.
-    init(url: URL) throws(Errno) {
-        self.url = url
+    /// Locks the file at `url`, written to be placed at `destination`.
+    ///
+    /// - Throws: ``AudioFileError`` (of `destination`) when the file cannot be opened, or another process holds it
+    ///   locked (``AudioFileError/Reason/inUse``).
+    init(url: URL, for destination: URL) throws(AudioFileError) {
+        let descriptor: FileDescriptor
         do {
-            lock = try FileDescriptor.open(url.path, .readOnly, options: [.closeOnExec, .noFollow])
+            descriptor = try FileDescriptor.open(url.path, .readOnly, options: [.closeOnExec, .noFollow])
         } catch {
-            throw error as? Errno ?? .ioError
+            throw AudioFileError(path: destination.path, creating: error as? Errno ?? .ioError)
         }
-        _ = flock(lock.rawValue, LOCK_EX | LOCK_NB)
+        do {
+            try descriptor.lockForWriting(path: destination.path)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        self.url = url
+        lock = descriptor
     }
 
     deinit {
-        if !isPlaced { DurableFile.removeQuietly(url.path) }
-        try? lock.close()
+        if !isPlaced { FileNames.removeIgnoringFailure(url.path) }
+        lock.unlockAndClose()
     }
 
     /// Puts the file at `destination` in one step, replacing what is there when `replacingExisting`; returns what it holds.
@@ -42,7 +52,7 @@ package final class StagedAudioFile {
     package func place(at destination: URL, replacingExisting: Bool) throws(AudioFileError) -> AudioFileSummary {
         do {
             if replacingExisting {
-                try DurableFile.replace(destination.path, with: url.path)
+                try FileNames.rename(url.path, to: destination.path)
             } else {
                 try DurableFile.place(url.path, at: destination.path)
             }

@@ -8,14 +8,14 @@ extension AudioPlayer {
     /// item goes with it: the position (back to 0), the playback range (``forwardPlaybackStartTime``,
     /// ``forwardPlaybackEndTime``), the passes of a loop heard.
     ///
-    /// ``status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
+    /// ``BasePlayer/status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
     /// when playing a file). An address loads, stalls and resumes as it does for ``init(contentsOf:cache:)``; playing on,
     /// this call then waits for its header, as ``play()`` does.
     ///
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
     ///   downloads; the player then goes on with what it played.
     public func replaceCurrentItem(with url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        replace(with: try PlayerItem.open(url, cache: cache))
+        replace(with: try PlayedFile.open(url, cache: cache))
     }
 
     /// Plays `data`, the bytes of any file format ``AudioFile`` reads, instead of what the player plays now, as
@@ -23,10 +23,10 @@ extension AudioPlayer {
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio; the player then goes on with what it played.
     public func replaceCurrentItem(with data: Data) throws(AudioFileError) {
-        replace(with: try PlayerItem(data: data))
+        replace(with: try PlayedFile(data: data))
     }
 
-    private func replace(with item: PlayerItem) {
+    private func replace(with item: PlayedFile) {
         let playsOnOnceLoaded = withState { state, events in
             let wasPlaying = state.isPlaying
             state.seeks.end(finished: false)

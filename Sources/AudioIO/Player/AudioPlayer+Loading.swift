@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// Whether an address's header has downloaded.
 enum RemoteLoad: Equatable {
@@ -12,10 +13,10 @@ enum RemoteLoad: Equatable {
 extension AudioPlayer {
     /// Reads the header of `item`, an address, on a thread of its own, and makes the status ready or failed; the
     /// player looks at its buffer from now on.
-    func startLoading(_ item: PlayerItem) {
+    func startLoading(_ item: PlayedFile) {
         state.withLock { $0.file.load = .loading }
         watchDownloads()
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self, weak item] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self, weak item] in
             // Neither the asset nor the player is held here: they go with the player, or with its item.
             guard let self, let item else { return }
             load(item)
@@ -23,7 +24,7 @@ extension AudioPlayer {
     }
 
     /// Opens `item`'s header and, while it is still the player's, makes the status ready or failed.
-    private func load(_ item: PlayerItem) {
+    private func load(_ item: PlayedFile) {
         guard let remote = item.remote else { return }
         defer { item.loadEnded.signal() }
         let opened = Result { () throws(AudioFileError) in try AudioFile(remote: remote) }
@@ -44,7 +45,7 @@ extension AudioPlayer {
         }
     }
 
-    /// For an address: waits until its header has downloaded or failed (``status`` says which). A file has it.
+    /// For an address: waits until its header has downloaded or failed (``BasePlayer/status`` says which). A file has it.
     func awaitLoad() {
         let item = self.item
         guard item.remote != nil else { return }

@@ -4,11 +4,11 @@ extension AudioPlayer {
     /// Opens the file and the device and fills the buffer, so that ``play()`` starts at once. For an address, first
     /// waits for its header to download; its buffer fills while it plays.
     ///
-    /// - Returns: Whether the player is ready; on false, ``status`` holds the reason.
+    /// - Returns: Whether the player is ready; on false, ``BasePlayer/status`` holds the reason.
     @discardableResult
     public func prepareToPlay() -> Bool {
         awaitLoad()
-        return withState { state, events in prepare(&state, &events) }
+        return withState { state, events in prepareFile(&state, &events) }
     }
 
     /// Starts playback when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
@@ -17,14 +17,14 @@ extension AudioPlayer {
     /// player reaches the render thread is honoured by starting as far into the file as it would be by now,
     /// so such players stay aligned sample for sample. A paused player resumes at once.
     ///
-    /// - Returns: Whether playback is scheduled; on false, ``status`` holds the reason.
+    /// - Returns: Whether playback is scheduled; on false, ``BasePlayer/status`` holds the reason.
     @discardableResult
     public func play(atTime time: TimeInterval) -> Bool {
         awaitLoad()
         return joinSession(withState { state, events in start(&state, &events, at: time) })
     }
 
-    /// Stops and releases what ``prepareToPlay()`` set up; ``currentTime`` keeps its value, and the next
+    /// Stops and releases what ``prepareToPlay()`` set up; ``BasePlayer/currentTime`` keeps its value, and the next
     /// ``play()`` plays ``numberOfLoops`` loops afresh.
     public func stop() {
         withState { state, _ in

@@ -6,7 +6,7 @@ extension AudioPlayer {
     /// Seconds into the file where the part played starts, 0 (the default) … ``duration``: where playback starts after
     /// playing to the end, and where each of ``numberOfLoops`` starts over, to the frame.
     ///
-    /// Setting it while the position is outside the range moves the position to it (an ``Event/timeJumped`` while
+    /// Setting it while the position is outside the range moves the position to it (an ``BasePlayer/Event/timeJumped`` while
     /// prepared); inside, playback goes on from where it is. A seek may still go anywhere in the file: what follows the
     /// range's end is not played. Negative values are 0, and a value that is not a number changes nothing.
     public var forwardPlaybackStartTime: TimeInterval {
@@ -19,7 +19,7 @@ extension AudioPlayer {
 
     /// Seconds into the file where playback ends, as `AVPlayerItem.forwardPlaybackEndTime`; nil (the default) plays to
     /// the end of the file. Playback reaching it has played to the end: a loop starts over from
-    /// ``forwardPlaybackStartTime`` without a gap, the last pass finishes (``Event/finishedPlaying(successfully:)``). It
+    /// ``forwardPlaybackStartTime`` without a gap, the last pass finishes (``BasePlayer/Event/finishedPlaying(successfully:)``). It
     /// ends on the frame, the last played being the one before `forwardPlaybackEndTime` × the file's rate.
     ///
     /// A time before the start is the start (a range of nothing: play finishes at once); one past ``duration`` is the

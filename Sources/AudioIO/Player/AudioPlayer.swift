@@ -13,20 +13,20 @@ import Synchronization
 /// ```
 ///
 /// ``prepareToPlay()`` opens the file and the device and fills the buffer, so that ``play()`` starts with
-/// the next device period; `play()` prepares implicitly. ``pause()`` keeps the position and the prepared
-/// state; ``stop()`` releases them and keeps ``currentTime``. Players on the same device are mixed into one
+/// the next device period; `play()` prepares implicitly. ``BasePlayer/pause()`` keeps the position and the prepared
+/// state; ``stop()`` releases them and keeps ``BasePlayer/currentTime``. Players on the same device are mixed into one
 /// stream, so ``play(atTime:)`` with one device time starts several players on the same frame.
 ///
 /// Files at another rate than the device are resampled with libsoxr; with ``enableRate`` set before
-/// preparing, ``rate`` changes speed, 0.25…4, by ``audioTimePitchAlgorithm``: pitch kept (SoundTouch) or following
+/// preparing, ``BasePlayer/rate`` changes speed, 0.25…4, by ``BasePlayer/audioTimePitchAlgorithm``: pitch kept (SoundTouch) or following
 /// the speed (libsoxr).
 ///
 /// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
-/// once, with ``status`` unknown, and ``status`` turns ready once the file's header has downloaded (``duration`` and
+/// once, with ``BasePlayer/status`` unknown, and ``BasePlayer/status`` turns ready once the file's header has downloaded (``duration`` and
 /// ``numberOfChannels`` are known from then on), or failed with the reason (a 404, a host not found, not audio).
-/// ``loadedTimeRanges``, ``isPlaybackBufferEmpty`` and ``isPlaybackLikelyToKeepUp`` tell what is downloaded; when the
-/// download falls behind, playback stalls (``Event/playbackStalled``) and goes on by itself once enough is buffered
-/// (``Event/playbackResumed``). Seeking to a time not yet downloaded asks for that part at once. What was downloaded
+/// ``BasePlayer/loadedTimeRanges``, ``BasePlayer/isPlaybackBufferEmpty`` and ``BasePlayer/isPlaybackLikelyToKeepUp`` tell what is downloaded; when the
+/// download falls behind, playback stalls (``BasePlayer/Event/playbackStalled``) and goes on by itself once enough is buffered
+/// (``BasePlayer/Event/playbackResumed``). Seeking to a time not yet downloaded asks for that part at once. What was downloaded
 /// is kept in a ``RemoteCache``: playing it again downloads nothing.
 ///
 /// **Thread safety**: every member may be used from any thread.
@@ -35,15 +35,15 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     public var url: URL? { item.url }
     /// The audio played, for a player made from data.
     public var data: Data? { item.data }
-    /// Length in seconds; 0 for an address until its header has downloaded (``status`` ready).
+    /// Length in seconds; 0 for an address until its header has downloaded (``BasePlayer/status`` ready).
     public var duration: TimeInterval { item.facts.withLock { $0.duration } }
     /// Channels in the file; 0 for an address until its header has downloaded.
     public var numberOfChannels: Int { item.facts.withLock { $0.channels } }
 
     /// What is played: ``replaceCurrentItem(with:cache:)`` changes it, under the state's lock (taken before this one).
-    let current: Mutex<PlayerItem>
+    let current: Mutex<PlayedFile>
     /// What is played now.
-    var item: PlayerItem { current.withLock { $0 } }
+    var item: PlayedFile { current.withLock { $0 } }
     /// The file the decoder opens (an address's is read through ``remote``).
     var source: URL { item.source }
     /// The download of an `http` or `https` address.
@@ -59,26 +59,26 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     }
 
     /// Creates a player for the file at `url`, reading its header now; or for an `http` or `https` address, starting
-    /// its download (``status`` turns ready or failed once the header is here).
+    /// its download (``BasePlayer/status`` turns ready or failed once the header is here).
     ///
     /// - Parameters:
     ///   - url: A file's URL, or an `http` or `https` address.
     ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
-    ///   this library downloads (a failed download is reported by ``status``).
+    ///   this library downloads (a failed download is reported by ``BasePlayer/status``).
     public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        self.init(item: try PlayerItem.open(url, cache: cache))
+        self.init(item: try PlayedFile.open(url, cache: cache))
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio.
     public convenience init(data: Data) throws(AudioFileError) {
-        self.init(item: try PlayerItem(data: data))
+        self.init(item: try PlayedFile(data: data))
     }
 
     /// A player of `item`; an address's header is read on a thread of its own.
-    private init(item: PlayerItem) {
+    private init(item: PlayedFile) {
         current = Mutex(item)
         super.init(state: State())
         if item.remote != nil { startLoading(item) }
@@ -92,9 +92,9 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
         set { loops.store(newValue, ordering: .relaxed) }
     }
 
-    /// A fixed gain in decibels applied before ``volume``, −96…+48 (values outside are clamped), 0 by default: what
+    /// A fixed gain in decibels applied before ``BasePlayer/volume``, −96…+48 (values outside are clamped), 0 by default: what
     /// ReplayGain or an Opus file's output gain apply, and what brings a recording to a loudness
-    /// (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``). Unlike ``volume`` it may raise the level: a
+    /// (``AudioLoudness/normalizationGain(toLoudness:truePeakLimit:)``). Unlike ``BasePlayer/volume`` it may raise the level: a
     /// gain that takes samples past full scale clips them.
     public var gain: Float {
         get { state.withLock { $0.controls.gain } }
@@ -106,7 +106,7 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
         }
     }
 
-    /// Whether ``rate`` applies; set it before ``prepareToPlay()``.
+    /// Whether ``BasePlayer/rate`` applies; set it before ``prepareToPlay()``.
     public var enableRate: Bool {
         get { state.withLock { $0.controls.enableRate } }
         set { state.withLock { $0.controls.enableRate = newValue } }
@@ -119,7 +119,7 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     /// resumes it, with ``AudioSession/CategoryOptions/resumeAfterInterruption``), and unplugging the headphones, or
     /// losing the device, pauses it where it was.
     ///
-    /// - Returns: Whether playback started; on false, ``status`` holds the reason.
+    /// - Returns: Whether playback started; on false, ``BasePlayer/status`` holds the reason.
     @discardableResult
     public override func play() -> Bool {
         awaitLoad()
@@ -128,8 +128,8 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
 
     // MARK: Shape
 
-    override func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
-        prepareFile(&state, &events)
+    override func prepare(_ state: inout State, _ events: inout [Event]) -> Preparation {
+        prepareFile(&state, &events) ? .ready : .failed
     }
 
     override func release(_ state: inout State) {

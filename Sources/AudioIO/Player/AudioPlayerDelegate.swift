@@ -3,21 +3,21 @@
 ///
 /// Every method is required, with no default to fall back on: a method written with a slightly different
 /// signature (`error: (any Error)?`) is then a compile error rather than a method that is never called. For one
-/// event alone, listen to ``AudioPlayer/events()`` instead.
+/// event alone, listen to ``BasePlayer/events()`` instead.
 ///
 /// **Threads**: methods are called on the engine's event thread, or on the thread whose call caused the event (a
 /// seek, a pause), after the player's lock is let go; return quickly and do not block.
 public protocol AudioPlayerDelegate: AnyObject, Sendable {
     /// Playback reached the end of the last loop (`successfully` true), or stopped early because decoding
-    /// or the device failed (false). ``AudioPlayer/currentTime`` is back at 0.
+    /// or the device failed (false). ``BasePlayer/currentTime`` is back at 0.
     func audioPlayerDidFinishPlaying(_ player: AudioPlayer, successfully: Bool)
     /// Reading the file failed part-way; playback ends where the readable audio ends.
     func audioPlayerDecodeErrorDidOccur(_ player: AudioPlayer, error: AudioFileError)
-    /// ``AudioPlayer/timeControlStatus`` changed to `status`.
+    /// ``BasePlayer/timeControlStatus`` changed to `status`.
     func audioPlayerTimeControlStatusDidChange(_ player: AudioPlayer, to status: AudioPlayer.TimeControlStatus)
-    /// ``AudioPlayer/rate`` changed to `rate`.
+    /// ``BasePlayer/rate`` changed to `rate`.
     func audioPlayerRateDidChange(_ player: AudioPlayer, to rate: Float)
-    /// The position moved other than by playing on: a seek, or a loop starting over (``AudioPlayer/Event/timeJumped``).
+    /// The position moved other than by playing on: a seek, or a loop starting over (``BasePlayer/Event/timeJumped``).
     func audioPlayerTimeDidJump(_ player: AudioPlayer)
 }
 

@@ -27,23 +27,32 @@ extension BasePlayer {
     }
 
     /// Playback speed, 0.25…4 (clamped; `AVAudioPlayer` allows 0.5…2, `AVPlayer` more), changed by
-    /// ``audioTimePitchAlgorithm``. An ``AudioPlayer``'s applies only with ``AudioPlayer/enableRate``; a queue can
-    /// always change speed, and at 1 its samples pass unchanged. Set while playing, it is heard within a ring (0.25 s),
-    /// at once on a device that queues long. A change is an ``Event/rateChanged(_:)``.
+    /// ``audioTimePitchAlgorithm``. An ``AudioPlayer``'s applies only with ``AudioPlayer/enableRate``; a ``Player``
+    /// can always change speed, and at 1 its samples pass unchanged. Set while playing, it is heard within a ring
+    /// (0.25 s), at once on a device that queues long. A change is an ``Event/rateChanged(_:)``.
     ///
-    /// Setting 0 pauses, as it does `AVPlayer`: the speed stays what it was, for `play()` to resume at. A value that
-    /// is not a number changes nothing; no speed plays backwards (a negative one is clamped to 0.25).
+    /// Setting 0 pauses, as it does `AVPlayer`: the speed stays what it was, for `play()` to resume at. Setting another
+    /// value plays a ``Player``, as it does `AVPlayer` (an ``AudioPlayer`` only changes speed, as `AVAudioPlayer`). A
+    /// value that is not a number, or below 0, changes nothing: nothing here plays backwards.
     public var rate: Float {
         get { state.withLock { $0.controls.rate } }
-        set {
-            withState { state, events in
-                if newValue == 0 { return _ = pause(&state, &events) }
-                // Where the listener is, reckoned at the rate what is queued was played at.
-                let heard = state.currentTime
-                let old = state.controls.rate
-                state.controls.setRate(newValue, decoder: state.decoder)
-                if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
+        set { if changeRate(to: newValue) { startPlaying() } }
+    }
+
+    /// Sets the speed as ``rate`` does; returns whether playing should start (a ``Player`` given a rate while paused).
+    func changeRate(to newValue: Float) -> Bool {
+        guard !newValue.isNaN, newValue >= 0 else { return false }
+        return withState { state, events in
+            if newValue == 0 {
+                _ = pause(&state, &events)
+                return false
             }
+            // Where the listener is, reckoned at the rate what is queued was played at.
+            let heard = state.currentTime
+            let old = state.controls.rate
+            state.controls.setRate(newValue, decoder: state.decoder)
+            if state.controls.enableRate, state.controls.rate != old { restartIfQueuedLong(&state, &events, from: heard) }
+            return startsWhenRateIsSet && !state.isPlaying
         }
     }
 

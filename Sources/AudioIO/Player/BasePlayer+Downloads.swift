@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// What plays from an `http` or `https` address: what is downloaded of it, as `AVPlayerItem` tells it, and the stall
 /// and resume of the output, decided by ``RemoteBuffering``.
@@ -44,7 +45,7 @@ extension BasePlayer {
             return !state.watchesDownloads
         }
         guard isNew else { return }
-        RealtimeThread.start(name: "audio-remote", realtime: false) { [weak self] in
+        SystemThread.detach(name: "audio-remote", realtime: false) { [weak self] in
             // Held weakly between looks: the player may go at any time, and the thread with it.
             RemoteBuffering.keepLooking { [weak self] in
                 guard let self else { return false }
@@ -58,11 +59,13 @@ extension BasePlayer {
     /// buffered (see ``RemoteBuffering/look(at:on:isPlaying:decoderWaits:download:)``).
     private func lookAtBuffer() {
         withState { state, events in
-            guard let voice = state.voice, let engine = state.engine, state.isInMix else { return }
+            guard let voice = state.voice, let engine = state.engine, state.isInMix, state.waitsToMinimizeStalls else { return }
             let download = state.reading.flatMap { state.readers[$0] }.map { (progress: $0.progress, duration: $0.duration) }
             switch state.buffering.look(
                 at: voice, on: engine, isPlaying: state.isPlaying, decoderWaits: state.decoderWaits, download: download) {
-            case .stalled: events.append(.playbackStalled)
+            case .stalled:
+                currentItem(in: state)?.item.stalled()
+                events.append(.playbackStalled)
             case .resumed: events.append(.playbackResumed)
             case nil: break
             }

@@ -1,32 +1,60 @@
+import Dispatch
 import FoundationEssentials
 
 /// Time observers, as `AVPlayer`'s (the logic is ``TimeObservers``), and the tap on what a player renders, after
 /// `MTAudioProcessingTap` on an `AVPlayerItem`.
 extension BasePlayer {
     /// Calls `block` with ``currentTime`` each time playback crosses a multiple of `interval` seconds (5 ms at least),
-    /// when it starts, and when a queue's next item does; only while playing. Precision is about 5 ms.
+    /// when it starts, and when a queue's next item does, as `AVPlayer.addPeriodicTimeObserver(forInterval:queue:using:)`;
+    /// and, as AVPlayer's, whenever the time jumps (a seek, also while paused; a loop starting over) and when playback
+    /// starts or stops, with the position then. Precision is about 5 ms.
     ///
-    /// `block` runs on the engine's event thread: keep it short.
+    /// - Parameters:
+    ///   - interval: Seconds between calls while playing, 0.005 at least.
+    ///   - queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's event
+    ///     thread, or on the thread whose call made the time jump: keep it short there.
+    ///   - block: Called with the position, in seconds.
+    /// - Returns: What ``removeTimeObserver(_:)`` takes.
     public func addPeriodicTimeObserver(
-        forInterval interval: TimeInterval, using block: @escaping @Sendable (TimeInterval) -> Void
+        forInterval interval: TimeInterval, queue: DispatchQueue? = nil, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        let (observer, engine) = state.withLock { ($0.observers.addPeriodic(interval: interval, voice: $0.voice, block: block), $0.engine) }
+        let (observer, engine) = state.withLock {
+            ($0.observers.addPeriodic(interval: interval, queue: queue, voice: $0.voice, block: block), $0.engine)
+        }
         // Its event thread sleeps while no voice needs ticks.
         engine?.wakeEventThread()
         return observer
     }
 
     /// Calls `block` with ``currentTime`` each time playback passes one of `times` (seconds into the file, or into
-    /// each item of a queue that lasts that long), also on every loop. Precision is about 5 ms.
+    /// each item of a queue that lasts that long), also on every loop, as
+    /// `AVPlayer.addBoundaryTimeObserver(forTimes:queue:using:)`. Precision is about 5 ms.
     ///
-    /// `block` runs on the engine's event thread: keep it short.
+    /// - Parameters:
+    ///   - times: Seconds into the file (or item) to be told of.
+    ///   - queue: Where `block` runs: asynchronously on that queue, or with nil (the default) on the engine's event
+    ///     thread: keep it short there.
+    ///   - block: Called with the position, in seconds.
+    /// - Returns: What ``removeTimeObserver(_:)`` takes.
     public func addBoundaryTimeObserver(
-        forTimes times: [TimeInterval], using block: @escaping @Sendable (TimeInterval) -> Void
+        forTimes times: [TimeInterval], queue: DispatchQueue? = nil, using block: @escaping @Sendable (TimeInterval) -> Void
     ) -> TimeObserver {
-        let (observer, engine) = state.withLock { ($0.observers.addBoundary(times: times, voice: $0.voice, block: block), $0.engine) }
+        let (observer, engine) = state.withLock {
+            ($0.observers.addBoundary(times: times, queue: queue, voice: $0.voice, block: block), $0.engine)
+        }
         // Its event thread sleeps while no voice needs ticks.
         engine?.wakeEventThread()
         return observer
+    }
+
+    /// ``currentTime`` every `interval` seconds while playing, and whenever the time jumps or playback pauses, as
+    /// ``addPeriodicTimeObserver(forInterval:queue:using:)`` calls its block, as an asynchronous sequence; observing ends
+    /// when the sequence's task is cancelled or the stream dropped.
+    public func periodicTimes(forInterval interval: TimeInterval) -> AsyncStream<TimeInterval> {
+        let (stream, continuation) = AsyncStream<TimeInterval>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let observer = addPeriodicTimeObserver(forInterval: interval) { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeTimeObserver(observer) }
+        return stream
     }
 
     /// Stops calling the block of `observer`, which an `add…TimeObserver` of this player returned.

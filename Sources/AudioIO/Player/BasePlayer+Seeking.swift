@@ -52,6 +52,7 @@ extension BasePlayer {
             state.seeks.end(finished: false)
             move(&state, &events, to: time, playing: state.isPlaying)
             events.append(.timeJumped)
+            currentItem(in: state)?.item.tell(.timeJumped)
             state.seeks.begin(completion, heardFrom: state.isPlaying ? state.voice : nil)
         }
     }

@@ -26,6 +26,11 @@ extension BasePlayer {
         var skippedBefore: TimeInterval = 0
         /// Playing was asked for a device time still ahead (``AudioPlayer/play(atTime:)``), and the voice has not started.
         var waitsForScheduledStart = false
+        /// Playing was asked for, and nothing can play yet, for this reason (an item loading, none to play).
+        var waitingReason: WaitingReason?
+        /// Whether the output waits for enough of an address at a start, a seek or a stall
+        /// (``Player/automaticallyWaitsToMinimizeStalling``).
+        var waitsToMinimizeStalls = true
 
         /// Whether the output waits for an address's download.
         var buffering = RemoteBuffering()
@@ -38,10 +43,14 @@ extension BasePlayer {
         /// The decoder opens the next item, an address: it waits for its header, which may take any time.
         var opensAddress = false
 
+        /// What ``BasePlayer/withState(_:)`` left to call outside the lock, in order, and whether a thread is calling it.
+        var undelivered: [Delivery] = []
+        var isDelivering = false
+
         /// What an ``AudioPlayer`` adds: its file's loops, range and loading.
         var file = AudioPlayer.FileState()
-        /// What an ``AudioQueuePlayer`` adds: its items.
-        var queue = AudioQueuePlayer.QueueState()
+        /// What a ``Player`` adds: its items.
+        var queue = Player.QueueState()
 
         init(controls: PlaybackControls = PlaybackControls()) {
             self.controls = controls
@@ -54,7 +63,14 @@ extension BasePlayer {
         }
 
         var timeControlStatus: TimeControlStatus {
-            !isPlaying ? .paused : waitsForScheduledStart ? .waitingToPlayAtSpecifiedRate(.scheduledStart) : .playing
+            guard isPlaying else { return .paused }
+            if let waitingReason { return .waitingToPlayAtSpecifiedRate(waitingReason) }
+            if waitsForScheduledStart { return .waitingToPlayAtSpecifiedRate(.scheduledStart) }
+            switch buffering.wait {
+            case .starting: return .waitingToPlayAtSpecifiedRate(.evaluatingBufferingRate)
+            case .stalled: return .waitingToPlayAtSpecifiedRate(.toMinimizeStalls)
+            case nil: return .playing
+            }
         }
 
         /// Seconds skipped as silence so far, as heard.
@@ -86,8 +102,19 @@ extension BasePlayer {
             isInMix = false
             isPlaying = false
             waitsForScheduledStart = false
+            waitingReason = nil
             observers.voiceReleased()
         }
+    }
+
+    /// What one call under the lock leaves to call once it is let go.
+    struct Delivery {
+        let events: [Event]
+        let listeners: [@Sendable (Event) -> Void]
+        let completions: [(handler: SeekCompletions.Handler, finished: Bool)]
+        let observerCalls: [TimeObservers.Call]
+
+        var isEmpty: Bool { events.isEmpty && completions.isEmpty && observerCalls.isEmpty }
     }
 
     /// An address the decoder opened: its reader, and its length in seconds.

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// What ``AudioPlayer`` and ``AudioQueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
+/// What ``AudioPlayer`` and ``QueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
 /// pausing, the position and seeking, volume and fades, pan, speed, silence skipping, meters, time observers, what is
 /// downloaded of an address, the rendered audio and the events. Not made directly: use one of the two.
 ///
@@ -50,6 +50,12 @@ public class BasePlayer: @unchecked Sendable {
     /// - Returns: Whether playback started; on false, ``status`` holds the reason (or nothing is left to play).
     @discardableResult
     public func play() -> Bool {
+        startPlaying()
+    }
+
+    /// Starts or resumes playback at the rate as it is, joining the session.
+    @discardableResult
+    func startPlaying() -> Bool {
         joinSession(withState { state, events in start(&state, &events) })
     }
 
@@ -77,11 +83,14 @@ public class BasePlayer: @unchecked Sendable {
 
     // MARK: Shape
 
-    /// *Shape*: makes a voice, primed and not yet in the mix, for what plays at ``State/time``, unless one is; false
-    /// (with the status saying why) when nothing can be played.
-    func prepare(_ state: inout State, _ events: inout [Event]) -> Bool {
+    /// *Shape*: makes a voice, primed and not yet in the mix, for what plays at ``State/time``, unless one is; or says
+    /// why it cannot yet, or failed (the status saying why).
+    func prepare(_ state: inout State, _ events: inout [Event]) -> Preparation {
         preconditionFailure("a player overrides prepare")
     }
+
+    /// *Shape*: whether setting a rate other than 0 plays, as `AVPlayer`'s does (`AVAudioPlayer`'s does not).
+    var startsWhenRateIsSet: Bool { false }
 
     /// *Shape*: the time a seek to `time` goes to, clamped to what plays; nil when nothing plays, and a seek completes
     /// unfinished.
@@ -90,7 +99,7 @@ public class BasePlayer: @unchecked Sendable {
     }
 
     /// *Shape*: the item playing, whose change is an ``Event/currentItemChanged(_:)``: nil for a player of one file.
-    func currentItem(in state: State) -> (token: Int, url: URL)? { nil }
+    func currentItem(in state: State) -> (token: Int, item: PlayerItem)? { nil }
 
     /// *Shape*: what is downloaded of what plays now.
     func download(in state: State) -> ItemDownload {
@@ -128,29 +137,61 @@ public class BasePlayer: @unchecked Sendable {
 
     /// Runs `body` under the lock and hands its events to the subscribers there, so that every stream sees them in the
     /// order they happened: the status, then the changes of ``timeControlStatus``, ``rate`` and the current item that
-    /// `body` made, then what it reports happened. The delegate, the listeners and seeks' completion handlers are
-    /// called after the lock is released, so that they may call back into the player.
+    /// `body` made, then what it reports happened. The delegate, the listeners, seeks' completion handlers and time
+    /// observers due are called after the lock is released, so that they may call back into the player — in that same
+    /// order across threads (see ``deliver()``).
     func withState<T>(_ body: (inout State, inout [Event]) -> T) -> T {
-        var events: [Event] = []
-        let (result, listeners, completions) = state.withLock { state in
+        let result = state.withLock { state -> (T, Bool) in
+            var events: [Event] = []
             let (timeControlStatus, rate, item) = (state.timeControlStatus, state.controls.rate, currentItem(in: state))
             let result = body(&state, &events)
             var changes: [Event] = []
             if state.timeControlStatus != timeControlStatus { changes.append(.timeControlStatusChanged(state.timeControlStatus)) }
             if state.controls.rate != rate { changes.append(.rateChanged(state.controls.rate)) }
             let newItem = currentItem(in: state)
-            if newItem?.token != item?.token { changes.append(.currentItemChanged(newItem?.url)) }
+            if newItem?.token != item?.token { changes.append(.currentItemChanged(newItem?.item)) }
             let statuses = events.filter { if case .statusChanged = $0 { true } else { false } }
             events = statuses + changes + events.filter { if case .statusChanged = $0 { false } else { true } }
             state.subscribers.yield(events)
-            return (result, events.isEmpty ? [] : state.listeners.all, state.seeks.takeDue())
+            // Periodic observers hear a jump, a start and a stop at once, as AVPlayer's do.
+            let jumped = events.contains(.timeJumped) || (state.timeControlStatus == .paused) != (timeControlStatus == .paused)
+            let delivery = Delivery(
+                events: events, listeners: events.isEmpty ? [] : state.listeners.all, completions: state.seeks.takeDue(),
+                observerCalls: jumped ? state.observers.jumped(to: state.currentTime) : [])
+            // Most calls (an engine's tick) leave nothing to call: they take no turn at delivering.
+            if !delivery.isEmpty { state.undelivered.append(delivery) }
+            return (result, !delivery.isEmpty)
         }
-        tellDelegate(events)
-        for event in events {
-            for listener in listeners { listener(event) }
+        if result.1 { deliver() }
+        return result.0
+    }
+
+    /// Calls what ``withState(_:)`` left to call, in the order it was left, outside the lock. One thread delivers at a
+    /// time: another thread's events, or those of a call made from a delegate method, wait for it and are delivered by
+    /// it, so that a delegate never hears two events out of order.
+    private func deliver() {
+        let delivers = state.withLock { state in
+            defer { state.isDelivering = true }
+            return !state.isDelivering
         }
-        for completion in completions { completion.handler(completion.finished) }
-        return result
+        guard delivers else { return }
+        while let batch = state.withLock({ state -> [Delivery]? in
+            guard !state.undelivered.isEmpty else {
+                state.isDelivering = false
+                return nil
+            }
+            defer { state.undelivered.removeAll() }
+            return state.undelivered
+        }) {
+            for delivery in batch {
+                tellDelegate(delivery.events)
+                for event in delivery.events {
+                    for listener in delivery.listeners { listener(event) }
+                }
+                for completion in delivery.completions { completion.handler(completion.finished) }
+                TimeObservers.run(delivery.observerCalls)
+            }
+        }
     }
 
     /// Resumes the prepared voice, or prepares one and puts it in the mix; at the device time `time` when given
@@ -159,7 +200,16 @@ public class BasePlayer: @unchecked Sendable {
     func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval? = nil) -> Bool {
         guard !state.isPlaying else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
-        guard prepare(&state, &events), let voice = state.voice, let engine = state.engine else { return false }
+        switch prepare(&state, &events) {
+        case .failed: return false
+        case .waiting(let reason):
+            // Asked to play: it plays once what it waits for is there.
+            state.waitingReason = reason
+            state.isPlaying = true
+            return true
+        case .ready: state.waitingReason = nil
+        }
+        guard let voice = state.voice, let engine = state.engine else { return false }
         if !voice.hasStarted.load(ordering: .acquiring) {
             // The start frame before the pause flag, so that no period sees the old start unpaused.
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
@@ -167,7 +217,7 @@ public class BasePlayer: @unchecked Sendable {
         }
         voice.isPaused.store(false, ordering: .releasing)
         // An address's first audio may take any time: its output waits for it.
-        if state.watchesDownloads { state.buffering.hold(voice, on: engine) }
+        if state.watchesDownloads, state.waitsToMinimizeStalls { state.buffering.hold(voice, on: engine) }
         if state.isInMix {
             engine.wake()
         } else {
@@ -187,7 +237,13 @@ public class BasePlayer: @unchecked Sendable {
 
     /// Pauses the voice if it plays; returns whether it did.
     func pause(_ state: inout State, _ events: inout [Event]) -> Bool {
-        guard state.isPlaying, let voice = state.voice else { return false }
+        guard state.isPlaying else { return false }
+        guard let voice = state.voice else {
+            // Waiting to play: no longer.
+            state.isPlaying = false
+            state.waitingReason = nil
+            return true
+        }
         if state.engine?.queuesLong == true {
             // The device holds more than a pause may take to be heard: the voice goes (the engine drops what is
             // queued of it) and a new one waits at the position heard.
@@ -231,6 +287,16 @@ public class BasePlayer: @unchecked Sendable {
         guard state.isPlaying, state.engine?.queuesLong == true else { return }
         move(&state, &events, to: heard ?? state.currentTime, playing: true)
     }
+}
+
+/// What preparing to play found.
+enum Preparation {
+    /// A voice is prepared.
+    case ready
+    /// Nothing can play yet, for this reason: playing starts once it can.
+    case waiting(BasePlayer.WaitingReason)
+    /// Nothing can play: the status says why.
+    case failed
 }
 
 extension BasePlayer: VoiceOwner {

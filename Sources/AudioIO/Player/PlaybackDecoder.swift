@@ -1,12 +1,13 @@
 import Atomics
 import FoundationEssentials
+import SystemEdge
 
 /// What a decoder plays after the end of a file (or of its range).
 enum NextSource {
     /// The same file again, from its range's start (a loop).
     case rewind
-    /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB.
-    case file(AudioFile, item: Int, gain: Float)
+    /// Another file, which becomes item `item` of the voice (a queue), played at `gain` dB, its `range`.
+    case file(AudioFile, item: Int, gain: Float, range: PlaybackRange)
     /// Nothing: the voice ends.
     case end
 }
@@ -177,7 +178,7 @@ package final class PlaybackDecoder: @unchecked Sendable {
     /// Starts the decoder thread; `pacedByDevice` when the voice plays on a device with a clock.
     func start(pacedByDevice: Bool) {
         self.pacedByDevice = pacedByDevice
-        RealtimeThread.start(name: "audio-decoder", realtime: false) { [self] in run() }
+        SystemThread.detach(name: "audio-decoder", realtime: false) { [self] in run() }
     }
 
     /// Asks the thread to stop; it exits within a step and touches the voice no more.
@@ -245,14 +246,18 @@ package final class PlaybackDecoder: @unchecked Sendable {
                     // the voice's current item how many passes were heard.
                     source.item += 1
                     continue
-                case .file(let nextFile, let item, let gain):
+                case .file(let nextFile, let item, let gain, let range):
                     let following = try Self.source(
-                        nextFile, item: item, gain: gain, channels: voice.channelCount, deviceRate: deviceRate, continuing: source)
+                        nextFile, item: item, gain: gain, range: range, channels: voice.channelCount, deviceRate: deviceRate,
+                        continuing: source)
                     if following.resampler !== source.resampler { try flushResampler(buffers) }
                     // A pause at the end of an item ends there.
                     endSkippedPause(rate: Float(bitPattern: rateBits.load(ordering: .relaxed)))
                     source = following
-                    outputTime = 0
+                    // An item played from a time in it (a looper's range) starts there, and its time with it.
+                    let start = range.startFrame(of: nextFile)
+                    if start > 0 { try nextFile.seek(toFrame: start) }
+                    outputTime = Double(start) / nextFile.sampleRate
                     continue
                 case .end:
                     try finish(buffers)

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// Builds what a player needs to sound: a voice on `engine` and the decoder thread that fills it, primed
 /// so that the first periods never wait.
@@ -46,7 +46,7 @@ package enum PlaybackPipeline {
         guard file.remote == nil else { return (voice, decoder) }
         let deadline = ContinuousClock.now + .seconds(5)
         while !voice.isPrimed.load(ordering: .acquiring), ContinuousClock.now < deadline {
-            usleep(200)
+            MonotonicClock.sleep(nanoseconds: 200_000)
         }
         return (voice, decoder)
     }

@@ -26,6 +26,12 @@ extension BasePlayer {
     public enum WaitingReason: Equatable, Sendable {
         /// ``AudioPlayer/play(atTime:)`` was given a time the device clock has not reached yet.
         case scheduledStart
+        /// The download fell behind and the output waits until enough is buffered, as `.toMinimizeStalls`.
+        case toMinimizeStalls
+        /// The item is loading, or its first audio is on its way, as `.evaluatingBufferingRate`.
+        case evaluatingBufferingRate
+        /// The player has no item, as `.noItemToPlay`: it plays once it is given one.
+        case noItemToPlay
     }
 
     /// What `events()` delivers, in the order it happens. What one call changes comes in this order: the status,
@@ -38,10 +44,10 @@ extension BasePlayer {
         case timeControlStatusChanged(TimeControlStatus)
         /// ``rate`` changed (to the value given, clamped).
         case rateChanged(Float)
-        /// A queue's ``AudioQueuePlayer/currentItem`` changed, as `AVQueuePlayer.currentItem` does: the next item's
-        /// first frame was played, an advance or a removal, or the queue ran out (`nil`). An item queued twice in a row
-        /// is a change too.
-        case currentItemChanged(URL?)
+        /// A ``Player``'s ``Player/currentItem`` changed, as `AVPlayer.currentItem` does: the next item's first frame was
+        /// played, an advance, a replacement or a removal, or a queue ran out (`nil`). An item queued twice in a row is
+        /// a change too.
+        case currentItemChanged(PlayerItem?)
         /// The position moved other than by playing on, as `AVPlayerItem.timeJumpedNotification` tells: a seek (every
         /// one, also while paused) or a loop starting over. ``currentTime`` is where it went.
         case timeJumped
@@ -49,11 +55,12 @@ extension BasePlayer {
         /// where ``AudioPlayer/stop()`` left it: a pause and resume, a seek or a change of device goes on playing and
         /// sends no second one.
         case started
-        /// A queue's item played to its end (the next one, if any, is playing already).
-        case itemDidPlayToEnd(URL)
-        /// A queue's item could not be played (to its end): it changed on the disk since it was queued, has channels
-        /// the device cannot take, or reading it failed. It leaves the queue; the next one plays.
-        case itemDidFailToPlayToEnd(URL, AudioFileError)
+        /// A ``Player``'s item played to its end (a queue's next one, if any, is playing already).
+        case itemDidPlayToEnd(PlayerItem)
+        /// A ``Player``'s item could not be played (to its end): it could not be loaded, changed on the disk since it
+        /// was queued, has channels the device cannot take, or reading it failed. A queue's leaves the queue, and the
+        /// next one plays.
+        case itemDidFailToPlayToEnd(PlayerItem, AudioFileError)
         /// Playback ended: at the end of the last loop or item (true; false for a queue when an item failed on the
         /// way), or early when the device failed (false). A device that vanishes does not end playback: it pauses
         /// where it was, as the session's route change says, and `play()` goes on once the device is back.

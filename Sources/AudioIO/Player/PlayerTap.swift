@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Glibc
 import Synchronization
+import SystemEdge
 
 /// A player's tap: the frames its voices were mixed with, taken from each voice's ``RenderTap`` by a thread of its own
 /// every half period of the device (10 ms at least) and handed to the streams of `renderedAudio()` as ``RenderedAudio``.
@@ -59,11 +59,11 @@ final class PlayerTap: @unchecked Sendable {
                 return !state.isRunning
             }
             guard starts else { return }
-            RealtimeThread.start(name: "audio-tap", realtime: false) { [weak self] in
+            SystemThread.detach(name: "audio-tap", realtime: false) { [weak self] in
                 // Held weakly between looks: the tap goes with its player, and the thread with it.
                 while let tap = self {
                     let interval = tap.drain()
-                    usleep(useconds_t(interval * 1_000_000))
+                    MonotonicClock.sleep(seconds: interval)
                 }
             }
         }

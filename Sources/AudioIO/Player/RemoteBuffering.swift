@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// Why a player of an address holds its output back.
 enum RemoteWait: Equatable {
@@ -107,7 +107,7 @@ struct RemoteBuffering {
     /// gone.
     static func keepLooking(_ look: () -> Bool) {
         repeat {
-            usleep(useconds_t(interval * 1_000_000))
+            MonotonicClock.sleep(seconds: interval)
         } while look()
     }
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// A block of what a player rendered, as its tap hands it over (``AudioPlayer/renderedAudio()``,
-/// ``AudioQueuePlayer/renderedAudio()``), after `MTAudioProcessingTap`: for visualizers, analysis, a recording of what
+/// A block of what a player rendered, as its tap hands it over (``BasePlayer/renderedAudio()``,
+/// ``BasePlayer/renderedAudio()``), after `MTAudioProcessingTap`: for visualizers, analysis, a recording of what
 /// was played.
 public struct RenderedAudio: Sendable, Equatable {
     /// Interleaved samples, ``channelCount`` per frame: what the player adds to the device's mix, after volume, fades

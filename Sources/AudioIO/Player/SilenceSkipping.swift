@@ -1,12 +1,12 @@
 import FoundationEssentials
 
-/// How a player shortens pauses while ``AudioPlayer/skipsSilence`` is on: a stretch where every sample of every
+/// How a player shortens pauses while ``BasePlayer/skipsSilence`` is on: a stretch where every sample of every
 /// channel stays below ``threshold`` for at least ``minimumDuration`` is cut down to ``keptDuration``, its two ends
 /// joined by a 10 ms crossfade, so that no click is heard and speech keeps its rhythm.
 ///
 /// After ExoPlayer's `SilenceSkippingAudioProcessor` (minimum silence duration, padding, threshold), with the threshold
 /// relative to the audio's own level rather than absolute: a quiet recording and a loud one lose the same pauses.
-/// Durations are as heard: at ``AudioPlayer/rate`` 2, a pause of 1 s in the file is heard as 0.5 s.
+/// Durations are as heard: at ``BasePlayer/rate`` 2, a pause of 1 s in the file is heard as 0.5 s.
 public struct SilenceSkipping: Equatable, Sendable {
     /// Pauses heard at least this long, in seconds, are shortened; 0.1…10 (clamped).
     public var minimumDuration: TimeInterval

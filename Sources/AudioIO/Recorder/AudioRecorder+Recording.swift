@@ -1,6 +1,5 @@
 import Atomics
 import FoundationEssentials
-import Glibc
 
 extension AudioRecorder {
     /// Creates the file (replacing one at ``url``) and opens the device, so that ``record()`` starts at once.

@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import SystemEdge
 import FoundationEssentials
 import Synchronization
 
@@ -101,7 +101,7 @@ final class RecordingWriter: @unchecked Sendable {
     /// Starts the writer thread; `pacedByDevice` when the tap captures from a device with a clock.
     func start(pacedByDevice: Bool) {
         self.pacedByDevice = pacedByDevice
-        RealtimeThread.start(name: "audio-writer", realtime: false) { [self] in run() }
+        SystemThread.detach(name: "audio-writer", realtime: false) { [self] in run() }
     }
 
     /// Waits until the input has ended and the file is finished and closed, or writing failed.
@@ -185,7 +185,7 @@ final class RecordingWriter: @unchecked Sendable {
                 if ended, available == 0, gap == nil { return }
                 if isFinishing.load(ordering: .acquiring) {
                     // The input ends at the capture thread's next turn: looked for every few milliseconds.
-                    usleep(2000)
+                    MonotonicClock.sleep(nanoseconds: 2_000_000)
                 } else {
                     // Until a block is there (a gap ends one sooner: it is written when reached).
                     backoff.wait(forFrames: min(minimumBlockFrames, untilGap) - available, periodFrames: tap.periodFrames, rate: deviceRate)

@@ -1,7 +1,7 @@
 import Atomics
 import FoundationEssentials
-import Glibc
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 /// The bytes of one `http` or `https` address, readable at any offset while they download: a read of bytes not yet
@@ -188,7 +188,7 @@ private final class Download: @unchecked Sendable {
     }
 
     func start() {
-        RealtimeThread.start(name: "audio-download", realtime: false) { [self] in run() }
+        SystemThread.detach(name: "audio-download", realtime: false) { [self] in run() }
     }
 
     func close() {
@@ -255,14 +255,15 @@ private final class Download: @unchecked Sendable {
         guard let file else { return 0 }
         var done = 0
         while done < count {
-            let got = pread(file.descriptor.rawValue, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-            if got > 0 {
-                done += got
-            } else if got < 0, errno == EINTR {
-                continue
-            } else {
-                throw .connectionLost("the downloaded bytes could not be read back: \(got < 0 ? Errno(rawValue: errno).description : "the file is short")")
+            let got: Int
+            do {
+                got = try file.descriptor.read(
+                    fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: buffer[done..<count]))
+            } catch {
+                throw .connectionLost("the downloaded bytes could not be read back: \(error)")
             }
+            guard got > 0 else { throw .connectionLost("the downloaded bytes could not be read back: the file is short") }
+            done += got
         }
         return count
     }
@@ -413,13 +414,11 @@ private final class Download: @unchecked Sendable {
         }, body: { bytes in
             var written = 0
             while written < bytes.count {
-                let count = pwrite(file.descriptor.rawValue, bytes.baseAddress! + written, bytes.count - written, off_t(position) + off_t(written))
-                if count > 0 {
-                    written += count
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    refusal = TransferFailure(error: .connectionLost("the download could not be written: \(Errno(rawValue: errno))"), isTransient: false)
+                do {
+                    written += try file.descriptor.write(
+                        toAbsoluteOffset: position + Int64(written), UnsafeRawBufferPointer(rebasing: bytes[written...]))
+                } catch {
+                    refusal = TransferFailure(error: .connectionLost("the download could not be written: \(error)"), isTransient: false)
                     return false
                 }
             }
@@ -542,7 +541,8 @@ private final class Download: @unchecked Sendable {
     private func commit() {
         let (file, ranges, length, entityTag, lastModified) = monitor.withLock { (held, loaded, fileLength, self.entityTag, self.lastModified) }
         guard file.file != nil, ranges != monitor.withLock({ committed }) else { return }
-        while fdatasync(file.descriptor.rawValue) != 0, errno == EINTR {}
+        // Listed only once on the disk: bytes that could not be synced wait for the next commit.
+        guard (try? file.descriptor.syncData()) != nil else { return }
         let listed = cache.commit(file, ranges: ranges, length: length, entityTag: entityTag, lastModified: lastModified)
         monitor.withLock {
             guard held === file else { return }

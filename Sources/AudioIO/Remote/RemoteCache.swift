@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// The bytes of `http` and `https` audio kept on the disk between runs: playing an address again, or importing what
@@ -66,7 +66,8 @@ public final class RemoteCache: Sendable {
         let files = index.entries.map(\.file)
         index.entries.removeAll()
         try write(index)
-        for name in files { unlink(path(name)) }
+        // A file left is found by the next sweep.
+        for name in files { FileNames.removeIgnoringFailure(path(name)) }
         sweep(index)
     }
 
@@ -101,10 +102,10 @@ public final class RemoteCache: Sendable {
                     try output.writeAll(buffer[..<count])
                     offset += Int64(count)
                 }
-                try DurableFile.sync(output)
+                try output.sync()
             }
         } catch {
-            unlink(destination.path)
+            FileNames.removeIgnoringFailure(destination.path)
             if let failure = error as? DownloadError { throw AudioFileError(path: asset.name, reason: .downloadFailed(failure)) }
             throw AudioFileError(path: destination.path, reason: .writeFailed("\(error)"))
         }
@@ -153,7 +154,7 @@ public final class RemoteCache: Sendable {
             self.entry = entry
         }
 
-        deinit { try? descriptor.close() }
+        deinit { descriptor.unlockAndClose() }
     }
 
     /// The data file of `url`, made (empty) when the cache has none; or a private, unlinked file of the temporary
@@ -174,15 +175,18 @@ public final class RemoteCache: Sendable {
                 entry = Entry(url: url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now)
                 index.entries.append(entry)
             }
-            let descriptor = try FileDescriptor.open(
-                path(entry.file), .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: .ownerReadWrite)
-            _ = flock(descriptor.rawValue, LOCK_SH)
-            // A data file shorter than what the index lists of it (removed, or cut, by hand) is not believed.
-            if let end = entry.ranges.ranges.last?.upperBound, (try? descriptor.stat().size).map({ Int64($0) < end }) ?? true {
-                entry.ranges = ByteRanges()
-                index.entries = index.entries.map { $0.url == url ? entry : $0 }
+            let descriptor = try openHeld(entry.file)
+            do {
+                // A data file shorter than what the index lists of it (removed, or cut, by hand) is not believed.
+                if let end = entry.ranges.ranges.last?.upperBound, (try? descriptor.stat().size).map({ Int64($0) < end }) ?? true {
+                    entry.ranges = ByteRanges()
+                    index.entries = index.entries.map { $0.url == url ? entry : $0 }
+                }
+                try write(index)
+            } catch {
+                descriptor.unlockAndClose()
+                throw error
             }
-            try write(index)
             return Held(url: url, descriptor: descriptor, file: entry.file, entry: entry)
         } catch {
             return try Self.privateFile(for: url)
@@ -205,12 +209,16 @@ public final class RemoteCache: Sendable {
             } else {
                 index.entries.append(entry)
             }
-            let descriptor = try FileDescriptor.open(
-                path(entry.file), .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: .ownerReadWrite)
-            _ = flock(descriptor.rawValue, LOCK_SH)
-            try write(index)
-            // Once the index no longer lists it: a kill between the two leaves an orphan, never a listed file missing.
-            if let old { unlink(path(old)) }
+            let descriptor = try openHeld(entry.file)
+            do {
+                try write(index)
+            } catch {
+                descriptor.unlockAndClose()
+                throw error
+            }
+            // Once the index no longer lists it: a kill between the two leaves an orphan (for the next sweep), never a
+            // listed file missing.
+            if let old { FileNames.removeIgnoringFailure(path(old)) }
             return Held(url: held.url, descriptor: descriptor, file: entry.file, entry: entry)
         } catch {
             return try Self.privateFile(for: held.url)
@@ -236,7 +244,7 @@ public final class RemoteCache: Sendable {
         let listed = index.entries[found].ranges
         let evicted = evict(&index)
         guard (try? write(index)) != nil else { return nil }
-        for name in evicted { unlink(path(name)) }
+        for name in evicted { FileNames.removeIgnoringFailure(path(name)) }
         return listed
     }
 
@@ -259,13 +267,35 @@ public final class RemoteCache: Sendable {
     }
 
     /// The lock on the index: `lock` in the directory, which is created (0700) first if need be.
-    private func locked() throws(AudioFileError) -> CacheLock {
+    /// The exclusive lock on the index, waited for. Under it the index is read, changed and replaced.
+    private func locked() throws(AudioFileError) -> FileLock {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw AudioFileError(path: directory.path, reason: .writeFailed("\(error)"))
         }
-        return try CacheLock(path: path("lock"))
+        let path = path("lock")
+        do {
+            return try FileLock(path: path, creating: true, wait: true)
+        } catch .cannotOpen(let error) {
+            throw AudioFileError(path: path, opening: error)
+        } catch {
+            throw AudioFileError(path: path, reason: .writeFailed("\(error)"))
+        }
+    }
+
+    /// The data file `name`, made (empty, mode 0600) when there is none, open to be read and written and held: its
+    /// shared lock, waited for, tells other processes it is in use.
+    private func openHeld(_ name: String) throws -> FileDescriptor {
+        let descriptor = try FileDescriptor.open(
+            path(name), .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: .ownerReadWrite)
+        do {
+            try descriptor.lock(.shared, wait: true)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        return descriptor
     }
 
     /// The index as last written whole; empty when there is none or it cannot be read (its data files then go as
@@ -305,11 +335,11 @@ public final class RemoteCache: Sendable {
         return evicted
     }
 
-    /// Whether a process holds the data file `name` (its shared lock).
+    /// Whether a process holds the data file `name` (its shared lock); a file that cannot be locked counts as held.
     private func isHeld(_ name: String) -> Bool {
         guard let descriptor = try? FileDescriptor.open(path(name), .readOnly, options: [.closeOnExec, .noFollow]) else { return false }
-        defer { try? descriptor.close() }
-        return flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0
+        defer { descriptor.unlockAndClose() }
+        return (try? descriptor.lock(.exclusive, wait: false)) == nil
     }
 
     /// Removes what a killed process may have left: data files the index does not list and no one holds, and
@@ -319,9 +349,9 @@ public final class RemoteCache: Sendable {
         let listed = Set(index.entries.map(\.file))
         for name in names {
             if name.hasSuffix(".data"), !listed.contains(name), !isHeld(name) {
-                unlink(path(name))
+                FileNames.removeIgnoringFailure(path(name))
             } else if name.hasPrefix(".index.json."), name.hasSuffix(".tmp") {
-                unlink(path(name))
+                FileNames.removeIgnoringFailure(path(name))
             }
         }
     }
@@ -329,36 +359,11 @@ public final class RemoteCache: Sendable {
     /// An unlinked file of the temporary directory: bytes for this run only.
     private static func privateFile(for url: String) throws(AudioFileError) -> Held {
         let directory = FileManager.default.temporaryDirectory.path
-        var template = Array((directory + "/voicememo-download-XXXXXX").utf8CString)
-        let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard raw >= 0 else { throw AudioFileError(path: directory, creating: Errno(rawValue: errno)) }
-        _ = fcntl(raw, F_SETFD, FD_CLOEXEC)
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return Held(url: url, descriptor: FileDescriptor(rawValue: raw), file: nil, entry: nil)
-    }
-}
-
-/// The exclusive lock (`flock(2)`) on a cache's index, waited for, released by ``unlock()`` or when the process dies.
-struct CacheLock {
-    private let descriptor: FileDescriptor
-
-    /// The corresponding C function is `flock` with `LOCK_EX`.
-    init(path: String) throws(AudioFileError) {
         do {
-            descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec, .noFollow], permissions: .ownerReadWrite)
+            let descriptor = try FileDescriptor.openUnnamed(in: directory, prefix: "voicememo-download-")
+            return Held(url: url, descriptor: descriptor, file: nil, entry: nil)
         } catch {
-            throw AudioFileError(path: path, opening: error as? Errno ?? .ioError)
+            throw AudioFileError(path: directory, creating: error)
         }
-        while flock(descriptor.rawValue, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let failure = Errno(rawValue: errno)
-                try? descriptor.close()
-                throw AudioFileError(path: path, reason: .writeFailed("cannot lock it (\(failure))"))
-            }
-        }
-    }
-
-    func unlock() {
-        try? descriptor.close()
     }
 }

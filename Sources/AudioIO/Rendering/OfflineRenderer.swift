@@ -17,13 +17,13 @@ import SystemPackage
 ///
 /// Players and queue players play into it as into a device named ``device``, through the same mixer as on a device:
 /// volume, fades, pan, rate, loops and ``AudioPlayer/play(atTime:)`` all apply. Its clock is the audio rendered
-/// (``currentTime``) and stands still between renders, so players started or scheduled between two renders start on
+/// (``BasePlayer/currentTime``) and stands still between renders, so players started or scheduled between two renders start on
 /// the frames asked for. A decoder that falls behind is waited for: every frame is exact, however fast the render.
 /// Interruptions and route changes of ``AudioSession`` leave its players alone.
 ///
 /// **Thread safety**: render from one thread at a time; players may be steered from any thread.
 public final class OfflineRenderer: @unchecked Sendable {
-    /// The device name that players take as ``AudioPlayer/currentDevice`` to play into this renderer.
+    /// The device name that players take as ``BasePlayer/currentDevice`` to play into this renderer.
     public let device: String
     /// Frames per second rendered, in hertz.
     public let sampleRate: Double
@@ -87,7 +87,7 @@ public final class OfflineRenderer: @unchecked Sendable {
 
     /// Renders until no player on it plays or waits to start, or `maximumDuration` seconds, into a new file at `url`.
     ///
-    /// The file starts at ``currentTime`` and ends with the last frame a player mixed: the silence of a pause that
+    /// The file starts at ``BasePlayer/currentTime`` and ends with the last frame a player mixed: the silence of a pause that
     /// follows is not written. It appears whole or not at all, as ``AudioFileConverter`` writes.
     ///
     /// - Parameters:

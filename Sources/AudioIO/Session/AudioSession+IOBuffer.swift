@@ -5,7 +5,7 @@ extension AudioSession {
     /// moves at a time, and so how often it wakes. The device keeps four of these buffered.
     ///
     /// Short durations (the default, 10 ms) suit synchronized starts, live monitoring and quick response to
-    /// ``AudioPlayer/pause()`` and ``AudioPlayer/currentTime``; long ones (up to 0.5 s) cost far less CPU on a
+    /// ``BasePlayer/pause()`` and ``BasePlayer/currentTime``; long ones (up to 0.5 s) cost far less CPU on a
     /// sound server, as `aplay` and `arecord` run (125 ms). With a buffer over 100 ms a player still pauses, seeks and
     /// changes volume and rate at once: it goes on from what was heard, and the device's queue is dropped once no
     /// other player on the device sounds (one that does keeps the queue, which then plays out).

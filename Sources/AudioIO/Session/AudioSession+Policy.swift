@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// A player or recorder, as the session's policy sees it.
 protocol AudioSessionParticipant: AnyObject, Sendable {
@@ -132,13 +132,13 @@ extension AudioSession {
         }
         guard begins else { return }
         let direction: StreamDirection = device.isInput ? .capture : .playback
-        RealtimeThread.start(name: "audio-busy", realtime: false) { [weak self] in
+        SystemThread.detach(name: "audio-busy", realtime: false) { [weak self] in
             while let self, state.withLock({ $0.interruptedDevice == device.name }) {
                 if StreamFactory.canOpen(device.name, direction: direction) {
                     endInterruption(.deviceInUse, device: device.name)
                     return
                 }
-                usleep(UInt32(DeviceInterruptions.retryInterval * 1e6))
+                MonotonicClock.sleep(seconds: DeviceInterruptions.retryInterval)
             }
         }
     }

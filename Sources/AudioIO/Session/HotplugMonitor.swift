@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SystemEdge
 
 /// Sound cards appearing and vanishing, seen as their control devices (`controlC<N>`) appearing in and
 /// vanishing from `/dev/snd`, or the directory `AUDIOIO_SND_DIR` names (which tests fill themselves).
@@ -32,7 +33,7 @@ final class HotplugMonitor: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
             if let index = Self.cardIndex(controlDevice: name) { jacks.watch(card: index) }
         }
-        RealtimeThread.start(name: "audio-hotplug", realtime: false) {
+        SystemThread.detach(name: "audio-hotplug", realtime: false) {
             // A card's names, learnt when it appeared: once it is gone, alsa-lib no longer knows them.
             var known: [Int: PortDescription] = [:]
             while let changes = watch.nextChanges() {

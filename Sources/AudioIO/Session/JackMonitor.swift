@@ -1,5 +1,5 @@
-import Glibc
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 /// The jack controls of the sound cards ("Headphone Jack", "Mic Jack", "Line Out Jack", …): for each card
@@ -77,17 +77,15 @@ private final class CardWatch: Sendable {
         for jack in jacks { plugged[jack.id] = try? device.isPlugged(jack) }
         wake = pipe.writeEnd
         let stop = pipe.readEnd
-        RealtimeThread.start(name: "audio-jacks", realtime: false) { [plugged] in
+        SystemThread.detach(name: "audio-jacks", realtime: false) { [plugged] in
             var plugged = plugged
-            var polled = descriptors + [pollfd(fd: stop.rawValue, events: Int16(POLLIN), revents: 0)]
+            var polled = descriptors.map(PollDescriptor.init(rawValue:)) + [PollDescriptor(stop, events: .readable)]
             defer { try? stop.close() }
             while true {
-                for index in polled.indices { polled[index].revents = 0 }
-                let ready = poll(&polled, nfds_t(polled.count), -1)
-                if ready < 0, errno == EINTR { continue }
                 // Released, or the card is gone (its descriptor hangs up or fails).
-                let gone = Int16(POLLERR | POLLHUP | POLLNVAL)
-                if ready < 0 || polled.last!.revents != 0 || polled.dropLast().contains(where: { $0.revents & gone != 0 }) { return }
+                let gone: PollEvents = [.failed, .hungUp, .invalid]
+                guard (try? Poll.wait(for: &polled)) != nil, polled.last!.returnedEvents.isEmpty,
+                      !polled.dropLast().contains(where: { !$0.returnedEvents.isDisjoint(with: gone) }) else { return }
                 guard let changed = try? device.changedElements() else { return }
                 for jack in jacks where changed.contains(jack.id) {
                     // A value event may repeat the value it had: only a change is reported.

@@ -1,4 +1,4 @@
-import Glibc
+import SystemEdge
 
 /// SIGTSTP (Ctrl-Z) and SIGCONT (`fg`) as an interruption: on SIGTSTP, `began` runs (players and recorders
 /// pause), then the process stops itself with SIGSTOP, as it would have without us; on SIGCONT, `ended`
@@ -9,10 +9,10 @@ final class SuspendSignals: Sendable {
     private let observation: ProcessSignals.Observation
 
     init(began: @escaping @Sendable () -> Void, ended: @escaping @Sendable () -> Void) {
-        observation = ProcessSignals.observe([SIGTSTP, SIGCONT]) { number in
-            if number == SIGTSTP {
+        observation = ProcessSignals.observe([.terminalStop, .continue]) { signal in
+            if signal == .terminalStop {
                 began()
-                kill(getpid(), SIGSTOP)
+                Signal.stop.sendToThisProcess()
             } else {
                 ended()
             }

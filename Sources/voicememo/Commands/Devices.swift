@@ -1,7 +1,7 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -74,7 +74,7 @@ extension VoiceMemo {
             let observation = session.addObserver { event in
                 let line = json ? (try? MemoJSON.line(SessionEventJSON(event))) ?? "" : "\(Describe.dateTime(Date()))  \(SessionEventText.line(event))"
                 print(line)
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
             defer { observation.cancel() }
             do {
@@ -91,7 +91,7 @@ extension VoiceMemo {
                     "voicememo: no sound cards on this machine ('\(directory)' does not exist): watching without card and jack events\n".utf8)
             }
             if !json { print("\nWatching for device events; Ctrl-C stops.") }
-            fflush(nil)
+            CurrentProcess.flushOutput()
             for await _ in stopped {}
         }
     }

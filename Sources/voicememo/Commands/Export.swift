@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -82,7 +82,7 @@ extension VoiceMemo {
         /// back to their start to finish their headers, which a pipe cannot), then copied. A reader that goes away ends
         /// the copy quietly, as `list | head` does; the temporary file goes either way.
         private func writeToStandardOutput(_ memo: Memo, of store: MemoStore, format: AudioFileFormat) throws {
-            if isatty(STDOUT_FILENO) == 1 {
+            if Terminal(.standardOutput) != nil {
                 throw OutputFailure(reason: "standard output is a terminal; redirect it to a file or a pipe ('> memo.\(format.fileExtension)')")
             }
             let beside = FileManager.default.temporaryDirectory.appendingPathComponent("voicememo-export.\(format.fileExtension)")

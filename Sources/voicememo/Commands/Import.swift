@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -86,7 +86,7 @@ extension VoiceMemo {
                         ? AudioFileError(path: source.name, reason: error.reason) : error
                     guard sources.count > 1 else { throw said }
                     failed += 1
-                    fflush(nil)
+                    CurrentProcess.flushOutput()
                     _ = try? FileDescriptor.standardError.writeAll("voicememo: \(String(describing: said).terminalSafe)\n".utf8)
                 }
             }

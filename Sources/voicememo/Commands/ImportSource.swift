@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// One file `voicememo import` takes in: named on the command line, found in a directory named there, standard
@@ -101,7 +101,7 @@ final class StandardInputSpool {
     var url: URL { spool.url }
 
     init() throws {
-        guard isatty(STDIN_FILENO) != 1 else { throw StandardInputError.terminal }
+        guard Terminal(.standardInput) == nil else { throw StandardInputError.terminal }
         spool = try Spool(name: "standard input")
         do {
             let file = try FileDescriptor.open(spool.url.path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: .ownerReadWrite)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -55,7 +55,7 @@ extension VoiceMemo {
         private static func printTable(_ memos: [Memo], showingLoudness: Bool) async throws {
             var layout = ListLayout.whole(showingLoudness: showingLoudness)
             var parts = await tables(of: memos, layout)
-            if isatty(STDOUT_FILENO) == 1, let columns = TerminalDisplay.outputColumns {
+            if Terminal(.standardOutput) != nil, let columns = TerminalDisplay.outputColumns {
                 let widths = Dictionary(uniqueKeysWithValues: zip(layout.columns, widths(of: parts)))
                 let shortFormats = Set(memos.map { Describe.shortFormat($0.format, sampleRate: $0.sampleRate, channels: $0.channels) })
                 let fitted = layout.fitted(

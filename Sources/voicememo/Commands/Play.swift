@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 
 extension VoiceMemo {
     struct Play: AsyncParsableCommand {
@@ -162,7 +162,7 @@ extension VoiceMemo {
                 print(try MemoJSON.line(summary))
             }
             // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
-            if case .stopped(let signal) = ending { throw ExitCode(128 + signal) }
+            if case .stopped(let signal) = ending { throw ExitCode(128 + signal.rawValue) }
         }
 
         /// Memos played together (or one alone), prepared and at `--start`; their lines printed when `announces`.
@@ -210,7 +210,7 @@ extension VoiceMemo {
             let queue = playQueue.queue
             queue.volume = sound.volume
             queue.pan = sound.pan
-            queue.rate = sound.rate
+            queue.defaultRate = sound.rate
             queue.audioTimePitchAlgorithm = pitch.algorithm
             queue.isMeteringEnabled = metering
             // One level for every memo in turn: measured as they play.
@@ -233,7 +233,7 @@ extension VoiceMemo {
         private static func announce(_ item: PlayItem, duration: TimeInterval? = nil, on device: String, suffix: String = "") {
             let length = item.memo?.duration ?? duration ?? (try? AudioFile(forReading: item.url).duration) ?? 0
             print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(length))) on \(device.terminalSafe)\(suffix)")
-            fflush(nil)
+            CurrentProcess.flushOutput()
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -76,7 +76,7 @@ extension VoiceMemo {
             try start(recorder, from: early, progress: progress)
             if case .plain = live.style {
                 print("Recording “\(ticket.memo.title.terminalSafe)” as \(ticket.memo.id); \(keyboard?.takesKeys == true ? "q or " : "")Ctrl-C stops.")
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
             let keys = RecordingKeys(
                 recorder: recorder, store: store, ticket: ticket, progress: progress, stop: stop, keyPause: keyPause,

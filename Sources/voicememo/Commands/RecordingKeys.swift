@@ -1,5 +1,5 @@
 import AudioIO
-import Glibc
+import SystemEdge
 import MemoStore
 
 /// What keys do while `record` runs on a terminal: space pauses and resumes, m drops a marker (kept in the index at
@@ -55,7 +55,7 @@ struct RecordingKeys: Sendable {
         marks.dropped(recorder.markers.count)
         if printsMarkers {
             print("Marker \(recorder.markers.count) at \(Describe.duration(marker.time(atSampleRate: ticket.settings.sampleRate)))")
-            fflush(nil)
+            CurrentProcess.flushOutput()
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 import SystemPackage
 
 extension VoiceMemo {
@@ -59,7 +59,7 @@ extension VoiceMemo {
             let memo = try store.memo(matching: memo)
             let resolution = Waveform.Resolution(rawValue: bits) ?? .sixteen
             if dat == "-" {
-                if isatty(STDOUT_FILENO) == 1 {
+                if Terminal(.standardOutput) != nil {
                     throw WaveformOutputFailure(reason: "standard output is a terminal; redirect it to a file or a pipe ('> memo.dat')")
                 }
                 let bytes = try store.waveform(of: memo, samplesPerPixel: samplesPerPixel).datRepresentation(bits: resolution)

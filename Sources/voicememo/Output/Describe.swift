@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
 import MemoStore
+import SystemEdge
 
 /// Short human forms of durations, sizes and formats for the terminal.
 enum Describe {
@@ -38,35 +38,15 @@ enum Describe {
 
     /// Local date and time to the minute, e.g. `2026-11-22 21:59`: what a list needs to tell memos apart.
     static func date(_ date: Date) -> String {
-        guard let local = localTime(date) else { return "\(date)" }
-        return minute(local)
+        LocalTime(secondsSince1970: date.timeIntervalSince1970)?.minute ?? "\(date)"
     }
 
     /// Local date and time to the second with the offset from UTC, e.g. `2026-11-22 21:59:22 +0100`.
     static func dateTime(_ date: Date) -> String {
-        guard let local = localTime(date) else { return "\(date)" }
-        let offset = abs(local.tm_gmtoff) / 60
-        return minute(local) + ":\(twoDigits(Int(local.tm_sec))) \(local.tm_gmtoff < 0 ? "-" : "+")"
+        guard let local = LocalTime(secondsSince1970: date.timeIntervalSince1970) else { return "\(date)" }
+        let offset = abs(local.secondsFromUTC) / 60
+        return local.minute + ":\(twoDigits(local.second)) \(local.secondsFromUTC < 0 ? "-" : "+")"
             + twoDigits(offset / 60) + twoDigits(offset % 60)
-    }
-
-    /// `date` in the C library's local time (`TZ`, else /etc/localtime). Not Foundation's: its time zones
-    /// and calendars need ICU, which voicememo does without, and a list of thousands of memos formats as many
-    /// dates, which Foundation's format styles made the slowest part of it.
-    private static func localTime(_ date: Date) -> tm? {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var local = tm()
-        return localtime_r(&seconds, &local) != nil ? local : nil
-    }
-
-    /// e.g. `2026-11-22 21:59`.
-    private static func minute(_ local: tm) -> String {
-        var local = local
-        // One call for the whole date: `list` formats one per memo.
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
-            let count = strftime(buffer.baseAddress!, buffer.count, "%Y-%m-%d %H:%M", &local)
-            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
-        }
     }
 
     /// `value` (0 or more) with a leading zero below 10: what `%02d` gives, without `String(format:)`, which a
@@ -109,17 +89,9 @@ enum Describe {
         number((level * 10).rounded() / 10 + 0, "%.1f")
     }
 
-    /// `value` as C's `printf` writes it with `format`, one conversion of a `double` (e.g. `%.1f`, `%g`): what
-    /// `String(format:)` gave, which is Foundation's, not FoundationEssentials'.
+    /// `value` as C's `printf` writes it with `format`, one conversion of a `double` (e.g. `%.1f`, `%g`).
     static func number(_ value: Double, _ format: String) -> String {
-        withVaList([value]) { arguments in
-            // Room for any double in `%f`: up to 309 digits before the point. On the stack: the meter formats
-            // four levels twenty times a second.
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { text in
-                let count = Int(vsnprintf(text.baseAddress!, text.count, format, arguments))
-                return String(decoding: UnsafeRawBufferPointer(start: text.baseAddress, count: min(max(count, 0), text.count - 1)), as: UTF8.self)
-            }
-        }
+        Printf.string(value, format: format)
     }
 
     /// e.g. `opus 48 kHz mono`, `wav 44.1 kHz stereo`.

@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
 import Synchronization
+import SystemEdge
 
 /// An ``AudioSession`` event in words, for `devices --watch` and the notices of `record` and `play`.
 enum SessionEventText {
@@ -84,7 +84,7 @@ final class SessionNotices: Sendable {
                 display.note(notice)
             } else {
                 print(notice)
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
         }
     }

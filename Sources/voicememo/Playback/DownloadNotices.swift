@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// `play`'s lines about the addresses it plays, when it draws no display (output to a pipe or a log): where playback
 /// stalls waiting for the download, and where it goes on. On a terminal the status line says "buffering" instead.
@@ -16,18 +16,18 @@ struct DownloadNotices {
     }
 
     /// Listens to `queue` of `items`, when it has addresses; the lines name the memo heard.
-    init(items: [PlayItem], queue: AudioQueuePlayer) {
+    init(items: [PlayItem], queue: QueuePlayer) {
         let titles = Dictionary(items.map { ($0.url, $0.title.terminalSafe) }) { first, _ in first }
         listeners = items.contains(where: \.isRemote) ? [
             Self.listen(to: queue.events(), stalled: .playbackStalled, resumed: .playbackResumed) {
-                (queue.currentItem.flatMap { titles[$0] } ?? "", queue.currentTime)
+                (queue.currentItem.flatMap { titles[$0.url] } ?? "", queue.currentTime)
             },
         ] : []
     }
 
     /// Prints a line for each `stalled` and `resumed` of `events`, naming what `heard` says is heard, and where.
-    private static func listen<Event: Equatable & Sendable>(
-        to events: AsyncStream<Event>, stalled: Event, resumed: Event,
+    private static func listen(
+        to events: AsyncStream<BasePlayer.Event>, stalled: BasePlayer.Event, resumed: BasePlayer.Event,
         heard: @escaping @Sendable () -> (title: String, time: TimeInterval)
     ) -> Task<Void, Never> {
         Task {
@@ -42,7 +42,7 @@ struct DownloadNotices {
                 default:
                     continue
                 }
-                fflush(nil)
+                CurrentProcess.flushOutput()
             }
         }
     }

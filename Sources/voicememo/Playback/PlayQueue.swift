@@ -1,13 +1,13 @@
 import AudioIO
 import FoundationEssentials
 
-/// Memos played one after another (`play A B C`): an ``AudioQueuePlayer`` of their files, gapless, with next and
+/// Memos played one after another (`play A B C`): a ``QueuePlayer`` of their files, gapless, with next and
 /// previous. `--loops n` queues the list n + 1 times; `-1` queues it twice, then once more each time the last pass
 /// begins (gapless on a device with a clock, which tells the start in time), or once the queue ran out (a device
 /// without one may play the whole queue before being told).
 final class PlayQueue: Playback {
     let items: [PlayItem]
-    let queue: AudioQueuePlayer
+    let queue: QueuePlayer
     /// Each file's channels, for the meter.
     private let channels: [URL: Int]
     /// Each file's gain in dB (`--normalize`), given again to each pass queued.
@@ -27,13 +27,13 @@ final class PlayQueue: Playback {
     ) throws {
         self.items = items
         loopsForever = loops < 0
-        queue = try AudioQueuePlayer(items: Array(repeating: items.map(\.url), count: loopsForever ? 2 : loops + 1).flatMap { $0 })
-        queue.currentDevice = device
         // A file given twice is one memo, at one gain.
         self.gains = Dictionary(zip(items.map(\.url), (gains ?? []).map(Float.init))) { first, _ in first }
-        for (url, gain) in self.gains { queue.setGain(gain, for: url) }
+        queue = QueuePlayer(items: [])
+        queue.currentDevice = device
         channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url).channelCount) }) { first, _ in first }
         self.onStart = onStart
+        for _ in 0..<(loopsForever ? 2 : loops + 1) { queueOnce() }
     }
 
     /// The memo of `url` (the first of the list with it).
@@ -44,19 +44,19 @@ final class PlayQueue: Playback {
     var title: String { item?.title ?? "" }
     var place: (number: Int, count: Int)? {
         let played = queue.previousItems.count
-        return (played + 1, played + queue.items.count)
+        return (played + 1, played + queue.items().count)
     }
     var isPlaying: Bool { queue.isPlaying }
     var currentTime: TimeInterval { queue.currentTime }
-    var duration: TimeInterval { queue.currentItemDuration }
+    var duration: TimeInterval { queue.currentItem.map { $0.duration.isNaN ? 0 : $0.duration } ?? 0 }
     var rate: Float { queue.rate }
     var volume: Float { queue.volume }
     var devices: Set<String> { [queue.currentDevice ?? "default"] }
     var loadedTimeRanges: [Range<TimeInterval>]? {
-        queue.currentItem.map { !$0.isFileURL } == true ? queue.loadedTimeRanges : nil
+        queue.currentItem.map { !$0.url.isFileURL } == true ? queue.loadedTimeRanges : nil
     }
     var isBuffering: Bool { queue.isPlaybackBufferEmpty }
-    var item: PlayItem? { queue.currentItem.flatMap(item(playing:)) }
+    var item: PlayItem? { queue.currentItem.flatMap { item(playing: $0.url) } }
     var markerTimes: [TimeInterval] { item?.markerTimes ?? [] }
     var skipsSilence: Bool { queue.skipsSilence }
     var skippedSilenceDuration: TimeInterval { queue.skippedSilenceDuration }
@@ -69,9 +69,9 @@ final class PlayQueue: Playback {
             var failure: AudioFileError?
             for await event in events {
                 switch event {
-                case .currentItemChanged(let url?):
-                    if let item = item(playing: url) { onStart(item, gains[url] ?? 0) }
-                    if queue.items.count == items.count { queueAgain() }
+                case .currentItemChanged(let playing?):
+                    if let item = item(playing: playing.url) { onStart(item, gains[playing.url] ?? 0) }
+                    if queue.items().count == items.count { queueAgain() }
                 case .itemDidFailToPlayToEnd(_, let error):
                     failure = error
                 case .finishedPlaying(true) where queueAgain():
@@ -93,12 +93,17 @@ final class PlayQueue: Playback {
     /// Queues the list again when it loops until stopped; returns whether it did.
     @discardableResult
     private func queueAgain() -> Bool {
-        // A file that can no longer be read is left out of the pass.
-        if loopsForever {
-            for item in items { try? queue.insert(item.url, after: nil) }
-            for (url, gain) in gains { queue.setGain(gain, for: url) }
-        }
+        if loopsForever { queueOnce() }
         return loopsForever
+    }
+
+    /// Queues the list once more, each memo at its gain.
+    private func queueOnce() {
+        for memo in items {
+            let item = PlayerItem(url: memo.url)
+            item.gain = gains[memo.url] ?? 0
+            queue.insert(item, after: nil)
+        }
     }
 
     func stop() {
@@ -108,12 +113,16 @@ final class PlayQueue: Playback {
     func play() -> Bool { queue.play() }
     func pause() { queue.pause() }
     func seek(to time: TimeInterval) { queue.currentTime = time }
-    func setRate(_ rate: Float) { queue.rate = rate }
+    func setRate(_ rate: Float) {
+        // A paused queue resumes at it; only a playing one changes speed now (a rate set on a Player plays).
+        queue.defaultRate = rate
+        if queue.isPlaying { queue.rate = rate }
+    }
     func setVolume(_ volume: Float, fadeDuration: TimeInterval) { queue.setVolume(volume, fadeDuration: fadeDuration) }
     func setSkipsSilence(_ skips: Bool) { queue.skipsSilence = skips }
 
     func next() {
-        if queue.items.count > 1 { queue.advanceToNextItem() }
+        if queue.items().count > 1 { queue.advanceToNextItem() }
     }
 
     func previous() {
@@ -123,7 +132,7 @@ final class PlayQueue: Playback {
     /// The levels heard since the last reading, per channel of the memo heard.
     func levels() -> AudioLevels {
         queue.updateMeters()
-        let count = queue.currentItem.flatMap { channels[$0] } ?? 1
+        let count = queue.currentItem.flatMap { channels[$0.url] } ?? 1
         return AudioLevels(
             peak: (0..<count).map { Double(queue.peakPower(forChannel: $0)) },
             average: (0..<count).map { Double(queue.averagePower(forChannel: $0)) })

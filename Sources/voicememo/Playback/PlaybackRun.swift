@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// `play` from the start of its ``Playback`` to its end: until it plays out or fails, the user quits (the `q` key, a
 /// remote's Stop, the sleep timer), a stop signal comes, or the device goes away.
@@ -23,7 +23,7 @@ final class PlaybackRun: Sendable {
         /// It played to its end, or the user quit.
         case completed
         /// A stop signal ended it: SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal closed).
-        case stopped(signal: Int32)
+        case stopped(signal: Signal)
     }
 
     /// Ends playback as the user asked: ``run()`` returns ``Ending/completed``.
@@ -64,7 +64,7 @@ final class PlaybackRun: Sendable {
                 return .completed
             case .interrupted:
                 playback.stop()
-                return .stopped(signal: signals.received ?? SIGINT)
+                return .stopped(signal: signals.received ?? .interrupt)
             case .deviceLost(let device):
                 let position = playback.currentTime
                 let title = playback.place == nil ? nil : playback.title
@@ -72,7 +72,7 @@ final class PlaybackRun: Sendable {
                 throw DeviceLost(device: device, position: position, title: title)
             }
         }
-        return .stopped(signal: signals.received ?? SIGINT)
+        return .stopped(signal: signals.received ?? .interrupt)
     }
 
     private enum Outcome: Sendable {

@@ -1,6 +1,6 @@
 import Dispatch
 import FoundationEssentials
-import Glibc
+import SystemPackage
 
 /// A key the interactive commands react to.
 enum Key: Equatable, Sendable {
@@ -64,11 +64,11 @@ enum Key: Equatable, Sendable {
     /// Keys typed on standard input, as they come, until the stream is dropped.
     static func typed() -> AsyncStream<Key> {
         AsyncStream { continuation in
-            let source = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO)
+            let source = DispatchSource.makeReadSource(fileDescriptor: FileDescriptor.standardInput.rawValue)
             let handle = SourceHandle(source)
             source.setEventHandler {
                 var buffer = [UInt8](repeating: 0, count: 64)
-                let count = read(STDIN_FILENO, &buffer, buffer.count)
+                let count = (try? buffer.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }) ?? 0
                 guard count > 0 else { return handle.source.cancel() }
                 for key in parse(Array(buffer.prefix(count))) { continuation.yield(key) }
             }

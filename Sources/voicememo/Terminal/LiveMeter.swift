@@ -1,6 +1,6 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
+import SystemEdge
 
 /// A level meter as a command shows it while it runs: redrawn in place about 20 times a second on a
 /// terminal (bars, peak and average per channel, peak hold, a status line), one plain line per
@@ -23,7 +23,9 @@ final class LiveMeter: @unchecked Sendable {
     /// Seconds between two readings.
     let interval: Double
     private var hold = PeakHold()
-    private let started = LiveMeter.now()
+    /// Seconds on the monotonic clock, as are the times of readings (a `Duration`'s arithmetic costs more than the rest
+    /// of a redraw).
+    private let started = MonotonicClock.seconds()
     /// The lines last made for the terminal, made again only when what they show changed: most redraws find the
     /// levels of the last device period and the same status.
     private var frame = Frame()
@@ -91,7 +93,7 @@ final class LiveMeter: @unchecked Sendable {
         case .terminal(let display):
             let levels = withoutFlicker(levels)
             // Held peaks age on the wall clock: `elapsed` may jump (a seek in play).
-            let marks = hold.update(peaks: levels.peak, at: Self.now() - started)
+            let marks = hold.update(peaks: levels.peak, at: MonotonicClock.seconds() - started)
             let columns = display.columns
             if columns != frame.columns || levels.peak.count != frame.channels.count {
                 frame = Frame(columns: columns, channels: Array(repeating: nil, count: levels.peak.count))
@@ -112,10 +114,10 @@ final class LiveMeter: @unchecked Sendable {
             display.draw(frame.channels.compactMap(\.?.text) + above + [frame.status!.text] + below, columns: columns)
         case .plain:
             print(MeterLine.plain(elapsed: elapsed, levels: levels, bytes: bytes))
-            fflush(nil)
+            CurrentProcess.flushOutput()
         case .json:
             print(try MemoJSON.line(MeterJSON(time: elapsed, peak: levels.peak, average: levels.average)))
-            fflush(nil)
+            CurrentProcess.flushOutput()
         case .hidden:
             break
         }
@@ -125,7 +127,7 @@ final class LiveMeter: @unchecked Sendable {
     /// between two device periods finds nothing new, which the meter would show as silence, the bars dropping
     /// to nothing and back with every period.
     private func withoutFlicker(_ levels: AudioLevels) -> AudioLevels {
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         if levels.peak.contains(where: { $0 > AudioLevels.floor }) {
             lastSound = (levels, now)
             return levels
@@ -142,13 +144,6 @@ final class LiveMeter: @unchecked Sendable {
         var columns = 0
         var channels: [(shown: MeterLine.Shown, text: String)?] = []
         var status: (line: StatusLine, text: String)?
-    }
-
-    /// Seconds on the monotonic clock (a `Duration`'s arithmetic costs more than the rest of a redraw).
-    private static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     /// Puts the terminal back, leaving the last reading on it.

@@ -1,6 +1,6 @@
 import AudioIO
-import Glibc
 import Synchronization
+import SystemEdge
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP (the terminal closed), turned from "end the process now" into a
 /// request a command polls, so that it can finish what it writes before it exits.
@@ -8,11 +8,11 @@ import Synchronization
 /// **Thread safety**: make and read it on any thread; the signals arrive on the signal thread.
 final class StopSignals: Sendable {
     /// The signals that ask a command to stop.
-    static let numbers = [SIGINT, SIGTERM, SIGHUP]
+    static let signals: [Signal] = [.interrupt, .terminate, .hangUp]
 
     /// The first signal received.
     private final class Received: Sendable {
-        let number = Mutex<Int32?>(nil)
+        let signal = Mutex<Signal?>(nil)
     }
 
     private let first = Received()
@@ -21,12 +21,12 @@ final class StopSignals: Sendable {
     /// Starts watching; from now on the signals no longer end the process. `onSignal` runs on the signal
     /// thread for each one received.
     init(onSignal: @escaping @Sendable () -> Void = {}) {
-        observation = ProcessSignals.observe(Self.numbers) { [first] number in
-            first.number.withLock { $0 = $0 ?? number }
+        observation = ProcessSignals.observe(Self.signals) { [first] signal in
+            first.signal.withLock { $0 = $0 ?? signal }
             onSignal()
         }
     }
 
     /// The first signal received, if any.
-    var received: Int32? { first.number.withLock { $0 } }
+    var received: Signal? { first.signal.withLock { $0 } }
 }

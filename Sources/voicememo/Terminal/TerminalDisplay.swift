@@ -1,7 +1,7 @@
 import AudioIO
 import FoundationEssentials
-import Glibc
 import Synchronization
+import SystemEdge
 import SystemPackage
 
 /// A live display on the terminal: lines redrawn in place, the cursor hidden and typed keys neither
@@ -21,7 +21,7 @@ import SystemPackage
 final class TerminalDisplay: @unchecked Sendable {
     /// The terminal's settings before the display changed them, and whether a display hid the cursor,
     /// for the exit handler. Only the main flow of a command makes and finishes displays.
-    nonisolated(unsafe) private static var saved: termios?
+    nonisolated(unsafe) private static var saved: Terminal.Modes?
     nonisolated(unsafe) private static var hidesCursor = false
 
     /// Where the display is in its life.
@@ -55,15 +55,14 @@ final class TerminalDisplay: @unchecked Sendable {
     /// Whether standard output is a terminal that can move its cursor: not a pipe or a file, and not
     /// `TERM=dumb` (an editor's shell buffer), where commands print plain lines instead.
     static var isAvailable: Bool {
-        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        Terminal(.standardOutput) != nil && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
     /// The display on standard output, or `nil` when it is not available (``isAvailable``). Without
     /// `drawing`, the keys alone: `nil` unless standard input is a terminal. Started in the background
     /// (`voicememo play … &`), it waits for the foreground before it changes the terminal's modes or draws.
     init?(drawing: Bool = true) {
-        var settings = termios()
-        takesKeys = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &settings) == 0
+        takesKeys = Terminal(.standardInput)?.modes() != nil
         guard drawing ? Self.isAvailable : takesKeys else { return nil }
         draws = drawing
         _ = Self.restoreAtExit
@@ -89,8 +88,7 @@ final class TerminalDisplay: @unchecked Sendable {
 
     /// The width in columns of the terminal standard output is, if it is one that says.
     static var outputColumns: Int? {
-        var size = winsize()
-        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : nil
+        Terminal(.standardOutput)?.columns
     }
 
     /// Replaces the lines drawn last with `lines`, in one write so that the terminal never shows half a
@@ -170,16 +168,14 @@ final class TerminalDisplay: @unchecked Sendable {
     /// Whether the process is in the terminal's foreground: changing the terminal's modes from the
     /// background would stop it (SIGTTOU).
     private static var isInForeground: Bool {
-        tcgetpgrp(isatty(STDIN_FILENO) == 1 ? STDIN_FILENO : STDOUT_FILENO) == getpgrp()
+        (Terminal(.standardInput) ?? Terminal(.standardOutput))?.isInForeground ?? false
     }
 
     /// Remembers the terminal's modes, turns off echo and line editing, hides the cursor if it draws.
     private func takeTerminal() {
-        var settings = termios()
-        if takesKeys, tcgetattr(STDIN_FILENO, &settings) == 0 {
-            Self.saved = settings
-            settings.c_lflag &= ~tcflag_t(ECHO | ICANON)
-            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        if takesKeys, let input = Terminal(.standardInput), let modes = input.modes() {
+            Self.saved = modes
+            input.setModes(modes.takingKeysAsTyped)
         }
         if draws {
             Self.write("\u{1B}[?25l")
@@ -189,8 +185,8 @@ final class TerminalDisplay: @unchecked Sendable {
 
     /// Puts back the modes ``takeTerminal()`` remembered and shows the cursor if it was hidden.
     private static func giveTerminalBack() {
-        if var settings = saved {
-            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        if let modes = saved {
+            Terminal(.standardInput)?.setModes(modes)
             saved = nil
         }
         if hidesCursor {
@@ -204,6 +200,6 @@ final class TerminalDisplay: @unchecked Sendable {
     }
 
     private static let restoreAtExit: Void = {
-        atexit { TerminalDisplay.giveTerminalBack() }
+        CurrentProcess.atExit { TerminalDisplay.giveTerminalBack() }
     }()
 }

@@ -1,6 +1,5 @@
 import Dispatch
-import Glibc
-import SystemPackage
+import SystemEdge
 
 /// A thread of its own that calls `tick` every `interval` seconds on the monotonic clock until ``stop()``: what
 /// redraws a live display. Each tick costs one wake-up of this one thread; the same redraw from a task that sleeps
@@ -11,31 +10,20 @@ import SystemPackage
 /// thread but that one, and returns once a tick under way has ended: after it, nothing of `tick` runs any more.
 final class Ticker: @unchecked Sendable {
     private let interval: Double
-    private let name: String
     private let tick: @Sendable () -> Void
     private let stopping = DispatchSemaphore(value: 0)
-    private var thread = pthread_t()
+    private var thread: SystemThread?
     private var isStopped = false
 
     /// Starts calling `tick` every `interval` seconds, the first time one `interval` from now, on a thread called
     /// `name` (at most 15 characters: what `top -H` and `/proc/PID/task/*/comm` show).
     init(every interval: Double, name: String, _ tick: @escaping @Sendable () -> Void) {
-        self.name = name
         self.interval = interval
         self.tick = tick
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<Ticker>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
-        precondition(result == 0, "pthread_create failed: \(result)")
+        thread = SystemThread(name: name) { [self] in run() }
     }
 
     private func run() {
-        // What pthread_setname_np does, which the Glibc module leaves out (a GNU extension).
-        if let comm = try? FileDescriptor.open("/proc/thread-self/comm", .writeOnly) {
-            _ = try? comm.closeAfter { try comm.writeAll(name.utf8.prefix(15)) }
-        }
         var next = DispatchTime.now() + interval
         while stopping.wait(timeout: next) == .timedOut {
             tick()
@@ -50,6 +38,6 @@ final class Ticker: @unchecked Sendable {
         guard !isStopped else { return }
         isStopped = true
         stopping.signal()
-        pthread_join(thread, nil)
+        thread?.join()
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Every option and argument of every command given values that break parsers: each ends with exit
 /// status 0, 1 or 2 (never a crash), a runtime failure says what happened in one line, and nothing
 /// outside the store is written.
-@Suite(.timeLimit(.minutes(10))) struct ArgumentTorture {
+@Suite(.timeLimit(.minutes(10)), .tags(.torture)) struct ArgumentTorture {
     static let hostileValues = [
         "", " ", "-", "--", "-1", "0", "-0", "nan", "NaN", "inf", "-inf", "1e309", "-1e309", "1e300", "0x10", "1_000",
         "99999999999999999999999", "1.5.2", "½", "١٢", String(repeating: "9", count: 10_000), "a\nb", "\u{1B}[2J\u{1B}[H",

@@ -6,7 +6,7 @@ import Testing
 /// Files damaged in every way `Mutation` knows, opened and read to the end by the library and imported by
 /// the CLI: each gives its audio or one clear error, never a crash, a hang or a runaway read, and what
 /// the store keeps is whole.
-@Suite(.timeLimit(.minutes(10))) struct DamagedFileTorture {
+@Suite(.timeLimit(.minutes(10)), .tags(.torture)) struct DamagedFileTorture {
     /// Our own formats, and what phones make (read through FFmpeg): AAC in M4A and ADTS, WMA.
     static let formats = ["wav", "caf", "opus", "m4a", "aac", "wma"]
 

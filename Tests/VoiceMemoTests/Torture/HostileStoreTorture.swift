@@ -6,7 +6,7 @@ import Testing
 /// presets that are not what they seem, a store that cannot be written, one at an unusual path. Every
 /// memo whose audio is there stays listed, nothing outside the store is read as a memo, written or deleted,
 /// and every refusal is one line.
-@Suite(.timeLimit(.minutes(10))) struct HostileStoreTorture {
+@Suite(.timeLimit(.minutes(10)), .tags(.torture)) struct HostileStoreTorture {
     /// The memos `list --json` prints, failing the test when `list` does not succeed.
     func listed(_ cli: CLI) throws -> [[String: Any]] {
         let result = try cli.run("list", "--json")

@@ -6,7 +6,7 @@ import Testing
 /// the out-of-memory killer or a pulled plug would: afterwards the store lists every memo that was
 /// complete before, each file it lists is readable by sox, and a memo being recorded is recovered or
 /// gone, never half-listed.
-@Suite(.timeLimit(.minutes(10))) struct KilledCommandTorture {
+@Suite(.timeLimit(.minutes(10)), .tags(.torture)) struct KilledCommandTorture {
     /// The memos `list --json` prints, by id.
     func listed(_ cli: CLI) throws -> [String: [String: Any]] {
         let result = try cli.run("list", "--json")

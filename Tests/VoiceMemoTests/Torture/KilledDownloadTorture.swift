@@ -5,7 +5,7 @@ import Testing
 /// `voicememo play URL` and `import URL` killed with SIGKILL at random moments of their downloads, one or two at once
 /// on one cache: afterwards every range the cache lists holds the file's very bytes (none torn), and an import then
 /// completes with the whole file, downloading only what the cache lacks.
-@Suite(.timeLimit(.minutes(10))) struct KilledDownloadTorture {
+@Suite(.timeLimit(.minutes(10)), .tags(.torture)) struct KilledDownloadTorture {
     /// The cache's index: each entry's data file and the ranges it lists, as `[start, end)` pairs.
     func listedRanges(_ cli: CLI) throws -> [(file: String, ranges: [[Int]])] {
         let directory = cli.cacheHome.appendingPathComponent("voicememo/http")

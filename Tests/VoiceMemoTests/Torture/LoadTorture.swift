@@ -5,7 +5,7 @@ import Testing
 
 /// Many processes at once, many memos, one very long recording: nothing lost, nothing drifts, memory
 /// stays flat.
-@Suite(.timeLimit(.minutes(30))) struct LoadTorture {
+@Suite(.timeLimit(.minutes(30)), .tags(.torture)) struct LoadTorture {
     @Test func sixteenRecordersAndSixteenPlayersAtOnceLoseNothing() throws {
         let cli = try CLI()
         let source = cli.scratch.path("source.wav")

@@ -58,7 +58,7 @@ enum Mutation: CaseIterable {
 }
 
 /// The damage is real and replayable, and `make test` runs the quick scale.
-@Suite struct TortureRigTests {
+@Suite(.tags(.torture)) struct TortureRigTests {
     @Test func everyMutationChangesTheBytesTheSameWayForTheSameSeed() {
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         for mutation in Mutation.allCases {

@@ -1,5 +1,4 @@
 import COgg
-import Glibc
 import SystemPackage
 
 /// Reads the pages of an Ogg file in order through libogg's sync layer (`ogg_sync_*`), which finds each page's

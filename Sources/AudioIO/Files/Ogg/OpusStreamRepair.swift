@@ -1,4 +1,4 @@
-import Glibc
+import SystemEdge
 import SystemPackage
 
 /// Closes an Ogg Opus stream that was cut short: decides which pages to keep and which to write again; libogg
@@ -112,8 +112,8 @@ struct OpusStreamRepair {
         }
         _ = try descriptor.writeAll(toAbsoluteOffset: start.offset, bytes)
         let end = start.offset + Int64(bytes.count)
-        guard ftruncate(descriptor.rawValue, off_t(end)) == 0 else { throw Errno(rawValue: errno) }
-        try DurableFile.sync(descriptor)
+        try descriptor.resize(to: end)
+        try descriptor.sync()
         return end
     }
 }

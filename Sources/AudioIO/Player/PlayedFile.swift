@@ -6,7 +6,7 @@ import Synchronization
 /// it, as `AVPlayerItem` is to `AVPlayer`: ``AudioPlayer/replaceCurrentItem(with:cache:)`` gives a player another one.
 ///
 /// **Thread safety**: its constants may be read anywhere; ``facts`` are under their own lock.
-final class PlayerItem: @unchecked Sendable {
+final class PlayedFile: @unchecked Sendable {
     /// The file or address played, or `nil` for audio held in memory.
     let url: URL?
     /// The audio played, for an item made from data.
@@ -26,9 +26,9 @@ final class PlayerItem: @unchecked Sendable {
     ///
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
     ///   downloads.
-    static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> PlayerItem {
-        if RemoteAsset.isRemote(url) { return PlayerItem(remote: try RemoteAsset.open(url, cache: cache)) }
-        return try PlayerItem(source: url, url: url, data: nil, memory: nil)
+    static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> PlayedFile {
+        if RemoteAsset.isRemote(url) { return PlayedFile(remote: try RemoteAsset.open(url, cache: cache)) }
+        return try PlayedFile(source: url, url: url, data: nil, memory: nil)
     }
 
     /// The item of audio held in memory: the bytes of any file format ``AudioFile`` reads.

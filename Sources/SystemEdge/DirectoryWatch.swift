@@ -6,37 +6,32 @@ import SystemPackage
 /// is closed.
 ///
 /// **Thread safety**: one thread calls ``nextChanges()``; ``close()`` may be called from any other.
-final class DirectoryWatch: @unchecked Sendable {
+package final class DirectoryWatch: @unchecked Sendable {
     /// A name that appeared (created or moved in) or vanished (deleted or moved out).
-    struct Change: Equatable, Sendable {
-        var name: String
-        var appeared: Bool
+    package struct Change: Equatable, Sendable {
+        package var name: String
+        package var appeared: Bool
     }
 
-    let path: String
+    package let path: String
     private let inotify: FileDescriptor
     private let wake: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
 
     /// Starts watching the directory at `path`.
     ///
     /// - Throws: `Errno` when it cannot be watched, e.g. `ENOENT` when there is no such directory.
-    init(path: String) throws(Errno) {
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { throw Errno(rawValue: errno) }
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
-        guard inotify_add_watch(descriptor, path, mask) >= 0 else {
-            let error = Errno(rawValue: errno)
-            Glibc.close(descriptor)
-            throw error
-        }
+    package init(path: String) throws(Errno) {
+        let inotify = FileDescriptor(rawValue: try Syscall.value { inotify_init1(Int32(IN_CLOEXEC)) }.get())
         do {
+            let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+            _ = try Syscall.value { inotify_add_watch(inotify.rawValue, path, mask) }.get()
             wake = try FileDescriptor.pipe()
         } catch {
-            Glibc.close(descriptor)
+            try? inotify.close()
             throw error as? Errno ?? .tooManyOpenFiles
         }
         self.path = path
-        inotify = FileDescriptor(rawValue: descriptor)
+        self.inotify = inotify
     }
 
     deinit {
@@ -47,15 +42,9 @@ final class DirectoryWatch: @unchecked Sendable {
 
     /// Waits for the next changes and returns them in the order they happened; `nil` once ``close()``
     /// was called.
-    func nextChanges() -> [Change]? {
-        var descriptors = [pollfd(fd: inotify.rawValue, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wake.readEnd.rawValue, events: Int16(POLLIN), revents: 0)]
-        while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-            if ready < 0, errno == EINTR { continue }
-            if ready < 0 || descriptors[1].revents != 0 { return nil }
-            break
-        }
+    package func nextChanges() -> [Change]? {
+        var descriptors = [PollDescriptor(inotify, events: .readable), PollDescriptor(wake.readEnd, events: .readable)]
+        guard (try? Poll.wait(for: &descriptors)) != nil, descriptors[1].returnedEvents.isEmpty else { return nil }
         // Events are a header and a name padded to the header's alignment; a buffer of 4 KiB holds many.
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { bytes in
@@ -78,7 +67,7 @@ final class DirectoryWatch: @unchecked Sendable {
     }
 
     /// Ends the watch: the thread waiting in ``nextChanges()`` gets `nil`.
-    func close() {
+    package func close() {
         _ = try? wake.writeEnd.writeAll([UInt8(1)])
     }
 }

@@ -2,7 +2,7 @@ import FoundationEssentials
 
 /// Repeating the current item or the whole queue, as `MPMusicPlayerController.repeatMode` does (`AVQueuePlayer` has
 /// no repeat; `AVPlayerLooper` repeats one item).
-extension AudioQueuePlayer {
+extension QueuePlayer {
     /// What plays again once it has played, as `MPMusicRepeatMode`.
     public enum RepeatMode: Sendable, Equatable {
         /// Nothing: the queue runs out after its last item.
@@ -16,9 +16,9 @@ extension AudioQueuePlayer {
 
     /// What plays again once it has played: nothing (the default), the current item, or every item.
     ///
-    /// A pass of an item repeated is an item of its own, told as any other: ``Event/itemDidPlayToEnd(_:)`` then
-    /// ``Event/currentItemChanged(_:)`` (to the same URL with repeat one), its time from 0; it follows without a gap.
-    /// The next pass is in ``items`` from when the decoder reaches the end of the one playing (a ring, 0.25 s, before
+    /// A pass of an item repeated is an item of its own, told as any other: ``BasePlayer/Event/itemDidPlayToEnd(_:)`` then
+    /// ``BasePlayer/Event/currentItemChanged(_:)`` (to the same item with repeat one), its time from 0; it follows without a gap.
+    /// The next pass is in ``items()`` from when the decoder reaches the end of the one playing (a ring, 0.25 s, before
     /// it is heard). Changing the mode while playing applies from the item playing: its next pass queued by repeat one
     /// goes; items already come round by repeat all stay in the queue, and none comes round again.
     public var repeatMode: RepeatMode {
@@ -36,9 +36,9 @@ extension AudioQueuePlayer {
     }
 }
 
-extension AudioQueuePlayer.QueueState {
+extension Player.QueueState {
     /// Decoder thread, once it has read the last item it opened to its end: queues that item again as
-    /// ``AudioQueuePlayer/repeatMode`` says — right after it for repeat one, at the end for repeat all (once).
+    /// ``QueuePlayer/repeatMode`` says — right after it for repeat one, at the end for repeat all (once).
     mutating func queueAgainTheLastDecoded() {
         guard decoded > 0, decoded <= items.count else { return }
         let ended = items[decoded - 1]
@@ -46,19 +46,19 @@ extension AudioQueuePlayer.QueueState {
         case .none:
             return
         case .one:
-            insert(ended.url, duration: ended.duration, gain: ended.gain, at: decoded, queuedBy: .one)
+            insert(ended.item, at: decoded, queuedBy: .one)
         case .all:
             guard !ended.hasComeRound else { return }
             items[decoded - 1].hasComeRound = true
-            insert(ended.url, duration: ended.duration, gain: ended.gain, queuedBy: .all)
+            insert(ended.item, queuedBy: .all)
         }
     }
 
     /// With repeat all, `item`, leaving the queue before the decoder read it to its end (skipped), comes round all the
     /// same.
-    mutating func comeRound(_ item: AudioQueuePlayer.Item) {
-        guard repeatMode == .all, !item.hasComeRound else { return }
-        insert(item.url, duration: item.duration, gain: item.gain, queuedBy: .all)
+    mutating func comeRound(_ entry: Player.Entry) {
+        guard repeatMode == .all, !entry.hasComeRound else { return }
+        insert(entry.item, queuedBy: .all)
     }
 
     /// Takes out the passes repeat one queued after the current item.

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// Signals sent to the process, delivered as calls on an ordinary thread of their own, to any number of
 /// observers: how the session learns of Ctrl-Z and `fg`, and how the CLI learns of Ctrl-C, SIGTERM and SIGHUP.
@@ -25,15 +26,15 @@ package enum ProcessSignals {
         package func cancel() { ProcessSignals.remove(id) }
     }
 
-    /// Calls `observer` with the number of each of `signals` the process receives, from now on until the
-    /// returned observation is cancelled or released.
-    package static func observe(_ signals: [Int32], _ observer: @escaping @Sendable (Int32) -> Void) -> Observation {
+    /// Calls `observer` with each of `signals` the process receives, from now on until the returned observation is
+    /// cancelled or released.
+    package static func observe(_ signals: [Signal], _ observer: @escaping @Sendable (Signal) -> Void) -> Observation {
         let descriptor = channel.writeEnd
         return registry.withLock { registry in
             registry.nextID += 1
             let id = registry.nextID
-            for number in signals {
-                if !registry.observers.contains(where: { $0.signals.contains(number) }) { catchSignal(number, writingTo: descriptor) }
+            for signal in signals {
+                if !registry.observers.contains(where: { $0.signals.contains(signal) }) { catchSignal(signal, writingTo: descriptor) }
             }
             registry.observers.append((id, signals, observer))
             return Observation(id: id)
@@ -42,28 +43,32 @@ package enum ProcessSignals {
 
     private struct Registry {
         var nextID = 0
-        var observers: [(id: Int, signals: [Int32], call: @Sendable (Int32) -> Void)] = []
+        var observers: [(id: Int, signals: [Signal], call: @Sendable (Signal) -> Void)] = []
     }
 
     private static let registry = Mutex(Registry())
 
     /// The pipe from the handler to the signal thread, made (and the thread started) once.
-    private static let channel: (readEnd: Int32, writeEnd: Int32) = {
-        var ends: [Int32] = [-1, -1]
-        precondition(Glibc.pipe(&ends) == 0, "cannot make the signal pipe: \(String(cString: strerror(errno)))")
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    private static let channel: (readEnd: FileDescriptor, writeEnd: FileDescriptor) = {
+        let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do {
+            ends = try FileDescriptor.pipe()
+        } catch {
+            preconditionFailure("cannot make the signal pipe: \(error)")
+        }
+        for end in [ends.readEnd, ends.writeEnd] { _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC) }
         // A full pipe must not block the handler: a signal that does not fit is one already on its way.
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-        handlerDescriptor = ends[1]
-        RealtimeThread.start(name: "signals", realtime: false) { [readEnd = ends[0]] in deliver(from: readEnd) }
-        return (ends[0], ends[1])
+        _ = fcntl(ends.writeEnd.rawValue, F_SETFL, O_NONBLOCK)
+        handlerDescriptor = ends.writeEnd.rawValue
+        SystemThread.detach(name: "signals", realtime: false) { deliver(from: ends.readEnd) }
+        return ends
     }()
 
     /// The write end as the handler reads it: a plain global set once, before any handler is installed.
     nonisolated(unsafe) private static var handlerDescriptor: Int32 = -1
 
-    private static func catchSignal(_ number: Int32, writingTo descriptor: Int32) {
-        precondition(descriptor == handlerDescriptor)
+    private static func catchSignal(_ signal: Signal, writingTo descriptor: FileDescriptor) {
+        precondition(descriptor.rawValue == handlerDescriptor)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             // Only async-signal-safe calls: one write, errno kept for the code the signal interrupted.
@@ -74,34 +79,31 @@ package enum ProcessSignals {
         }
         action.sa_flags = SA_RESTART
         sigemptyset(&action.sa_mask)
-        sigaction(number, &action, nil)
+        sigaction(signal.rawValue, &action, nil)
     }
 
     private static func remove(_ id: Int) {
         registry.withLock { registry in
             guard let position = registry.observers.firstIndex(where: { $0.id == id }) else { return }
             let removed = registry.observers.remove(at: position)
-            for number in removed.signals where !registry.observers.contains(where: { $0.signals.contains(number) }) {
-                signal(number, SIG_DFL)
+            for removedSignal in removed.signals where !registry.observers.contains(where: { $0.signals.contains(removedSignal) }) {
+                signal(removedSignal.rawValue, SIG_DFL)
             }
         }
     }
 
     /// The signal thread: each number read goes to the observers of that signal, in the order they came.
-    private static func deliver(from descriptor: Int32) {
+    private static func deliver(from descriptor: FileDescriptor) {
         // A thread inherits the signal mask of the one that made it, and libdispatch's threads block every
         // signal: this one takes them all, so that some thread always can.
         var none = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, nil)
         var byte: UInt8 = 0
-        while true {
-            let count = read(descriptor, &byte, 1)
-            if count < 0, errno == EINTR { continue }
-            guard count == 1 else { return }
-            let number = Int32(byte)
-            let calls = registry.withLock { $0.observers.filter { $0.signals.contains(number) }.map(\.call) }
-            for call in calls { call(number) }
+        while (try? withUnsafeMutableBytes(of: &byte) { try descriptor.read(into: $0, retryOnInterrupt: true) }) == 1 {
+            let signal = Signal(rawValue: Int32(byte))
+            let calls = registry.withLock { $0.observers.filter { $0.signals.contains(signal) }.map(\.call) }
+            for call in calls { call(signal) }
         }
     }
 }

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct AudioQueuePlayerTests {
+@Suite(.timeLimit(.minutes(1))) struct QueuePlayerTests {
     /// Three noise files of different lengths on one rig.
     private func items(_ rig: PlaybackRig) throws -> [URL] {
         try [0.2, 0.31, 0.15].enumerated().map { index, seconds in
@@ -14,10 +14,10 @@ import Testing
         }
     }
 
-    private func playToEnd(_ queue: AudioQueuePlayer) async -> [AudioQueuePlayer.Event] {
+    private func playToEnd(_ queue: QueuePlayer) async -> [BasePlayer.Event] {
         let stream = queue.events()
         queue.play()
-        var events: [AudioQueuePlayer.Event] = []
+        var events: [BasePlayer.Event] = []
         for await event in stream {
             events.append(event)
             if case .finishedPlaying = event { break }
@@ -28,20 +28,36 @@ import Testing
     @Test func itemsPlayBackToBackWithoutAGap() async throws {
         let rig = try PlaybackRig()
         let urls = try items(rig)
-        let queue = try AudioQueuePlayer(items: urls)
+        let items = try await readyItems(urls)
+        let queue = QueuePlayer(items: items)
         queue.currentDevice = rig.device
-        #expect(queue.currentItem == urls[0] && queue.items == urls)
+        #expect(queue.currentItem === items[0] && queue.items() == items)
         // Files are here whole: nothing to wait for.
-        #expect(queue.loadedTimeRanges == [0..<queue.currentItemDuration] && queue.isPlaybackLikelyToKeepUp && !queue.isPlaybackBufferEmpty)
+        #expect(queue.loadedTimeRanges == [0..<items[0].duration] && queue.isPlaybackLikelyToKeepUp && !queue.isPlaybackBufferEmpty)
         let events = await playToEnd(queue)
-        #expect(happenings(events) == [.statusChanged(.readyToPlay)] + urls.map { .itemDidPlayToEnd($0) } + [.finishedPlaying(successfully: true)])
+        #expect(happenings(events) == [.statusChanged(.readyToPlay)] + items.map { .itemDidPlayToEnd($0) } + [.finishedPlaying(successfully: true)])
         // The current item follows the items one by one (an unclocked device may mix one item's start before the
         // last one's is told), ending with none.
         let currentItems = events.compactMap { if case .currentItemChanged(let item) = $0 { Optional(item) } else { nil } }
-        #expect(currentItems.last == .some(nil) && currentItems.dropLast().allSatisfy { $0 == urls[1] || $0 == urls[2] }, "\(currentItems)")
+        #expect(currentItems.last == .some(nil) && currentItems.dropLast().allSatisfy { $0 === items[1] || $0 === items[2] }, "\(currentItems)")
         #expect(events.filter { if case .timeControlStatusChanged = $0 { true } else { false } }
             == [.timeControlStatusChanged(.playing), .timeControlStatusChanged(.paused)])
-        #expect(queue.items.isEmpty && queue.currentItem == nil)
+        #expect(queue.items().isEmpty && queue.currentItem == nil)
+        let expected = try urls.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
+        #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
+    }
+
+    /// As an AVQueuePlayer does: items still loading when `play()` is called play once they have loaded, and `play()`
+    /// does not wait for them.
+    @Test func itemsStillLoadingPlayOnceLoaded() async throws {
+        let rig = try PlaybackRig()
+        let urls = try items(rig)
+        let items = urls.map(PlayerItem.init(url:))
+        let queue = QueuePlayer(items: [])
+        queue.currentDevice = rig.device
+        for item in items { queue.insert(item, after: nil) }
+        let events = await playToEnd(queue)
+        #expect(happenings(events).filter { if case .itemDidPlayToEnd = $0 { true } else { false } } == items.map { .itemDidPlayToEnd($0) })
         let expected = try urls.map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
     }
@@ -49,10 +65,11 @@ import Testing
     @Test func advancingSkipsTheCurrentItem() async throws {
         let rig = try PlaybackRig()
         let urls = try items(rig)
-        let queue = try AudioQueuePlayer(items: urls)
+        let items = try await readyItems(urls)
+        let queue = QueuePlayer(items: items)
         queue.currentDevice = rig.device
         queue.advanceToNextItem()
-        #expect(queue.currentItem == urls[1])
+        #expect(queue.currentItem === items[1])
         _ = await playToEnd(queue)
         let expected = try urls.dropFirst().map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
@@ -61,21 +78,30 @@ import Testing
     @Test func insertedAndRemovedItemsChangeWhatPlays() async throws {
         let rig = try PlaybackRig()
         let urls = try items(rig)
-        let queue = try AudioQueuePlayer(items: [urls[0], urls[1]])
+        let items = try await readyItems(urls)
+        let queue = QueuePlayer(items: [items[0], items[1]])
         queue.currentDevice = rig.device
-        try queue.insert(urls[2], after: urls[0])
-        #expect(queue.items == [urls[0], urls[2], urls[1]])
-        queue.remove(urls[1])
-        #expect(queue.items == [urls[0], urls[2]])
-        #expect(throws: AudioFileError.self) { try queue.insert(rig.scratch.file("missing.wav"), after: nil) }
-        _ = await playToEnd(queue)
+        #expect(queue.canInsert(items[2], after: items[0]))
+        queue.insert(items[2], after: items[0])
+        #expect(queue.items() == [items[0], items[2], items[1]])
+        // An item is in a queue once; after one not in the queue, nothing is inserted.
+        #expect(!queue.canInsert(items[2], after: nil) && !queue.canInsert(PlayerItem(url: urls[1]), after: PlayerItem(url: urls[0])))
+        queue.insert(PlayerItem(url: urls[1]), after: PlayerItem(url: urls[0]))
+        queue.remove(items[1])
+        #expect(queue.items() == [items[0], items[2]])
+        // An item that cannot be read is told when its turn comes, and the queue ends unsuccessfully.
+        let missing = PlayerItem(url: rig.scratch.file("missing.wav"))
+        queue.insert(missing, after: nil)
+        let events = await playToEnd(queue)
+        #expect(happenings(events).suffix(2).first.map { if case .itemDidFailToPlayToEnd(missing, _) = $0 { true } else { false } } == true)
+        #expect(events.last == .finishedPlaying(successfully: false) && missing.status != .readyToPlay)
         let expected = try [urls[0], urls[2]].map { try rig.expectedSamples(of: $0).left }.reduce([], +)
         #expect(firstDifference(try await rig.deviceSamples(atLeast: expected.count).left, expected) == nil)
     }
 }
 
 /// Items that cannot be played are reported one by one and skipped; the rest plays back to back.
-@Suite(.timeLimit(.minutes(1))) struct AudioQueuePlayerFailureTests {
+@Suite(.timeLimit(.minutes(1))) struct QueuePlayerFailureTests {
     @Test(arguments: [0, 1, 2])
     func anItemThatChangedOnTheDiskIsReportedAndSkipped(at position: Int) async throws {
         let rig = try PlaybackRig()
@@ -88,19 +114,20 @@ import Testing
         let changed = rig.scratch.file("changed.wav")
         try Sox.synth(to: changed.path, rate: 48000, channels: 2, seconds: 0.1, "sine 300 sine 400")
         urls.insert(changed, at: position)
-        let queue = try AudioQueuePlayer(items: urls)
+        let items = try await readyItems(urls)
+        let queue = QueuePlayer(items: items)
         queue.currentDevice = rig.device
         try Data(repeating: 7, count: 4096).write(to: changed)
         let failure = try #require(throws: AudioFileError.self) { try AudioFile(forReading: changed) }
         let stream = queue.events()
         #expect(queue.play())
-        var events: [AudioQueuePlayer.Event] = []
+        var events: [BasePlayer.Event] = []
         for await event in stream {
             events.append(event)
             if case .finishedPlaying = event { break }
         }
-        var expected: [AudioQueuePlayer.Event] = urls.map { url in
-            url == changed ? .itemDidFailToPlayToEnd(url, failure) : .itemDidPlayToEnd(url)
+        var expected: [BasePlayer.Event] = items.map { item in
+            item.url == changed ? .itemDidFailToPlayToEnd(item, failure) : .itemDidPlayToEnd(item)
         } + [.finishedPlaying(successfully: false)]
         // Ready once a voice is made; a change of status comes first among what one call reports, before the first
         // item that could not be opened.
@@ -115,19 +142,19 @@ import Testing
         let rig = try PlaybackRig()
         let changed = rig.scratch.file("changed.wav")
         try Sox.synth(to: changed.path, rate: 48000, channels: 2, seconds: 0.1, "sine 300 sine 400")
-        let queue = try AudioQueuePlayer(items: [changed])
+        let queue = QueuePlayer(items: try await readyItems([changed]))
         queue.currentDevice = rig.device
         try Data(repeating: 7, count: 4096).write(to: changed)
         let stream = queue.events()
         #expect(!queue.play())
         queue.removeAllItems()
-        var events: [AudioQueuePlayer.Event] = []
+        var events: [BasePlayer.Event] = []
         for await event in stream {
             events.append(event)
             if case .itemDidFailToPlayToEnd = event { break }
         }
-        guard case .itemDidFailToPlayToEnd(let url, _) = events.last else { Issue.record("\(events)"); return }
-        #expect(url == changed && queue.items.isEmpty)
+        guard case .itemDidFailToPlayToEnd(let item, _) = events.last else { Issue.record("\(events)"); return }
+        #expect(item.url == changed && queue.items().isEmpty)
         let reason = try #require(throws: AudioFileError.self) { try AudioFile(forReading: changed) }
         #expect(queue.status == .failed(.file(reason)), "nothing in the queue could be played")
     }
@@ -135,7 +162,7 @@ import Testing
 
 /// What `AVQueuePlayer` inherits from `AVPlayer` — status, volume, pan, rate, meters, time observers — checked on
 /// the samples the offline renderer gets for the items played back to back.
-@Suite(.timeLimit(.minutes(1))) struct AudioQueuePlayerControlTests {
+@Suite(.timeLimit(.minutes(1))) struct QueuePlayerControlTests {
     let scratch: ScratchDirectory
 
     init() throws {
@@ -154,8 +181,8 @@ import Testing
         return try audio.read(frameCount: Int(audio.frameCount))
     }
 
-    func queue(_ items: [URL], on renderer: OfflineRenderer) throws -> AudioQueuePlayer {
-        let queue = try AudioQueuePlayer(items: items)
+    func queue(_ items: [URL], on renderer: OfflineRenderer) async throws -> QueuePlayer {
+        let queue = QueuePlayer(items: try await readyItems(items))
         queue.currentDevice = renderer.device
         return queue
     }
@@ -165,10 +192,10 @@ import Testing
         Double(zip(tone, tone.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count) / 2 / (Double(tone.count) / rate)
     }
 
-    @Test func volumeOneHalfHalvesEverySampleOfEveryItem() throws {
+    @Test func volumeOneHalfHalvesEverySampleOfEveryItem() async throws {
         let renderer = try OfflineRenderer()
         let items = [try file("first.wav", seconds: 0.2, "whitenoise whitenoise"), try file("second.wav", seconds: 0.3, "whitenoise whitenoise")]
-        let queue = try queue(items, on: renderer)
+        let queue = try await queue(items, on: renderer)
         queue.volume = 0.5
         #expect(queue.volume == 0.5)
         queue.play()
@@ -181,10 +208,10 @@ import Testing
         #expect(queue.volume == 1, "clamped to 0…1")
     }
 
-    @Test func panFullyLeftSilencesTheRightChannelOfEveryItem() throws {
+    @Test func panFullyLeftSilencesTheRightChannelOfEveryItem() async throws {
         let renderer = try OfflineRenderer()
         let items = [try file("first.wav", seconds: 0.2, "whitenoise whitenoise"), try file("second.wav", seconds: 0.3, "whitenoise whitenoise")]
-        let queue = try queue(items, on: renderer)
+        let queue = try await queue(items, on: renderer)
         queue.pan = -1
         queue.play()
         let rendered = renderer.render(frameCount: 24000)
@@ -197,12 +224,12 @@ import Testing
         #expect(queue.pan == -1, "clamped to −1…1")
     }
 
-    @Test func rate2HalvesTwoQueuedTonesAndKeepsTheirPitch() throws {
+    @Test func rate2HalvesTwoQueuedTonesAndKeepsTheirPitch() async throws {
         let renderer = try OfflineRenderer(channelCount: 1)
         let items = [try file("a.wav", seconds: 2, channels: 1, "sine 440"), try file("e.wav", seconds: 2, channels: 1, "sine 660")]
-        let queue = try queue(items, on: renderer)
+        let queue = try await queue(items, on: renderer)
         queue.rate = 2
-        queue.play()
+        #expect(queue.isPlaying, "a rate other than 0 plays, as AVQueuePlayer's does")
         let output = scratch.file("fast.wav")
         let summary = try renderer.render(to: output, settings: AudioSettings(format: .wav, channelCount: 1, bitDepth: .float32))
         #expect(abs(summary.duration - 2) < 0.05, "4 s of tones in \(summary.duration) s")
@@ -214,10 +241,10 @@ import Testing
         #expect(abs(second - 660) < 660 * 0.02, "\(second) Hz")
     }
 
-    @Test func aRateSetWhilePlayingIsHeardWithinARing() throws {
+    @Test func aRateSetWhilePlayingIsHeardWithinARing() async throws {
         let renderer = try OfflineRenderer(channelCount: 1)
         let items = [try file("a.wav", seconds: 2, channels: 1, "sine 440"), try file("e.wav", seconds: 2, channels: 1, "sine 660")]
-        let queue = try queue(items, on: renderer)
+        let queue = try await queue(items, on: renderer)
         queue.play()
         let unchanged = renderer.render(frameCount: 24000)
         #expect(firstDifference(unchanged, Array(try samples(of: items[0]).prefix(24000))) == nil, "rate 1 passes samples as they are")
@@ -232,11 +259,11 @@ import Testing
         #expect(abs(last - 660) < 660 * 0.02, "\(last) Hz")
     }
 
-    @Test func metersReadTheLevelsSoxMeasuresInEachItem() throws {
+    @Test func metersReadTheLevelsSoxMeasuresInEachItem() async throws {
         let renderer = try OfflineRenderer()
         let stereo = try file("stereo.wav", seconds: 0.5, "sine 997 sine 500", volume: 0.5)
         let mono = try file("mono.wav", seconds: 0.5, channels: 1, "sine 440", volume: 0.25)
-        let queue = try queue([stereo, mono], on: renderer)
+        let queue = try await queue([stereo, mono], on: renderer)
         queue.isMeteringEnabled = true
         queue.play()
         _ = renderer.render(frameCount: 20000)
@@ -264,7 +291,7 @@ import Testing
     @Test func aPeriodicObserverFiresAtItsIntervalOverEachItemsTime() async throws {
         let renderer = try OfflineRenderer()
         let items = [try file("first.wav", seconds: 0.3, "whitenoise whitenoise"), try file("second.wav", seconds: 0.3, "whitenoise whitenoise")]
-        let queue = try queue(items, on: renderer)
+        let queue = try await queue(items, on: renderer)
         let calls = Mutex<[TimeInterval]>([])
         let observer = queue.addPeriodicTimeObserver(forInterval: 0.1) { time in calls.withLock { $0.append(time) } }
         queue.play()
@@ -293,7 +320,7 @@ import Testing
     @Test func statusIsReadyOncePlayingAndFailedWhenNoItemCanBe() async throws {
         let renderer = try OfflineRenderer()
         let good = try file("good.wav", seconds: 0.1, "sine 300 sine 400")
-        let queue = try queue([good], on: renderer)
+        let queue = try await queue([good], on: renderer)
         #expect(queue.status == .unknown)
         let events = queue.events()
         #expect(queue.play())
@@ -304,7 +331,7 @@ import Testing
         }
 
         let unreadable = try file("unreadable.wav", seconds: 0.1, "sine 300 sine 400")
-        let failing = try self.queue([unreadable], on: renderer)
+        let failing = try await self.queue([unreadable], on: renderer)
         try Data(repeating: 7, count: 4096).write(to: unreadable)
         let reason = try #require(throws: AudioFileError.self) { try AudioFile(forReading: unreadable) }
         #expect(!failing.play())
@@ -314,7 +341,7 @@ import Testing
 
 /// What `events` say happened (the status, items ending, the end), without the changes of the state the queue is in
 /// (playing or not, its rate, its current item), whose number an unclocked device that races through items varies.
-func happenings(_ events: [AudioQueuePlayer.Event]) -> [AudioQueuePlayer.Event] {
+func happenings(_ events: [BasePlayer.Event]) -> [BasePlayer.Event] {
     events.filter { event in
         switch event {
         case .currentItemChanged, .timeControlStatusChanged, .rateChanged: false

@@ -1,0 +1,121 @@
+import FoundationEssentials
+import Synchronization
+import SystemEdge
+
+/// An audio file or `http(s)` address and what is known of it, as `AVURLAsset` is: made at once, without reading
+/// anything; its properties are loaded asynchronously, once, and then known.
+///
+/// ```swift
+/// let asset = AudioAsset(url: episode)
+/// let (duration, metadata) = try await asset.load(.duration, .metadata)
+/// ```
+///
+/// An address's header is downloaded for it (what downloads is kept in the asset's ``RemoteCache``, where a player of
+/// the asset finds it); a file's header is read from the disk.
+///
+/// **Thread safety**: every member may be used from any thread.
+public final class AudioAsset: Sendable {
+    /// The file or address.
+    public let url: URL
+    /// Where an address's bytes are kept.
+    let cache: RemoteCache
+    /// What loading found, once it has: the header's facts, or why it cannot be read.
+    private let loaded = Mutex<Result<Facts, AudioFileError>?>(nil)
+    /// Held while the header is read: a second loader waits for the first, and finds what it found.
+    private let loading = Mutex(())
+    /// An address's download, kept from loading on, so that a player of the asset reads its header from there without
+    /// asking the server again.
+    private let download = Mutex<RemoteAsset?>(nil)
+
+    /// What a loaded asset knows.
+    struct Facts: Sendable {
+        let duration: TimeInterval
+        let channelCount: Int
+        let sampleRate: Double
+        let metadata: AudioMetadata
+    }
+
+    /// An asset of the file or `http`/`https` address at `url`; nothing is read until a property is loaded, or a
+    /// player plays it.
+    ///
+    /// - Parameters:
+    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
+    public init(url: URL, cache: RemoteCache = .shared) {
+        self.url = url
+        self.cache = cache
+    }
+
+    /// A property of an asset that ``load(_:)`` loads, as `AVAsyncProperty`.
+    public struct Property<Value: Sendable>: Sendable {
+        fileprivate let value: @Sendable (Facts) -> Value
+    }
+
+    /// Loads `properties`, reading the file's header (an address's: downloading it) the first time, and returns their
+    /// values in the order given, as `AVAsset.load(_:)` does.
+    ///
+    /// - Throws: ``AudioFileError`` when the file or address cannot be read as audio (a 404, a host not found, not audio).
+    public func load<each Value: Sendable>(_ properties: repeat Property<each Value>) async throws(AudioFileError) -> (repeat each Value) {
+        let facts = try await loadedFacts()
+        return (repeat (each properties).value(facts))
+    }
+
+    /// What loading found, loading it on a thread of its own the first time; the caller's task waits without
+    /// holding a thread.
+    func loadedFacts() async throws(AudioFileError) -> Facts {
+        if let result = loaded.withLock({ $0 }) { return try result.get() }
+        let result = await withCheckedContinuation { continuation in
+            SystemThread.detach(name: "audio-asset", realtime: false) { [self] in
+                continuation.resume(returning: loadNow())
+            }
+        }
+        return try result.get()
+    }
+
+    /// What loading found, loading it on this thread the first time (a second caller waits for the first).
+    func loadNow() -> Result<Facts, AudioFileError> {
+        loading.withLock { _ in
+            if let result = loaded.withLock({ $0 }) { return result }
+            let result = Result { () throws(AudioFileError) in
+                let file = try AudioFile(forReading: url, cache: cache)
+                download.withLock { $0 = file.remote?.asset }
+                guard file.frameCount > 0 else { throw AudioFileError(path: RemoteAsset.displayName(of: url), reason: .noAudio) }
+                return Facts(
+                    duration: file.duration, channelCount: file.channelCount, sampleRate: file.sampleRate, metadata: file.metadata)
+            }
+            loaded.withLock { $0 = result }
+            return result
+        }
+    }
+
+    /// Bytes of an address downloaded so far by the asset's download (what the cache held is not counted).
+    var bytesDownloaded: Int64 { download.withLock { $0?.bytesDownloaded } ?? 0 }
+
+    /// What loading found, if it has ended.
+    var facts: Result<Facts, AudioFileError>? { loaded.withLock { $0 } }
+}
+
+extension AudioAsset.Property where Value == TimeInterval {
+    /// The length in seconds, as `AVAsset.duration`.
+    public static var duration: Self { Self { $0.duration } }
+}
+
+extension AudioAsset.Property where Value == Bool {
+    /// Whether it can be played: it loaded (a property that cannot be loaded throws instead), as `AVAsset.isPlayable`.
+    public static var isPlayable: Self { Self { _ in true } }
+}
+
+extension AudioAsset.Property where Value == Int {
+    /// Its channels.
+    public static var channelCount: Self { Self { $0.channelCount } }
+}
+
+extension AudioAsset.Property where Value == Double {
+    /// Its frames per second.
+    public static var sampleRate: Self { Self { $0.sampleRate } }
+}
+
+extension AudioAsset.Property where Value == AudioMetadata {
+    /// Its tags, chapters and markers, as `AVAsset.metadata`.
+    public static var metadata: Self { Self { $0.metadata } }
+}
