@@ -5,7 +5,7 @@ import Testing
 /// `voicememo record` captures from the moment it is started: a person who starts it and speaks at once keeps the
 /// first word, however long the store takes to get ready. A beep played right after the start is whole in the memo, on
 /// PulseAudio (a real clock) and on an ALSA device on the monotonic clock, while another process holds the store's lock
-/// for a second and a half (as an import or an edit does while it changes the index; a rebuild of an index lost from a
+/// for 1.6 s (as an import or an edit does while it changes the index; a rebuild of an index lost from a
 /// store of 2,000 memos took 19 s of CPU in a debug build), so that a command that opened its device only once it had
 /// the store would find the beep gone; and on ALSA's test microphone, whose file the memo starts with.
 /// One test at a time: each keeps time, and the other would load the machine meanwhile.
@@ -16,10 +16,11 @@ import Testing
     /// the sink and the mic are silent otherwise.
     static let loud = 0.1
     /// When the beep is heard after the command starts: as a person who starts it and speaks (not sooner: a debug build
-    /// on a loaded machine, a test beside it, took up to 0.37 s to have its device capturing).
-    static let beepAfter: Duration = .milliseconds(500)
-    /// How long another process holds the store's lock after the command starts.
-    static let storeHeld: Duration = .milliseconds(1500)
+    /// took up to 0.57 s to have its device capturing beside the other real-time tests of `make test`).
+    static let beepAfter: Duration = .milliseconds(800)
+    /// How long another process holds the store's lock after the command starts: past the beep's end, within the two
+    /// seconds the recording's ring holds before the writer takes from it.
+    static let storeHeld: Duration = .milliseconds(1600)
 
     /// Where the beep is in `samples` (48 kHz): its first and last loud sample, in seconds.
     static func beep(in samples: [Int32]) -> (onset: Double, length: Double)? {
