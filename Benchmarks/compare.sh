@@ -386,6 +386,18 @@ for mode in ordinary low; do
     runs "${specs[@]}"
 done
 reps=$reps_saved
+# Where record's CPU goes, thread by thread, in the ordinary mode: each build's and arecord's threads over seconds 3–15 of
+# a 16 s recording (Benchmarks/threads.py: the kernel's run time of each thread).
+keep_alive 500
+splits=()
+for build in "${!builds[@]}"; do
+    splits+=("$("${pulse_env[@]}" python3 "$benchmarks/threads.py" 16 "${builds[$build]}" record --device pulse --duration 16 --no-meter)")
+done
+arecord_split=$("${pulse_env[@]}" python3 "$benchmarks/threads.py" 16 arecord -q -D pulse -f S16_LE -r 48000 -c 1 -d 16 "$work/arecord.wav")
+# Back to 10 ms ticks for the key delays below.
+keep_alive 10
+# thread JSON NAME → that thread's ms per second, to a hundredth ("-" when it has none)
+thread() { python3 -c "import json, sys; value = json.loads(sys.argv[1]).get(sys.argv[2]); print('-' if value is None else '%.2f' % value)" "$1" "$2"; }
 # steady NAME → CPU ms per second of audio in the steady state
 steady() { calc "($(column "$work/$1-22" 2) - $(column "$work/$1-2" 2)) * 1000 / 20"; }
 ordinary=" (server in its ordinary mode)"; low=" (server in 10 ms ticks)"
@@ -402,6 +414,10 @@ for build in "${!builds[@]}"; do
         row "play --no-meter on PulseAudio, steady state (CPU ms per s of audio)${!mode}$of" "$(fmt "$play" 1) ms" \
             "$(fmt "$aplay" 1) ms (aplay)" "$(fmt "$(calc "$play / max($aplay, 0.001)")")×" "≤ 2×" "$(met "$play" '<=' "2 * $aplay")"
     done
+    split=${splits[$build]}
+    row "record --no-meter by thread: writer, capture, sound server's client (CPU ms per s of audio)$ordinary$of" \
+        "$(thread "$split" audio-writer), $(thread "$split" audio-in), $(thread "$split" threaded-ml) ms (all $(thread "$split" total))" \
+        "$(thread "$arecord_split" arecord), $(thread "$arecord_split" threaded-ml) ms (arecord: main, client; all $(thread "$arecord_split" total))" "-" "-" "-"
     rec=$(steady "rec-vm$build-ordinary"); play=$(steady "play-vm$build-ordinary")
     rec_tty=$(steady "rec-tty$build-ordinary"); play_tty=$(steady "play-tty$build-ordinary")
     row "record with the meter drawn, steady state (CPU ms per s of audio)$ordinary$of" "$(fmt "$rec_tty" 1) ms" "$(fmt "$rec" 1) ms (--no-meter)" \

@@ -4,12 +4,16 @@
  * would hold the device). While the file LOCK.taken exists, a running stream is taken away: it fails with -EBUSY,
  * and so does preparing it again, until the file is removed. It captures silence, and plays into nothing or, given a
  * file, appends what is played to it as it is written (raw frames in the format opened: what the device got, in
- * order), on the monotonic clock; a reader that falls behind finds the buffer full rather than overrun.
+ * order), on the monotonic clock; a reader that falls behind finds the buffer full rather than overrun. Given an
+ * infile and an origin, it captures a microphone that hears the infile's raw frames (in the format opened) from the
+ * monotonic time ORIGIN (nanoseconds) on, and silence before and after: what was said before the stream started is
+ * not captured, as from a real microphone.
  *
  * Configuration (written by Tests/TestSupport/ALSATestDevices.swift):
  *     pcm_type.testbusy { lib "/path/to/libasound_module_pcm_testbusy.so" }
  *     pcm.testbusy { @args [ LOCK FILE ] @args.LOCK { type string } @args.FILE { type string default "" }
- *                    type testbusy lock $LOCK file $FILE } */
+ *                    type testbusy lock $LOCK file $FILE }
+ *     pcm.testclockedmic { @args [ LOCK INFILE ORIGIN ] ... type testbusy lock $LOCK infile $INFILE origin $ORIGIN } */
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 #include <errno.h>
@@ -29,6 +33,9 @@ typedef struct {
 	char taken[PATH_MAX]; /* while this file exists, the running stream is taken away: -EBUSY */
 	struct timespec started;
 	snd_pcm_uframes_t base; /* the device's position at the start: what was written before it is still to play */
+	int in; /* what the microphone hears, from `origin` on; -1 for silence */
+	long long origin; /* CLOCK_MONOTONIC nanoseconds at which the infile's first frame is heard */
+	long long heard; /* the infile's frame heard at the next frame captured (negative: before its start) */
 } testbusy_t;
 
 static snd_pcm_uframes_t elapsed(testbusy_t *pcm)
@@ -44,6 +51,8 @@ static int testbusy_start(snd_pcm_ioplug_t *io)
 	testbusy_t *pcm = io->private_data;
 	clock_gettime(CLOCK_MONOTONIC, &pcm->started);
 	pcm->base = io->hw_ptr;
+	long long now = pcm->started.tv_sec * 1000000000LL + pcm->started.tv_nsec;
+	pcm->heard = (long long)((double)(now - pcm->origin) * io->rate / 1e9);
 	return 0;
 }
 
@@ -80,6 +89,17 @@ static snd_pcm_sframes_t testbusy_transfer(snd_pcm_ioplug_t *io, const snd_pcm_c
 	testbusy_t *pcm = io->private_data;
 	if (io->stream == SND_PCM_STREAM_CAPTURE) {
 		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+		if (pcm->in >= 0) {
+			/* The infile's frames heard during these, where they fall within it. */
+			size_t frame = io->channels * snd_pcm_format_physical_width(io->format) / 8;
+			char *frames = (char *)areas[0].addr + (areas[0].first + areas[0].step * offset) / 8;
+			long long skip = pcm->heard < 0 ? -pcm->heard : 0;
+			if (skip < (long long)size) {
+				ssize_t got = pread(pcm->in, frames + skip * frame, (size - skip) * frame, (pcm->heard + skip) * frame);
+				if (got < 0) return -EIO;
+			}
+			pcm->heard += size;
+		}
 	} else if (pcm->out >= 0) {
 		/* Interleaved: the frames are one run of bytes from the first channel's. */
 		const char *frames = (const char *)areas[0].addr + (areas[0].first + areas[0].step * offset) / 8;
@@ -93,6 +113,7 @@ static int testbusy_close(snd_pcm_ioplug_t *io)
 {
 	testbusy_t *pcm = io->private_data;
 	if (pcm->out >= 0) close(pcm->out);
+	if (pcm->in >= 0) close(pcm->in);
 	close(pcm->lock);
 	free(pcm);
 	return 0;
@@ -109,22 +130,23 @@ static const snd_pcm_ioplug_callback_t callbacks = {
 
 SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 {
-	const char *path = NULL, *file = "";
+	const char *path = NULL, *file = "", *infile = "", *origin = "0";
 	snd_config_iterator_t i, next;
 	snd_config_for_each(i, next, conf) {
 		snd_config_t *n = snd_config_iterator_entry(i);
 		const char *id;
 		if (snd_config_get_id(n, &id) < 0) continue;
 		if (strcmp(id, "comment") == 0 || strcmp(id, "type") == 0 || strcmp(id, "hint") == 0) continue;
-		if (strcmp(id, "lock") == 0) {
-			if (snd_config_get_string(n, &path) < 0) return -EINVAL;
-			continue;
+		/* The string settings, each into its variable. */
+		static const char *const names[] = { "lock", "file", "infile", "origin" };
+		const char **values[] = { &path, &file, &infile, &origin };
+		int known = 0;
+		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+			if (strcmp(id, names[k]) != 0) continue;
+			if (snd_config_get_string(n, values[k]) < 0) return -EINVAL;
+			known = 1;
 		}
-		if (strcmp(id, "file") == 0) {
-			if (snd_config_get_string(n, &file) < 0) return -EINVAL;
-			continue;
-		}
-		return -EINVAL;
+		if (!known) return -EINVAL;
 	}
 	if (!path) return -EINVAL;
 	int lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -134,23 +156,26 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		return -EBUSY;
 	}
 	/* Opened only once the device is had: a refused opener leaves no file. */
-	int out = -1;
-	if (*file) {
-		out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-		if (out < 0) {
-			int error = errno;
-			close(lock);
-			return -error;
-		}
+	int out = *file ? open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	int in = *infile ? open(infile, O_RDONLY | O_CLOEXEC) : -1;
+	if ((*file && out < 0) || (*infile && in < 0)) {
+		int error = errno;
+		if (out >= 0) close(out);
+		if (in >= 0) close(in);
+		close(lock);
+		return -error;
 	}
 	testbusy_t *pcm = calloc(1, sizeof(*pcm));
 	if (!pcm) {
 		if (out >= 0) close(out);
+		if (in >= 0) close(in);
 		close(lock);
 		return -ENOMEM;
 	}
 	pcm->lock = lock;
 	pcm->out = out;
+	pcm->in = in;
+	pcm->origin = atoll(origin);
 	snprintf(pcm->taken, sizeof(pcm->taken), "%s.taken", path);
 	pcm->io.version = SND_PCM_IOPLUG_VERSION;
 	pcm->io.name = "testbusy";
@@ -160,6 +185,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 	int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
 	if (err < 0) {
 		if (out >= 0) close(out);
+		if (in >= 0) close(in);
 		close(lock);
 		free(pcm);
 		return err;

@@ -25,6 +25,10 @@ import Foundation
 ///   `EBUSY` while anyone else holds it — another opener, or a test standing for another program
 ///   (``HeldDevice``). It captures silence and plays into nothing, in real time; `testbusy:'LOCK','FILE'` also appends
 ///   what is played to the raw file `FILE` as it is written (``HeldDevice/output(into:)``).
+/// - `testclockedmic:'LOCK','IN.raw','ORIGIN'`: the same device, capturing a microphone on the monotonic clock: it hears
+///   `IN.raw` (frames in the format the program opens it in) from the monotonic time `ORIGIN` (nanoseconds) on, and
+///   silence before and after, so that what is said before a program starts capturing is not captured, as from a real
+///   microphone (``clockedMicrophone(playing:)``).
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
@@ -135,6 +139,34 @@ public enum ALSATestDevices {
         return try microphone(raw: raw)
     }
 
+    /// Converts the mono 48 kHz audio file at `path` into an infile of 32-bit float frames (what AudioIO asks an external
+    /// plugin's PCM for first, as it asks a sound server's) for a microphone on the monotonic clock: what a program
+    /// captures from it depends on when it starts (``ClockedMicrophone/device(hearingFrom:)``).
+    public static func clockedMicrophone(playing path: String) throws -> ClockedMicrophone {
+        try install()
+        let raw = path + ".raw"
+        try Tool.output("sox", ["-D", path, "-t", "raw"] + SampleFormat.float32.soxArguments + ["-L", "-r", "48000", "-c", "1", raw])
+        return ClockedMicrophone(raw: raw)
+    }
+
+    /// A microphone on the monotonic clock that hears an audio file (``clockedMicrophone(playing:)``).
+    public struct ClockedMicrophone: Sendable {
+        let raw: String
+
+        /// The PCM name of the microphone hearing the file from `origin` on (a `CLOCK_MONOTONIC` reading in
+        /// nanoseconds, ``ALSATestDevices/monotonicNow``), silence before and after.
+        public func device(hearingFrom origin: Int64) -> String {
+            "testclockedmic:'\(raw).lock','\(raw)','\(origin)'"
+        }
+    }
+
+    /// `CLOCK_MONOTONIC` now, in nanoseconds: the clock a ``ClockedMicrophone`` hears by.
+    public static var monotonicNow: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
     private static var text: String { """
         </usr/share/alsa/alsa.conf>
 
@@ -171,6 +203,17 @@ public enum ALSATestDevices {
         \ttype testbusy
         \tlock $LOCK
         \tfile $FILE
+        }
+
+        pcm.testclockedmic {
+        \t@args [ LOCK INFILE ORIGIN ]
+        \t@args.LOCK { type string }
+        \t@args.INFILE { type string }
+        \t@args.ORIGIN { type string }
+        \ttype testbusy
+        \tlock $LOCK
+        \tinfile $INFILE
+        \torigin $ORIGIN
         }
 
         pcm.testcard {

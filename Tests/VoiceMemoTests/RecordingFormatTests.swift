@@ -4,9 +4,10 @@ import TestSupport
 import Testing
 
 /// Every recording format from a microphone that delivers it as fast as the CPU reads (an ALSA `file` PCM): WAV and
-/// CAF of 16, 24 and 32-bit float, FLAC of 16 and 24, Opus and M4A, mono and stereo, long and shorter than a period; and from a device
-/// gone wrong, whose float samples are random bytes (NaN and infinity among them): the memo is made, the file reads
-/// back in sox or ffprobe, and `info` counts what could not be recorded as it came.
+/// CAF of 16, 24 and 32-bit float, FLAC of 16 and 24, Opus and M4A, mono and stereo, long and shorter than a period, as
+/// it comes and through `--enhance`; and from a device gone wrong, whose float samples are random bytes (NaN and
+/// infinity among them): the memo is made, the file reads back in sox or ffprobe, and `info` counts what could not be
+/// recorded as it came. (Pauses and markers, which keys make in real time: `PulseRecordingFormatTests`.)
 @Suite(.timeLimit(.minutes(2))) struct RecordingFormatTests {
     /// A format as `record` takes it, with the sample format its device is asked for (DESIGN §7).
     struct Format: CustomTestStringConvertible, Sendable {
@@ -112,6 +113,37 @@ import Testing
             #expect(try samples(of: file, format, in: cli) == Array(samples(of: source, format, in: cli).prefix(240)))
         } else {
             #expect(try frames(of: file, format, in: cli) == 240)
+        }
+    }
+
+    @Test(arguments: Format.all, ["1.5", "0.005"])
+    func anEnhancedRecordingIsExactlyAsLongAsAskedAndKeepsTheTone(format: Format, seconds: String) throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("source.wav")
+        try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "1"] + format.soxEncoding + [source, "synth", "2", "sine", "440", "vol", "0.25"])
+        let microphone = try ALSATestDevices.microphone(playing: source, format: format.device)
+        let result = try cli.run(
+            ["record", "--device", microphone, "--duration", seconds, "--sample-rate", "48000", "--enhance", "--json"]
+                + format.arguments, with: [:])
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        let memo = try cli.json(result)
+        let file = try #require(memo["file"] as? String)
+        // 72,000 frames, or 240: under a period, and under the enhancer's 10 ms chunk.
+        let asked = Int((Double(seconds)! * 48000).rounded())
+        #expect(memo["duration"] as? Double == Double(seconds))
+        if format.isLossless {
+            let info = try Sox.info(file)
+            #expect(info.frames == asked && info.bits == format.bitDepth, "\(info)")
+        } else {
+            #expect(try frames(of: file, format, in: cli) == asked)
+        }
+        if asked > 48000 {
+            // The tone is kept, its level brought up (the enhancer's gain aims at about -19 dBFS).
+            let wav = format.isLossless ? file : try decoded(file, format, in: cli)
+            let tail = cli.scratch.path("tail.wav")
+            try Tool.output("sox", [wav, tail, "trim", "0.5"])
+            let levels = try Sox.levels(of: tail, channels: 1)
+            #expect(levels.rms.allSatisfy { $0 > -30 && $0 < -3 }, "\(levels.rms) dBFS")
         }
     }
 

@@ -14,8 +14,11 @@ enum NonFiniteSamples {
 
     /// How many of `samples` are NaN or ±infinity.
     static func count(in samples: UnsafeBufferPointer<Float>) -> Int {
+        // Counted without a branch or an overflow check (a block has far fewer than Int.max samples): an exponent of all
+        // ones (NaN, ±infinity) carries into the top bit when one is added to it. The compiler vectorises this, where
+        // a counting branch cost seven instructions a sample on every block a recording writes.
         var count = 0
-        for sample in samples where !sample.isFinite { count += 1 }
+        for index in samples.indices { count &+= Int(((samples[index].bitPattern & 0x7F80_0000) &+ 0x0080_0000) >> 31) }
         return count
     }
 

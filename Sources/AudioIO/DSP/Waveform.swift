@@ -108,9 +108,9 @@ struct WaveformBuilder {
     /// The most pixels per channel, an even number; `nil` for no bound.
     let maximumLength: Int?
     private var data: [Int16] = []
-    /// The running minimum and maximum of each channel in the pixel being filled.
-    private var low: [Float]
-    private var high: [Float]
+    /// The running minimum and maximum of each channel in the pixel being filled, as ``order(_:)`` keys.
+    private var low: [Int32]
+    private var high: [Int32]
     /// Frames in the pixel being filled.
     private var filled = 0
 
@@ -120,8 +120,8 @@ struct WaveformBuilder {
         self.samplesPerPixel = samplesPerPixel
         self.maximumLength = maximumLength.map { max($0 / 2 * 2, 2) }
         if let maximumLength = self.maximumLength { data.reserveCapacity(2 * channelCount * maximumLength) }
-        low = Array(repeating: .infinity, count: channelCount)
-        high = Array(repeating: -.infinity, count: channelCount)
+        low = Array(repeating: Self.order(.infinity), count: channelCount)
+        high = Array(repeating: Self.order(-.infinity), count: channelCount)
     }
 
     /// Adds interleaved frames of ``channelCount`` channels.
@@ -131,21 +131,47 @@ struct WaveformBuilder {
         while frame < frames {
             let run = min(samplesPerPixel - filled, frames - frame)
             for channel in 0..<channelCount {
-                var (lowest, highest) = (low[channel], high[channel])
-                var index = frame * channelCount + channel
-                for _ in 0..<run {
-                    // NaN and ±infinity are drawn as silence, as they are measured (see NonFiniteSamples).
-                    let sample = NonFiniteSamples.finite(samples[index])
-                    if sample < lowest { lowest = sample }
-                    if sample > highest { highest = sample }
-                    index += channelCount
-                }
-                (low[channel], high[channel]) = (lowest, highest)
+                // A mono block is one run of samples: with the stride a constant the loop is vectorised.
+                (low[channel], high[channel]) = channelCount == 1
+                    ? Self.extremes(samples, from: frame, count: run, stride: 1, low[0], high[0])
+                    : Self.extremes(samples, from: frame * channelCount + channel, count: run, stride: channelCount, low[channel], high[channel])
             }
             filled += run
             frame += run
             if filled == samplesPerPixel { closePixel() }
         }
+    }
+
+    /// The lowest and the highest of `lowest`, `highest` and `count` samples from `start` on, `stride` apart, as
+    /// ``order(_:)`` keys: integers, whose minimum and maximum the compiler vectorises, where a float's must keep the
+    /// order of its comparisons for NaNs.
+    @inline(__always)
+    private static func extremes(
+        _ samples: UnsafeBufferPointer<Float>, from start: Int, count: Int, stride: Int, _ lowest: Int32, _ highest: Int32
+    ) -> (Int32, Int32) {
+        var (lowest, highest) = (lowest, highest)
+        var index = start
+        for _ in 0..<count {
+            // NaN and ±infinity are drawn as silence, as they are measured (see NonFiniteSamples).
+            let key = order(NonFiniteSamples.finite(samples[index]))
+            lowest = min(lowest, key)
+            highest = max(highest, key)
+            index += stride
+        }
+        return (lowest, highest)
+    }
+
+    /// An integer that orders as `sample` does (−0 just below +0): its bits, the magnitude's turned over for a negative
+    /// number.
+    @inline(__always)
+    private static func order(_ sample: Float) -> Int32 {
+        let bits = Int32(bitPattern: sample.bitPattern)
+        return bits ^ ((bits >> 31) & 0x7FFF_FFFF)
+    }
+
+    /// The sample whose ``order(_:)`` is `key`: the same turn, undone.
+    private static func sample(ordered key: Int32) -> Float {
+        Float(bitPattern: UInt32(bitPattern: key ^ ((key >> 31) & 0x7FFF_FFFF)))
     }
 
     /// The waveform of everything added, its last pixel holding what was left (as audiowaveform's has it).
@@ -157,10 +183,10 @@ struct WaveformBuilder {
 
     private mutating func closePixel() {
         for channel in 0..<channelCount {
-            data.append(Self.sixteenBit(low[channel]))
-            data.append(Self.sixteenBit(high[channel]))
-            low[channel] = .infinity
-            high[channel] = -.infinity
+            data.append(Self.sixteenBit(Self.sample(ordered: low[channel])))
+            data.append(Self.sixteenBit(Self.sample(ordered: high[channel])))
+            low[channel] = Self.order(.infinity)
+            high[channel] = Self.order(-.infinity)
         }
         filled = 0
         if let maximumLength, data.count == 2 * channelCount * maximumLength { halve() }

@@ -48,6 +48,11 @@ public final class AudioFileWriter {
     /// Where frames are put into ``opusOrder``, or made finite for a format that cannot hold NaN or infinity; grown to
     /// the largest write, then reused.
     private var prepared: [Float] = []
+    /// Whether the file is 16-bit PCM (WAV, CAF, AIFF), whose samples are converted here (``SixteenBitPCM``) rather
+    /// than by libsndfile.
+    private let isSixteenBitPCM: Bool
+    /// Where 16-bit PCM samples are converted into; grown to the largest write, then reused.
+    private var sixteenBit: [Int16] = []
 
     private let encoder: Encoder
     private let descriptor: FileDescriptor
@@ -120,6 +125,7 @@ public final class AudioFileWriter {
         self.metadata = stored
         markers = metadata.markers
         opusOrder = settings.format == .opus || settings.format == .vorbis ? OpusChannelOrder(channelCount: settings.channelCount) : nil
+        isSixteenBitPCM = [.wav, .caf, .aiff].contains(settings.format) && settings.effectiveBitDepth == .int16
     }
 
     /// libsndfile writing `settings` on `descriptor`, with `metadata`'s tags.
@@ -176,6 +182,14 @@ public final class AudioFileWriter {
     /// - Throws: ``AudioFileError`` with ``AudioFileError/Reason/writeFailed(_:)`` when not all of them could
     ///   be written (disk full, I/O error). What was written before stays readable.
     public func write(_ frames: UnsafeBufferPointer<Float>) throws(AudioFileError) {
+        if isSixteenBitPCM {
+            // Clipped and made finite on the way, as libsndfile would: no pass to look for what needs it.
+            if sixteenBit.count < frames.count { sixteenBit = Array(repeating: 0, count: frames.count) }
+            return try sixteenBit.withUnsafeMutableBufferPointer { samples throws(AudioFileError) in
+                SixteenBitPCM.convert(frames, into: samples)
+                try writeSamples(UnsafeBufferPointer(rebasing: samples[..<frames.count]))
+            }
+        }
         let clipping = !holdsNonFiniteSamples && !frames.allSatisfy { $0.magnitude <= 1 }
         guard opusOrder != nil || clipping else { return try writeSamples(frames) }
         prepared.removeAll(keepingCapacity: true)

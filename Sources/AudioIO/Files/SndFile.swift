@@ -96,7 +96,7 @@ final class SndFile {
 
     /// Reads up to `buffer.count / channels` interleaved frames; returns how many were read (0 at the end).
     ///
-    /// The corresponding C functions are `sf_readf_float` and `sf_readf_int`.
+    /// The corresponding C functions are `sf_readf_float`, `sf_readf_int` and `sf_readf_short`.
     func read<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(SndFileError) -> Int {
         let wanted = sf_count_t(buffer.count / Int(info.channels))
         let got = Sample.readFrames(handle, buffer.baseAddress, wanted)
@@ -106,7 +106,7 @@ final class SndFile {
 
     /// Writes all of `frames` (interleaved) or throws; a short write is an error (disk full, I/O error).
     ///
-    /// The corresponding C functions are `sf_writef_float` and `sf_writef_int`.
+    /// The corresponding C functions are `sf_writef_float`, `sf_writef_int` and `sf_writef_short`.
     func write<Sample: SndFileSample>(_ frames: UnsafeBufferPointer<Sample>) throws(SndFileError) {
         let count = sf_count_t(frames.count / Int(info.channels))
         if Sample.writeFrames(handle, frames.baseAddress, count) != count { throw SndFileError.last(handle) }
@@ -216,8 +216,8 @@ final class SndFile {
     static var version: String { String(cString: sf_version_string()) }
 }
 
-/// A sample type libsndfile reads and writes without conversion of its own: 32-bit float in −1…1, or
-/// left-justified 32-bit integers, which carry 16- and 24-bit PCM exactly.
+/// A sample type libsndfile reads and writes without conversion of its own: 32-bit float in −1…1, left-justified
+/// 32-bit integers, which carry 16- and 24-bit PCM exactly, or 16-bit integers, which 16-bit PCM is.
 protocol SndFileSample {
     static func readFrames(_ handle: OpaquePointer, _ buffer: UnsafeMutablePointer<Self>?, _ frames: sf_count_t) -> sf_count_t
     static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Self>?, _ frames: sf_count_t) -> sf_count_t
@@ -240,5 +240,15 @@ extension Int32: SndFileSample {
 
     static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int32>?, _ frames: sf_count_t) -> sf_count_t {
         sf_writef_int(handle, buffer, frames)
+    }
+}
+
+extension Int16: SndFileSample {
+    static func readFrames(_ handle: OpaquePointer, _ buffer: UnsafeMutablePointer<Int16>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_readf_short(handle, buffer, frames)
+    }
+
+    static func writeFrames(_ handle: OpaquePointer, _ buffer: UnsafePointer<Int16>?, _ frames: sf_count_t) -> sf_count_t {
+        sf_writef_short(handle, buffer, frames)
     }
 }

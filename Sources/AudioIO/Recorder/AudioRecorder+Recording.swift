@@ -23,6 +23,25 @@ extension AudioRecorder {
         waitUntilCapturing(joinSession(withState { state, events in start(&state, &events, at: nil, forDuration: nil) }))
     }
 
+    /// Starts recording with what `early` captured from its start on: its device and its ring become the recording's,
+    /// the file is made and written from the first frame it held. A `duration` it was made with counts from that frame.
+    ///
+    /// - Precondition: `early` was made with this recorder's ``settings`` and no recorder took it over yet.
+    /// - Returns: Whether recording started; on false, ``status`` holds the reason (and `early`, should it capture
+    ///   still, stops when it is dropped).
+    @discardableResult
+    public func record(from early: EarlyCapture) -> Bool {
+        precondition(early.settings == settings, "an early capture is taken over by a recorder of its own settings")
+        let started = joinSession(withState { state, events in
+            guard state.writer == nil, prepare(&state, &events, adopting: early) else { return false }
+            state.isRecording = true
+            return true
+        })
+        // Outside the recorder's lock: what the tap reported before is handled as it would have been then.
+        early.handOver(to: self)
+        return started
+    }
+
     /// Starts recording when the device clock reaches `time` (seconds on ``deviceCurrentTime``'s clock).
     ///
     /// Recorders on one device given the same `time` start on the same frame. A time already passed
@@ -99,9 +118,11 @@ extension AudioRecorder {
     /// Opens the device and makes the tap, then the file and its writer. With `schedule`, which sets the tap's start
     /// and length, the tap goes into the capture cycle before the file and the writer are made (libsndfile, an
     /// encoder, FFmpeg, the meters): capture starts with the call, and the tap's ring holds what comes meanwhile for
-    /// the writer to take from its first frame.
+    /// the writer to take from its first frame. With `early`, its device and its tap, capturing already, are the
+    /// recording's.
     private func prepare(
-        _ state: inout State, _ events: inout [Event], capturing schedule: ((CaptureTap, StreamEngine) -> Void)? = nil
+        _ state: inout State, _ events: inout [Event], capturing schedule: ((CaptureTap, StreamEngine) -> Void)? = nil,
+        adopting early: EarlyCapture? = nil
     ) -> Bool {
         if state.writer != nil { return true }
         let category = state.session.category
@@ -110,16 +131,26 @@ extension AudioRecorder {
             return false
         }
         do {
-            let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
-            let engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
-            guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
-                throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
+            let engine: StreamEngine, tap: CaptureTap
+            if let early {
+                precondition(early.takeOver(), "an early capture is taken over once")
+                (engine, tap) = (early.engine, early.tap)
+                state.earlyCapture = early
+                state.engine = engine
+                state.tap = tap
+                state.isInCycle = true
+            } else {
+                let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
+                engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
+                guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
+                    throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
+                }
+                tap = CaptureTap(
+                    channelCount: settings.channelCount, channelMap: channelMap,
+                    periodFrames: engine.configuration.periodFrames,
+                    capacityFrames: Int(engine.sampleRate * Self.ringSeconds))
+                tap.owner = self
             }
-            let tap = CaptureTap(
-                channelCount: settings.channelCount, channelMap: channelMap,
-                periodFrames: engine.configuration.periodFrames,
-                capacityFrames: Int(engine.sampleRate * Self.ringSeconds))
-            tap.owner = self
             tap.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)
             if let schedule {
                 schedule(tap, engine)
@@ -231,6 +262,7 @@ extension AudioRecorder {
             }
         }
         state.tap = nil
+        state.earlyCapture = nil
         state.writer = nil
         state.interruptedSince = nil
         state.isInCycle = false

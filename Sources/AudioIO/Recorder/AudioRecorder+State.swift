@@ -14,6 +14,8 @@ extension AudioRecorder {
         var levels = AudioLevels(peak: [], average: [])
         var engine: StreamEngine?
         var tap: CaptureTap?
+        /// The early capture whose tap is ``tap``, held for the events it passes on.
+        var earlyCapture: EarlyCapture?
         var writer: RecordingWriter?
         var isInCycle = false
         var summary: AudioFileSummary?

@@ -12,14 +12,19 @@ import Synchronization
 /// ``AudioFileWriter``, which keeps a WAV or CAF header valid after every write and writes Opus page by
 /// page: a process killed mid-recording leaves a file with what reached the disk.
 ///
-/// While the input runs it writes once ``minimumBlockSeconds`` are waiting, so that the disk sees few, large writes
-/// (a killed process loses at most that and what the device held), and syncs the file every ``syncInterval``, so that
-/// a power cut takes at most that much more than a killed process does.
+/// While the input runs it writes once ``minimumBlockSeconds`` and ``minimumBlockPeriods`` are waiting, so that the disk
+/// sees few, large writes and the writer wakes little (a killed process loses at most that and what the device held:
+/// 0.75 s in 250 ms periods), and syncs the file every ``syncInterval``, so that a power cut takes at most that much
+/// more than a killed process does.
 final class RecordingWriter: @unchecked Sendable {
-    /// Frames taken from the ring per step at most.
-    static let chunkFrames = 16384
+    /// Frames taken from the ring per step at most: a block of two 250 ms periods at 48 kHz in one.
+    static let chunkFrames = 32768
     /// Seconds of audio to wait for before writing, while the input runs.
     static let minimumBlockSeconds = 0.2
+    /// Device periods to wait for before writing, while the input runs: a wake costs tens of microseconds of CPU, and
+    /// each write has libsndfile rewrite the header, so a recording in long periods (no meter to draw) writes every
+    /// other one.
+    static let minimumBlockPeriods = 2
     /// Seconds between two syncs of the file to the disk.
     static let syncInterval: Duration = .seconds(1)
 
@@ -148,10 +153,11 @@ final class RecordingWriter: @unchecked Sendable {
     ) throws {
         let channels = tap.channelCount
         var position: Int64 = 0
-        let minimumBlockFrames = min(Int(Self.minimumBlockSeconds * deviceRate), Self.chunkFrames)
+        let blockSeconds = max(Self.minimumBlockSeconds, Double(Self.minimumBlockPeriods * tap.periodFrames) / deviceRate)
+        let minimumBlockFrames = min(Int(blockSeconds * deviceRate), Self.chunkFrames)
         // Paced by a device, a block and a period at most: the capture thread delivers a period at a time. Without a
         // clock, a tenth of a second, which the backoff reaches only while nothing comes.
-        let longestWait = pacedByDevice ? Self.minimumBlockSeconds + 1.25 * Double(tap.periodFrames) / deviceRate : 0.1
+        let longestWait = pacedByDevice ? blockSeconds + 1.25 * Double(tap.periodFrames) / deviceRate : 0.1
         var backoff = PollingBackoff(longest: longestWait, pacedByDevice: pacedByDevice, interruption: finishing)
         var lastSync = ContinuousClock.now
         while true {

@@ -32,23 +32,20 @@ extension VoiceMemo {
         @Argument(help: ArgumentHelp("Audio files, directories of them, http(s) addresses, or '-' for standard input.", valueName: "file"), completion: .file())
         var files: [String]
 
-        @Option(parsing: .unconditional, help: ArgumentHelp(
-            "The memo's title, for a single file (default: the file's own title, else its name); one that starts with '-' too, as --title=-x.",
-            valueName: "title"))
-        var title: String?
+        /// `--title` names one file's memo, which is otherwise titled from the file.
+        enum Title: TitleDefault {
+            static let help = ", for a single file (default: the file's own title, else its name)"
+        }
 
-        @OptionGroup(title: "Encoding")
-        var encoding: EncodingOptions
-
-        @OptionGroup(title: "Tags")
-        var tags: TagOptions
+        @OptionGroup
+        var newMemo: NewMemoOptions<Title>
 
         @Flag(help: "Print each new memo as one JSON object, a line each.")
         var json = false
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("Name a file to import, a directory, or '-' for standard input.") }
-            if title != nil {
+            if newMemo.title != nil {
                 var isDirectory = false
                 guard files.count == 1, !(FileManager.default.fileExists(atPath: files[0], isDirectory: &isDirectory) && isDirectory) else {
                     throw ValidationError("--title names one memo: import a single file with it.")
@@ -108,12 +105,12 @@ extension VoiceMemo {
         ) throws -> (Memo, isCutShort: Bool) {
             // An Opus file cut short opens only once the store has repaired its copy: the store says why it cannot.
             let source = try? AudioFile(forReading: file)
-            let settings = encoding.isEmpty ? nil : try encoding.settings(for: source ?? AudioFile(forReading: file))
+            let settings = newMemo.encoding.isEmpty ? nil : try newMemo.encoding.settings(for: source ?? AudioFile(forReading: file))
             // The file's own title wins over the default; only standard input has one.
-            let memo = try store.importAudio(
-                from: file, title: title ?? defaultTitle.map { source?.metadata.title ?? $0 }, settings: settings,
-                artist: tags.artist, album: tags.album, comment: tags.comment, progress: progress)
-            return (memo, source?.isCutShort ?? false)
+            let imported = try store.importAudio(
+                from: file, title: newMemo.title ?? defaultTitle.map { source?.metadata.title ?? $0 }, settings: settings,
+                artist: newMemo.tags.artist, album: newMemo.tags.album, comment: newMemo.tags.comment, progress: progress)
+            return (imported, source?.isCutShort ?? false)
         }
     }
 }
