@@ -171,11 +171,14 @@ public class Player: BasePlayer, @unchecked Sendable {
 
     /// `item` has loaded (or failed to): a player waiting for it starts.
     func itemDidLoad(_ item: PlayerItem) {
-        withState { state, events in
-            guard state.isPlaying, state.voice == nil, state.queue.items.first?.item === item else { return }
+        let waits = state.withLock { $0.isPlaying && $0.voice == nil && $0.queue.items.first?.item === item }
+        guard waits else { return }
+        // Through the session, as play() goes: a device another program holds is waited for, and played on once free.
+        joinSession(withState { state, events in
+            guard state.isPlaying, state.voice == nil else { return state.isPlaying }
             state.isPlaying = false
-            _ = start(&state, &events)
-        }
+            return start(&state, &events)
+        })
     }
 
     /// `item`'s gain changed: the decoder reading it takes it, and a device that queues long hears it at once.
