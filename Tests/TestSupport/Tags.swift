@@ -1,4 +1,5 @@
 #if canImport(Testing)
+import Foundation
 import Testing
 
 /// The groups `make test` runs apart, one `swift test` each, chosen by these tags (`make test-groups` checks that every
@@ -23,5 +24,19 @@ extension Tag {
     /// the processes they drive; beside the other suites, two of them would leave those suites' waiting tests no
     /// thread to resume on before their time limits.
     @Tag public static var torture: Self
+}
+
+/// The tags declared here are the ones `Scripts/test-groups.py` chooses the groups by: a tag renamed on one side only
+/// would leave its suites in the untagged groups, beside the tests they must not run with.
+@Suite struct TagsTests {
+    @Test func theScriptChoosesTheGroupsByTheTagsDeclaredHere() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/test-groups.py")
+        let line = try #require(try String(contentsOf: script, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("TAGS = ") })
+        let named = line.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        let declared = [Tag.clocked, .player, .torture].map { String(describing: $0).trimmingCharacters(in: ["."]) }
+        #expect(Set(named) == Set(declared), "the script's \(named), the declarations' \(declared)")
+        #expect(named.count == 3)
+    }
 }
 #endif
