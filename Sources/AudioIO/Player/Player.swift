@@ -174,7 +174,7 @@ public class Player: BasePlayer, @unchecked Sendable {
         let waits = state.withLock { $0.isPlaying && $0.voice == nil && $0.queue.items.first?.item === item }
         guard waits else { return }
         // Through the session, as play() goes: a device another program holds is waited for, and played on once free.
-        joinSession(withState { state, events in
+        _ = joinSession(withState { state, events in
             guard state.isPlaying, state.voice == nil else { return state.isPlaying }
             state.isPlaying = false
             return start(&state, &events)

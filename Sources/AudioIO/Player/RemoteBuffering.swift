@@ -123,12 +123,12 @@ extension RemoteAsset.Progress {
     }
 
     /// Whether playing a file of `duration` seconds is likely to go on without stalling: the file is here from where
-    /// reading is to its end, or at least ``RemoteBuffering/likelyToKeepUpSeconds`` of it, and the download has not
-    /// failed.
-    func isLikelyToKeepUp(duration: TimeInterval) -> Bool {
+    /// reading is to its end, or at least `seconds` of it (``RemoteBuffering/likelyToKeepUpSeconds`` unless given), and
+    /// the download has not failed.
+    func isLikelyToKeepUp(duration: TimeInterval, ahead seconds: TimeInterval = RemoteBuffering.likelyToKeepUpSeconds) -> Bool {
         guard failure == nil else { return false }
         if isLoadedToEnd { return true }
         guard let length, length > 0, duration > 0 else { return false }
-        return Double(bytesAhead) / Double(length) * duration >= RemoteBuffering.likelyToKeepUpSeconds
+        return Double(bytesAhead) / Double(length) * duration >= seconds
     }
 }

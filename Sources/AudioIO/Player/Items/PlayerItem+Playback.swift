@@ -48,13 +48,10 @@ extension PlayerItem {
     public var isPlaybackBufferFull: Bool {
         guard status == .readyToPlay else { return false }
         guard isAddress else { return true }
-        guard let player = playingIn, let progress = player.state.withLock({ state in
-            state.queue.items.first.flatMap { state.readers[$0.token]?.progress }
-        }) else { return false }
+        guard let player = playingIn, case .address(let progress?, _) = player.state.withLock({ player.download(in: $0) })
+        else { return false }
         let wanted = preferredForwardBufferDuration > 0 ? preferredForwardBufferDuration : RemoteBuffering.likelyToKeepUpSeconds
-        guard !progress.isLoadedToEnd else { return true }
-        guard let length = progress.length, length > 0, duration > 0 else { return false }
-        return Double(progress.bytesAhead) / Double(length) * duration >= wanted
+        return progress.isLikelyToKeepUp(duration: duration, ahead: wanted)
     }
 
     /// Seconds into the item of what is heard now, as `AVPlayerItem.currentTime()`: its player's position while it is
