@@ -140,15 +140,7 @@ extension AudioRecorder {
                 state.tap = tap
                 state.isInCycle = true
             } else {
-                let name = state.deviceName ?? AudioSession.shared.inputForNewRecorders
-                engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
-                guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
-                    throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
-                }
-                tap = CaptureTap(
-                    channelCount: settings.channelCount, channelMap: channelMap,
-                    periodFrames: engine.configuration.periodFrames,
-                    capacityFrames: Int(engine.sampleRate * Self.ringSeconds))
+                (engine, tap) = try settings.openCapture(device: state.deviceName)
                 tap.owner = self
             }
             tap.isMeteringEnabled.store(state.isMeteringEnabled, ordering: .relaxed)

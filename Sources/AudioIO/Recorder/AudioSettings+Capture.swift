@@ -12,4 +12,21 @@ extension AudioSettings {
         }
         return AudioSession.shared.streamRequest(sampleRate: Int(sampleRate), channelCount: channelCount, formats: formats)
     }
+
+    /// The capture engine of `device` (nil: the session's input for new recorders) opened for a recording with these
+    /// settings, and a tap on it that maps its channels to the recording's, with a ring of
+    /// ``AudioRecorder/ringSeconds``; the tap is not in the cycle yet and has no owner.
+    ///
+    /// - Throws: ``AudioDeviceError`` when the device cannot be opened, or its channels cannot be mapped to these.
+    func openCapture(device: String?) throws(AudioDeviceError) -> (StreamEngine, CaptureTap) {
+        let name = device ?? AudioSession.shared.inputForNewRecorders
+        let engine = try StreamEngine.engine(for: name, direction: .capture, request: captureRequest)
+        guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: channelCount) else {
+            throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
+        }
+        let tap = CaptureTap(
+            channelCount: channelCount, channelMap: channelMap, periodFrames: engine.configuration.periodFrames,
+            capacityFrames: Int(engine.sampleRate * AudioRecorder.ringSeconds))
+        return (engine, tap)
+    }
 }

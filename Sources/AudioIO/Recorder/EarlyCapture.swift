@@ -36,14 +36,7 @@ public final class EarlyCapture: Sendable {
     /// - Throws: ``AudioDeviceError`` when the device cannot be opened (another program holds it: `.busy`) or cannot
     ///   give what the settings ask.
     public init(settings: AudioSettings, device: String? = nil, duration: TimeInterval? = nil) throws(AudioDeviceError) {
-        let name = device ?? AudioSession.shared.inputForNewRecorders
-        let engine = try StreamEngine.engine(for: name, direction: .capture, request: settings.captureRequest)
-        guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: settings.channelCount) else {
-            throw AudioDeviceError(device: name, operation: .open, reason: .unsupportedConfiguration)
-        }
-        let tap = CaptureTap(
-            channelCount: settings.channelCount, channelMap: channelMap, periodFrames: engine.configuration.periodFrames,
-            capacityFrames: Int(engine.sampleRate * AudioRecorder.ringSeconds))
+        let (engine, tap) = try settings.openCapture(device: device)
         tap.owner = relay
         if let duration { tap.frameLimit.store(Int64(frames: duration, rate: engine.sampleRate), ordering: .releasing) }
         tap.startFrame.store(CaptureTap.immediately, ordering: .releasing)
