@@ -9,7 +9,7 @@ import Testing
     let cli: CLI
 
     init() throws {
-        bus = try SessionBus.shared
+        bus = try SessionBus()
         cli = try CLI()
     }
 

@@ -490,7 +490,7 @@ final class Rig: @unchecked Sendable {
     init(server: PulseAudioServer) throws {
         self.server = server
         cli = try CLI()
-        bus = try SessionBus.shared
+        bus = try SessionBus()
         work = try ScratchDirectory()
         home = cli.scratch.file("home")
         for folder in ["Desktop", "Downloads", "Phone/Recordings/2024/May"] {
