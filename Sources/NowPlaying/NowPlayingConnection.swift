@@ -2,7 +2,7 @@ import AudioIO
 import FoundationEssentials
 import Synchronization
 
-/// A player published as what is playing (``NowPlayingInfoCenter/connect(_:info:)-(AudioPlayer,_)``): its state,
+/// A playback published as what is playing (``NowPlayingInfoCenter/connect(_:info:)-(any Playback,_)``): its state,
 /// position, rate and item go out as they change, and remote controls' commands act on it, until ``cancel()`` or
 /// release.
 ///
@@ -19,7 +19,7 @@ public final class NowPlayingConnection: Sendable {
     private let movesThroughItems: Bool
 
     /// Publishes `player`, with `info(item)` for the item it plays (nil: nothing to show).
-    init(player: any ConnectedPlayer, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
+    init(player: any Playback, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
         self.publisher = publisher
         self.movesThroughItems = movesThroughItems
         let follower = Follower(player: player, info: info, movesThroughItems: movesThroughItems, publisher: publisher)
@@ -37,7 +37,7 @@ public final class NowPlayingConnection: Sendable {
         observation = player.observeChanges { [weak follower] change in follower?.update(change) }
 
         let seek: @Sendable (TimeInterval) -> RemoteCommandHandlerStatus = { time in
-            player.currentTime = min(max(time, 0), player.itemDuration)
+            player.currentTime = min(max(time, 0), player.playbackDuration)
             return .success
         }
         let commands = RemoteCommandCenter.shared
@@ -70,7 +70,7 @@ public final class NowPlayingConnection: Sendable {
             },
             add(commands.changePlaybackRateCommand) { event in
                 guard case .changePlaybackRate(let rate) = event else { return .commandFailed }
-                player.changeRate(to: Float(rate))
+                player.setRate(Float(rate))
                 return .success
             },
             add(commands.changeVolumeCommand) { event in
@@ -130,13 +130,13 @@ private final class Follower: Sendable {
         var hasFinished = false
     }
 
-    private weak let player: (any ConnectedPlayer)?
+    private weak let player: (any Playback)?
     private let info: @Sendable (URL?) -> NowPlayingInfo?
     private let movesThroughItems: Bool
     private let publisher: NowPlayingPublisher
     private let published = Mutex(Published())
 
-    init(player: any ConnectedPlayer, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
+    init(player: any Playback, info: @escaping @Sendable (URL?) -> NowPlayingInfo?, movesThroughItems: Bool, publisher: NowPlayingPublisher) {
         self.player = player
         self.info = info
         self.movesThroughItems = movesThroughItems
@@ -150,7 +150,7 @@ private final class Follower: Sendable {
             if change == .finished { published.hasFinished = true }
             if isPlaying { published.hasFinished = false }
             var info = self.info(player.item)
-            info?.playbackDuration = player.itemDuration
+            info?.playbackDuration = player.playbackDuration
             info?.playbackRate = Double(player.rate)
             let position = player.currentTime
             if info != published.info || change == .itemChanged {

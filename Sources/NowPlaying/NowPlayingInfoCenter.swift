@@ -57,19 +57,20 @@ public final class NowPlayingInfoCenter: Sendable {
     /// Why what is playing is not published (no session bus, the name refused, the bus gone); `nil` while it is.
     public var publishingError: NowPlayingError? { publisher.error }
 
-    /// Publishes `player` as what is playing, with `info`'s facts (its duration, position, rate and state taken from
-    /// the player), and lets remote controls play, pause, stop, seek, skip and change its speed and volume, until the
-    /// connection is cancelled or released.
+    /// Publishes `playback` (an ``AudioPlayer``, a ``PlayerGroup``, any ``Playback``) as what is playing, with `info`'s
+    /// facts (its duration, position, rate and state taken from the playback), and lets remote controls play, pause,
+    /// stop (pause back at the start), seek, skip and change its speed and volume, until the connection is cancelled or
+    /// released.
     ///
     /// What the player does from then on, whoever asks for it (the app, a key, a remote), is published as it happens:
     /// its state, its rate, and each seek or loop starting over as MPRIS's `Seeked`, at once. A volume set by the app is
     /// not (the volume published is the one remotes set): a fade, such as a sleep timer's, is not the listener's
     /// volume.
-    public func connect(_ player: AudioPlayer, info: NowPlayingInfo) -> NowPlayingConnection {
-        NowPlayingConnection(player: player, info: { _ in info }, movesThroughItems: false, publisher: publisher)
+    public func connect(_ playback: any Playback, info: NowPlayingInfo) -> NowPlayingConnection {
+        NowPlayingConnection(player: playback, info: { _ in info }, movesThroughItems: false, publisher: publisher)
     }
 
-    /// Publishes `player` (a ``QueuePlayer`` too) as what is playing, as ``connect(_:info:)-(AudioPlayer,_)`` publishes
+    /// Publishes `player` (a ``QueuePlayer`` too) as what is playing, as ``connect(_:info:)-(any Playback,_)`` publishes
     /// an ``AudioPlayer``, with `info(item)`'s facts for the item playing, by its address (its duration, position and
     /// rate taken from the player): a new item is new metadata (MPRIS's `mpris:trackid` is `info(item).identifier`).
     /// A queue's remote next and previous move through it (``QueuePlayer/advanceToNextItem()``,

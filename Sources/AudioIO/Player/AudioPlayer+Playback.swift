@@ -99,7 +99,7 @@ extension AudioPlayer {
         withState { state, events in
             guard state.voice === voice else { return }
             let successfully = !state.file.decodeFailed && !voice.decodeFailed.load(ordering: .acquiring)
-            state.controls.voiceEnded(voice, fileChannels: numberOfChannels)
+            state.controls.voiceEnded(voice, fileChannels: meteredChannels(in: state))
             release(&state)
             state.time = state.file.range.start
             state.file.passesHeard = 0

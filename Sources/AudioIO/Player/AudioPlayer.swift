@@ -23,7 +23,7 @@ import Synchronization
 ///
 /// An `http` or `https` address plays while it downloads, as `AVPlayer` plays a remote item: the player is made at
 /// once, with ``BasePlayer/status`` unknown, and ``BasePlayer/status`` turns ready once the file's header has downloaded (``duration`` and
-/// ``numberOfChannels`` are known from then on), or failed with the reason (a 404, a host not found, not audio).
+/// ``BasePlayer/numberOfChannels`` are known from then on), or failed with the reason (a 404, a host not found, not audio).
 /// ``BasePlayer/loadedTimeRanges``, ``BasePlayer/isPlaybackBufferEmpty`` and ``BasePlayer/isPlaybackLikelyToKeepUp`` tell what is downloaded; when the
 /// download falls behind, playback stalls (``BasePlayer/Event/playbackStalled``) and goes on by itself once enough is buffered
 /// (``BasePlayer/Event/playbackResumed``). Seeking to a time not yet downloaded asks for that part at once. What was downloaded
@@ -37,8 +37,8 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     public var data: Data? { item.data }
     /// Length in seconds; 0 for an address until its header has downloaded (``BasePlayer/status`` ready).
     public var duration: TimeInterval { item.facts.withLock { $0.duration } }
-    /// Channels in the file; 0 for an address until its header has downloaded.
-    public var numberOfChannels: Int { item.facts.withLock { $0.channels } }
+    /// The length of the file, in seconds: ``duration``.
+    public override var playbackDuration: TimeInterval { duration }
 
     /// What is played: ``replaceCurrentItem(with:cache:)`` changes it, under the state's lock (taken before this one).
     let current: Mutex<PlayedFile>
@@ -148,7 +148,7 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
         return .address(remote.progress, duration: duration)
     }
 
-    override func meteredChannels(in state: State) -> Int { numberOfChannels }
+    override func meteredChannels(in state: State) -> Int { item.facts.withLock { $0.channels } }
 
     override func tellDelegate(_ events: [Event]) { tell(events) }
 

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Synchronization
 
-/// What ``AudioPlayer`` and ``QueuePlayer`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
+/// What ``AudioPlayer`` and ``Player`` share, as `AVQueuePlayer` shares `AVPlayer`'s: the status, playing and
 /// pausing, the position and seeking, volume and fades, pan, speed, silence skipping, meters, time observers, what is
 /// downloaded of an address, the rendered audio and the events. Not made directly: use one of the two.
 ///
@@ -76,9 +76,29 @@ public class BasePlayer: @unchecked Sendable {
     /// the event happened (the caller's of the method that caused it, else the engine's event thread), after the
     /// player's lock is let go. Events of two threads at once may reach it in either order: read the player's state in
     /// it rather than trust the order.
-    package func observe(_ handler: @escaping @Sendable (Event) -> Void) -> PlayerObservation {
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> PlayerObservation {
         let id = state.withLock { $0.listeners.add(handler) }
         return PlayerObservation { [weak self] in self?.state.withLock { $0.listeners.remove(id) } }
+    }
+
+    /// The length of what plays, in seconds: an ``AudioPlayer``'s file, a ``Player``'s current item; 0 while not known.
+    public var playbackDuration: TimeInterval {
+        preconditionFailure("a player overrides playbackDuration")
+    }
+
+    /// The channels of what plays (an ``AudioPlayer``'s file, a ``Player``'s current item), which the meters measure;
+    /// 0 while not known, as for an address whose header is on its way.
+    public var numberOfChannels: Int {
+        state.withLock { meteredChannels(in: $0) }
+    }
+
+    /// Sets the speed as a remote control or a key does: 0.25…4 (clamped; 0 or a value that is not a number changes
+    /// nothing), playing or paused, without starting playback. An ``AudioPlayer`` gets ``AudioPlayer/enableRate`` set;
+    /// a paused ``Player`` resumes at it (its ``Player/defaultRate``).
+    public func setRate(_ rate: Float) {
+        guard rate.isFinite, rate > 0 else { return }
+        state.withLock { $0.controls.enableRate = true }
+        _ = changeRate(to: rate)
     }
 
     // MARK: Shape
@@ -324,12 +344,10 @@ extension BasePlayer: VoiceOwner {
     }
 }
 
-extension BasePlayer: PlayingParticipant {
-    func pauseIfPlaying() -> Bool {
-        withState { state, events in pause(&state, &events) }
+extension BasePlayer: AudioSessionParticipant {
+    var deviceInUse: (name: String, isInput: Bool)? {
+        state.withLock { $0.engine.flatMap { $0.isOffline ? nil : ($0.deviceName, false) } }
     }
-
-    var outputInUse: String? { state.withLock { $0.engine.flatMap { $0.isOffline ? nil : $0.deviceName } } }
 
     var deviceFoundBusy: (name: String, isInput: Bool)? {
         guard case .failed(.device(let error)) = status else { return nil }

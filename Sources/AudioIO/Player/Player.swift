@@ -103,6 +103,22 @@ public class Player: BasePlayer, @unchecked Sendable {
     /// The item playing, or next to play; a change is an ``BasePlayer/Event/currentItemChanged(_:)``.
     public var currentItem: PlayerItem? { state.withLock { $0.queue.items.first?.item } }
 
+    /// The length of ``currentItem``, in seconds; 0 while it is not known, or there is no item.
+    public override var playbackDuration: TimeInterval {
+        currentItem.map { $0.duration.isNaN ? 0 : $0.duration } ?? 0
+    }
+
+    /// The channels of ``currentItem``; 0 while it is not known, or there is no item.
+    public override var numberOfChannels: Int {
+        currentItem?.state.withLock { $0.channelCount } ?? 0
+    }
+
+    /// Sets the speed as ``BasePlayer/setRate(_:)`` does, and ``defaultRate`` with it: a paused player resumes at it.
+    public override func setRate(_ rate: Float) {
+        defaultRate = rate
+        super.setRate(rate)
+    }
+
     /// Plays `item` instead of the current item, from its start, playing on if the player was playing, as
     /// `AVPlayer.replaceCurrentItem(with:)`; nil leaves the player with no item (a queue: the next takes its place).
     /// The item replaced leaves the player.

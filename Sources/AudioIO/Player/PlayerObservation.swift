@@ -1,8 +1,7 @@
-/// A listener of a player's events added with `observe(_:)` (``AudioPlayer``, ``AudioQueuePlayer``): called until the
-/// observation is cancelled or released. For the `NowPlaying` module, which must tell the desktop of a seek within
-/// milliseconds, whatever the tasks of the process are doing: a listener is called on the thread where the event
-/// happened, not on a task.
-package final class PlayerObservation: Sendable {
+/// A listener of a ``Playback``'s events added with ``Playback/observe(_:)``: called until the observation is cancelled
+/// or released, on the thread where the event happened, not on a task. For what must follow playback within
+/// milliseconds whatever the tasks of the process are doing, as the desktop's `Seeked` signal must.
+public final class PlayerObservation: Sendable {
     private let remove: @Sendable () -> Void
 
     init(remove: @escaping @Sendable () -> Void) {
@@ -10,7 +9,7 @@ package final class PlayerObservation: Sendable {
     }
 
     /// Stops the calls; one under way may finish.
-    package func cancel() {
+    public func cancel() {
         remove()
     }
 

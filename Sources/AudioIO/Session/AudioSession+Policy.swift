@@ -39,24 +39,18 @@ extension AudioSessionParticipant {
     }
 }
 
-/// A player as the session sees it: paused and resumed by interruptions, and paused where it was when its
-/// output is unplugged; ``play()`` resumes it on the same device.
-protocol PlayingParticipant: AudioSessionParticipant {
-    @discardableResult func play() -> Bool
-    /// Pauses if playing; returns whether it was.
-    func pauseIfPlaying() -> Bool
-    /// The device its engine has open.
-    var outputInUse: String? { get }
-}
-
-extension PlayingParticipant {
-    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool { pauseIfPlaying() }
+/// A player as the session sees it, any ``Playback`` that joins it: paused and resumed by interruptions, and paused
+/// where it was when its output is unplugged; ``Playback/play()`` resumes it on the same device.
+extension AudioSessionParticipant where Self: Playback {
+    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool {
+        let wasPlaying = isPlaying
+        if wasPlaying { pause() }
+        return wasPlaying
+    }
 
     func resumeAfterInterruption() { play() }
 
-    var deviceInUse: (name: String, isInput: Bool)? { outputInUse.map { ($0, false) } }
-
-    func deviceInUseWentAway() { _ = pauseIfPlaying() }
+    func deviceInUseWentAway() { pause() }
 }
 
 /// A participant, held weakly: the session does not keep players alive.

@@ -121,34 +121,27 @@ extension VoiceMemo {
             let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
             let display = onTerminal ? TerminalDisplay() : nil
             let announces = !json && display == nil
-            let playback: any Playback
-            let publish: (PlaybackRun) -> PublishedPlayback
-            if items.count > 1 && !together {
-                let queue = try queue(items, gains: gains, metering: onTerminal && !noMeter, announces: announces)
-                (playback, publish) = (queue, { PublishedPlayback(queue, ending: $0) })
-            } else {
-                let group = try group(items, gains: gains, onTerminal: onTerminal, announces: announces)
-                (playback, publish) = (group, { PublishedPlayback(group, ending: $0) })
-            }
+            let memos = items.count > 1 && !together
+                ? PlayedMemos(inTurn: try queue(items, gains: gains, metering: onTerminal && !noMeter, announces: announces))
+                : try together(items, gains: gains, onTerminal: onTerminal, announces: announces)
             let started = Date()
             let keyPause = KeyPause()
             let notices = SessionNotices(
                 recording: false, devices: [device], keys: display?.takesKeys ?? false, keyPause: keyPause, display: display,
                 printing: !json)
             defer { withExtendedLifetime(notices) {} }
-            let run = PlaybackRun(playback, pausesOnDeviceLoss: display?.takesKeys ?? false)
-            let published = publish(run)
+            let run = PlaybackRun(memos, pausesOnDeviceLoss: display?.takesKeys ?? false)
+            let published = PublishedPlayback(memos, ending: run)
             defer { published.end() }
-            let sleepTimer = SleepTimer(over: playback) { run.quit() }
-            defer { sleepTimer.stop() }
+            let sleepTimer = SleepTimer(over: memos.playback) { run.quit() }
+            defer { sleepTimer.invalidate() }
             if let sleep { sleepTimer.set(sleep.seconds) }
             let ending: PlaybackRun.Ending
             if let display {
                 ending = try await InteractivePlayback(
                     run: run, showsMeter: !noMeter, keyPause: keyPause, sleepTimer: sleepTimer, notices: notices).run(on: display)
             } else {
-                let notices = json ? nil : (playback as? PlayerGroup).map { DownloadNotices(items: items, players: $0.players) }
-                    ?? (playback as? PlayQueue).map { DownloadNotices(items: items, queue: $0.queue) }
+                let notices = json ? nil : DownloadNotices(memos)
                 defer { notices?.end() }
                 ending = try await run.run()
             }
@@ -158,7 +151,7 @@ extension VoiceMemo {
                     memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil && !$0.isRemote }.map(\.url.path),
                     addresses: items.filter(\.isRemote).map(\.url.absoluteString),
                     completed: ending == .completed, seconds: Date().timeIntervalSince(started),
-                    silenceSkipped: skipSilence ? playback.skippedSilenceDuration : nil)
+                    silenceSkipped: skipSilence ? memos.skippedSilenceDuration : nil)
                 print(try MemoJSON.line(summary))
             }
             // As a shell reports a command a signal ended: 128 + its number (130 for Ctrl-C).
@@ -166,7 +159,7 @@ extension VoiceMemo {
         }
 
         /// Memos played together (or one alone), prepared and at `--start`; their lines printed when `announces`.
-        private func group(_ items: [PlayItem], gains: [Double]?, onTerminal: Bool, announces: Bool) throws -> PlayerGroup {
+        private func together(_ items: [PlayItem], gains: [Double]?, onTerminal: Bool, announces: Bool) throws -> PlayedMemos {
             let players = try items.enumerated().map { number, item in
                 // An address's player is made at once; preparing it below waits for its header.
                 let player = try AudioPlayer(contentsOf: item.url)
@@ -189,7 +182,8 @@ extension VoiceMemo {
                 return player
             }
             for (item, player) in zip(items, players) {
-                // A device another program holds: one player waits for it (see PlayerGroup.start).
+                // A device another program holds: a memo alone waits for it (see PlayedMemos.start); several
+                // could not start on one frame.
                 guard player.prepareToPlay() || items.count == 1 && player.status.isWaitingForDevice else {
                     throw PlaybackFailure(title: item.title, status: player.status)
                 }
@@ -197,7 +191,7 @@ extension VoiceMemo {
             if announces {
                 for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }
             }
-            return PlayerGroup(items: items, players: players)
+            return PlayedMemos(items, playedBy: players.count == 1 ? players[0] : PlayerGroup(players: players))
         }
 
         /// Memos played in turn, each at its gain of `gains` (dB), from `--start` in the first; a line printed as each

@@ -7,36 +7,35 @@ import SystemEdge
 struct DownloadNotices {
     private let listeners: [Task<Void, Never>]
 
-    /// Listens to the players of `items` that are addresses.
-    init(items: [PlayItem], players: [AudioPlayer]) {
-        listeners = zip(items, players).filter { $0.0.isRemote }.map { item, player in
-            let title = item.title.terminalSafe
-            return Self.listen(to: player.events(), stalled: .playbackStalled, resumed: .playbackResumed) { (title, player.currentTime) }
+    /// Listens to what plays `memos`, when they have addresses: to each player of memos together (the group tells the
+    /// lead's stalls only); the lines name the memo heard.
+    init(_ memos: PlayedMemos) {
+        guard memos.items.contains(where: \.isRemote) else {
+            listeners = []
+            return
+        }
+        if let group = memos.playback as? PlayerGroup {
+            listeners = zip(memos.items, group.players).filter { $0.0.isRemote }.map { item, player in
+                let title = item.title.terminalSafe
+                return Self.listen(to: player.events()) { (title, player.currentTime) }
+            }
+        } else {
+            let playback = memos.playback
+            listeners = [Self.listen(to: playback.events()) { (memos.heard?.title.terminalSafe ?? "", playback.currentTime) }]
         }
     }
 
-    /// Listens to `queue` of `items`, when it has addresses; the lines name the memo heard.
-    init(items: [PlayItem], queue: QueuePlayer) {
-        let titles = Dictionary(items.map { ($0.url, $0.title.terminalSafe) }) { first, _ in first }
-        listeners = items.contains(where: \.isRemote) ? [
-            Self.listen(to: queue.events(), stalled: .playbackStalled, resumed: .playbackResumed) {
-                (queue.currentItem.flatMap { titles[$0.url] } ?? "", queue.currentTime)
-            },
-        ] : []
-    }
-
-    /// Prints a line for each `stalled` and `resumed` of `events`, naming what `heard` says is heard, and where.
+    /// Prints a line for each stall and resume of `events`, naming what `heard` says is heard, and where.
     private static func listen(
-        to events: AsyncStream<BasePlayer.Event>, stalled: BasePlayer.Event, resumed: BasePlayer.Event,
-        heard: @escaping @Sendable () -> (title: String, time: TimeInterval)
+        to events: AsyncStream<BasePlayer.Event>, heard: @escaping @Sendable () -> (title: String, time: TimeInterval)
     ) -> Task<Void, Never> {
         Task {
             for await event in events {
                 switch event {
-                case stalled:
+                case .playbackStalled:
                     let (title, time) = heard()
                     print("Waiting for “\(title)” to download, at \(Describe.duration(time))")
-                case resumed:
+                case .playbackResumed:
                     let (title, time) = heard()
                     print("Playing “\(title)” on from \(Describe.duration(time))")
                 default:

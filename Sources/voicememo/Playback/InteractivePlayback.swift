@@ -28,7 +28,8 @@ struct InteractivePlayback {
     /// Whether another program holds the device, which playback waits for.
     let notices: SessionNotices
 
-    private var playback: any Playback { run.playback }
+    private var memos: PlayedMemos { run.memos }
+    private var playback: any Playback { run.memos.playback }
 
     /// Plays on `display`; returns as ``PlaybackRun/run()`` does, with the terminal restored whichever way playback
     /// ends.
@@ -48,20 +49,20 @@ struct InteractivePlayback {
         let ticker = live.start { [self] live in
             // Not once playback has ended: the players are back at the start by then.
             guard !ended.isSet else { return }
-            let levels = showsMeter ? playback.levels() : AudioLevels(peak: [], average: [])
+            let levels = showsMeter ? memos.levels() : AudioLevels(peak: [], average: [])
             let position = playback.currentTime
-            let duration = playback.duration
-            let footer = playback.loadedTimeRanges.map { loaded in
+            let duration = playback.playbackDuration
+            let footer = memos.loadedTimeRanges.map { loaded in
                 { (columns: Int) in ProgressBar.line(position: position, duration: duration, loaded: loaded, columns: columns) }
             }
             // Only JSON lines throw, and a terminal is drawn on.
             try? live.show(
                 levels, elapsed: position, bytes: nil,
-                timeline: { waveform.line(of: playback.item, columns: $0, position: position, duration: duration) },
+                timeline: { waveform.line(of: memos.heard, columns: $0, position: position, duration: duration) },
                 status: MeterLine.playback(
-                    playback.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
-                    rate: playback.rate, place: playback.place, sleep: sleepTimer.remaining, isBuffering: playback.isBuffering,
-                    silenceSkipped: playback.skipsSilence ? playback.skippedSilenceDuration : nil,
+                    memos.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
+                    rate: playback.rate, place: memos.place, sleep: sleepTimer.remaining, isBuffering: playback.isPlaybackBufferEmpty,
+                    silenceSkipped: memos.skipsSilence ? memos.skippedSilenceDuration : nil,
                     waitsForDevice: notices.waitsForDevice),
                 footer: footer)
         }
@@ -83,21 +84,21 @@ struct InteractivePlayback {
             let step = key == .plus ? Self.rateStep : -Self.rateStep
             playback.setRate(min(max(playback.rate + step, SoundOptions.rates.lowerBound), SoundOptions.rates.upperBound))
         case .next:
-            playback.next()
+            memos.next()
         case .previous:
-            playback.previous()
+            memos.previous()
         case .sleep:
             sleepTimer.cycle()
         case .skipSilence:
-            playback.setSkipsSilence(!playback.skipsSilence)
+            memos.skipsSilence.toggle()
         case .previousMarker, .nextMarker:
             let now = playback.currentTime
-            let markers = playback.markerTimes
+            let markers = memos.markerTimes
             // Back past the start of the memo is its start; on past the last marker, nowhere.
             let target = key == .nextMarker
                 ? markers.first { $0 > now + 0.01 } : markers.last { $0 < now - Self.markerGrace } ?? 0
             guard let target else { break }
-            playback.seek(to: target)
+            playback.currentTime = target
         case .quit:
             run.quit()
         case .enter, .mark:

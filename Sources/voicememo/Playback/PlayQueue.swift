@@ -5,11 +5,9 @@ import FoundationEssentials
 /// previous. `--loops n` queues the list n + 1 times; `-1` queues it twice, then once more each time the last pass
 /// begins (gapless on a device with a clock, which tells the start in time), or once the queue ran out (a device
 /// without one may play the whole queue before being told).
-final class PlayQueue: Playback {
+final class PlayQueue: Sendable {
     let items: [PlayItem]
     let queue: QueuePlayer
-    /// Each file's channels, for the meter.
-    private let channels: [URL: Int]
     /// Each file's gain in dB (`--normalize`), given again to each pass queued.
     private let gains: [URL: Float]
     /// Whether the list is queued again and again, until stopped.
@@ -20,18 +18,19 @@ final class PlayQueue: Playback {
     /// A queue of `items`, each at its gain of `gains` (dB; 0 without), on `device`, that plays the list `loops` more
     /// times (negative: until stopped); `onStart` is called as each memo starts, with its gain.
     ///
-    /// - Throws: ``AudioFileError`` for an item that is not readable audio.
+    /// - Throws: ``AudioFileError`` for an item that is not readable audio: refused before anything plays, as a memo
+    ///   alone is.
     init(
         items: [PlayItem], gains: [Double]?, device: String, loops: Int,
         onStart: @escaping @Sendable (PlayItem, Float) -> Void
     ) throws {
+        for item in items { _ = try AudioFile(forReading: item.url) }
         self.items = items
         loopsForever = loops < 0
         // A file given twice is one memo, at one gain.
         self.gains = Dictionary(zip(items.map(\.url), (gains ?? []).map(Float.init))) { first, _ in first }
         queue = QueuePlayer(items: [])
         queue.currentDevice = device
-        channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url).channelCount) }) { first, _ in first }
         self.onStart = onStart
         for _ in 0..<(loopsForever ? 2 : loops + 1) { queueOnce() }
     }
@@ -41,26 +40,18 @@ final class PlayQueue: Playback {
         items.first { $0.url == url }
     }
 
-    var title: String { item?.title ?? "" }
-    var place: (number: Int, count: Int)? {
+    /// The memo heard.
+    var heard: PlayItem? { queue.currentItem.flatMap { item(playing: $0.url) } }
+
+    /// Where the memo heard stands in the queue, e.g. the 2nd of 3.
+    var place: (number: Int, count: Int) {
         let played = queue.previousItems.count
         return (played + 1, played + queue.items().count)
     }
-    var isPlaying: Bool { queue.isPlaying }
-    var currentTime: TimeInterval { queue.currentTime }
-    var duration: TimeInterval { queue.currentItem.map { $0.duration.isNaN ? 0 : $0.duration } ?? 0 }
-    var rate: Float { queue.rate }
-    var volume: Float { queue.volume }
-    var devices: Set<String> { [queue.currentDevice ?? "default"] }
-    var loadedTimeRanges: [Range<TimeInterval>]? {
-        queue.currentItem.map { !$0.url.isFileURL } == true ? queue.loadedTimeRanges : nil
-    }
-    var isBuffering: Bool { queue.isPlaybackBufferEmpty }
-    var item: PlayItem? { queue.currentItem.flatMap { item(playing: $0.url) } }
-    var markerTimes: [TimeInterval] { item?.markerTimes ?? [] }
-    var skipsSilence: Bool { queue.skipsSilence }
-    var skippedSilenceDuration: TimeInterval { queue.skippedSilenceDuration }
 
+    /// Starts playing, and calls `report` once the queue has ended: played to its end, or failed.
+    ///
+    /// - Throws: ``AudioPlayerFailure`` when it cannot start.
     func start(reporting report: @escaping @Sendable (PlaybackOutcome) -> Void) throws {
         let events = queue.events()
         Task { [queue] in
@@ -106,35 +97,13 @@ final class PlayQueue: Playback {
         }
     }
 
-    func stop() {
-        queue.removeAllItems()
-    }
-
-    func play() -> Bool { queue.play() }
-    func pause() { queue.pause() }
-    func seek(to time: TimeInterval) { queue.currentTime = time }
-    func setRate(_ rate: Float) {
-        // A paused queue resumes at it; only a playing one changes speed now (a rate set on a Player plays).
-        queue.defaultRate = rate
-        if queue.isPlaying { queue.rate = rate }
-    }
-    func setVolume(_ volume: Float, fadeDuration: TimeInterval) { queue.setVolume(volume, fadeDuration: fadeDuration) }
-    func setSkipsSilence(_ skips: Bool) { queue.skipsSilence = skips }
-
+    /// Goes on with the next memo; nothing after the last.
     func next() {
         if queue.items().count > 1 { queue.advanceToNextItem() }
     }
 
+    /// Goes back to the memo played before; nothing on the first.
     func previous() {
         queue.advanceToPreviousItem()
-    }
-
-    /// The levels heard since the last reading, per channel of the memo heard.
-    func levels() -> AudioLevels {
-        queue.updateMeters()
-        let count = queue.currentItem.flatMap { channels[$0.url] } ?? 1
-        return AudioLevels(
-            peak: (0..<count).map { Double(queue.peakPower(forChannel: $0)) },
-            average: (0..<count).map { Double(queue.averagePower(forChannel: $0)) })
     }
 }

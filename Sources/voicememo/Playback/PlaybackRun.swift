@@ -2,18 +2,18 @@ import AudioIO
 import FoundationEssentials
 import SystemEdge
 
-/// `play` from the start of its ``Playback`` to its end: until it plays out or fails, the user quits (the `q` key, a
+/// `play` from the start of its ``PlayedMemos`` to their end: until they play out or fail, the user quits (the `q` key, a
 /// remote's Stop, the sleep timer), a stop signal comes, or the device goes away.
 final class PlaybackRun: Sendable {
-    let playback: any Playback
+    let memos: PlayedMemos
     /// Whether playback whose device went away stays paused for the user to resume (a terminal's space key);
     /// otherwise it ends with ``DeviceLost``.
     let pausesOnDeviceLoss: Bool
     private let outcomes: AsyncStream<Outcome>
     private let continuation: AsyncStream<Outcome>.Continuation
 
-    init(_ playback: any Playback, pausesOnDeviceLoss: Bool) {
-        self.playback = playback
+    init(_ memos: PlayedMemos, pausesOnDeviceLoss: Bool) {
+        self.memos = memos
         self.pausesOnDeviceLoss = pausesOnDeviceLoss
         (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
     }
@@ -37,12 +37,12 @@ final class PlaybackRun: Sendable {
     ///   went away and playback does not pause for it.
     func run() async throws -> Ending {
         // Watched only when a lost device ends playback; playback that pauses for it lets the session say why.
-        let devices = playback.devices
+        let device = memos.playback.currentDevice ?? "default"
         let sessionEvents = pausesOnDeviceLoss ? nil : AudioSession.shared.events()
         let watcher = sessionEvents.map { sessionEvents in
             Task { [continuation] in
                 for await event in sessionEvents {
-                    if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, devices.contains(port.name) {
+                    if case .routeChanged(.oldDeviceUnavailable, let port?, _) = event, port.name == device {
                         continuation.yield(.deviceLost(port.name))
                     }
                 }
@@ -51,24 +51,26 @@ final class PlaybackRun: Sendable {
         defer { watcher?.cancel() }
         let signals = StopSignals { [continuation] in continuation.yield(.interrupted) }
         defer { withExtendedLifetime(signals) {} }
-        try playback.start { [continuation] outcome in continuation.yield(.ended(outcome)) }
+        try memos.start { [continuation] outcome in continuation.yield(.ended(outcome)) }
+        // Ended otherwise than by playing out, playback stops at once: the command is about to return.
+        let playback = memos.playback
         for await outcome in outcomes {
             switch outcome {
             case .ended(.finished):
                 return .completed
             case .ended(.failed(let status)):
-                playback.stop()
+                playback.pause()
                 throw AudioPlayerFailure(status: status)
             case .quit:
-                playback.stop()
+                playback.pause()
                 return .completed
             case .interrupted:
-                playback.stop()
+                playback.pause()
                 return .stopped(signal: signals.received ?? .interrupt)
             case .deviceLost(let device):
                 let position = playback.currentTime
-                let title = playback.place == nil ? nil : playback.title
-                playback.stop()
+                let title = memos.place == nil ? nil : memos.title
+                playback.pause()
                 throw DeviceLost(device: device, position: position, title: title)
             }
         }

@@ -1,19 +1,22 @@
-import AudioIO
 import FoundationEssentials
 import Synchronization
 
-/// `play --sleep` and the `s` key: ends playback after a time spent playing, fading it out over the last
-/// ``fadeDuration`` seconds, as a podcast player's sleep timer does. Paused time does not count; a pause in the fade
-/// holds the volume where the fade had brought it, and playing again goes on fading from there.
+/// A podcast player's sleep timer: pauses a ``Playback`` after a time spent playing, fading it out over the last
+/// ``fadeDuration`` seconds, then puts its volume back for the next listen. Paused time does not count; a pause in the
+/// fade holds the volume where the fade had brought it, and playing again goes on fading from there. Only time heard
+/// counts: not a pause, nor a wait for a download or a held device.
+///
+/// ```swift
+/// let timer = SleepTimer(over: player) { print("Good night") }
+/// timer.set(20 * 60)       // 20 minutes of playing
+/// ```
 ///
 /// While set, it looks at the playback once a second (four times while paused, ten in the fade); off, not at all.
 ///
 /// **Thread safety**: every member may be used from any thread.
-final class SleepTimer: Sendable {
-    /// Seconds over which the volume falls to silence before playback ends.
-    static let fadeDuration: TimeInterval = 10
-    /// What the `s` key goes through from off: 15, 30 and 60 minutes, then off again.
-    static let choices: [TimeInterval] = [15 * 60, 30 * 60, 60 * 60]
+public final class SleepTimer: Sendable {
+    /// Seconds over which the volume falls to silence before playback pauses, 10 unless given.
+    public let fadeDuration: TimeInterval
 
     private struct State {
         /// Seconds of playing left at ``countedAt``; nil: off.
@@ -26,7 +29,7 @@ final class SleepTimer: Sendable {
         /// Whether a task looks at the playback.
         var isRunning = false
         var hasEnded = false
-        var isStopped = false
+        var isInvalidated = false
 
         /// ``remaining`` counted down to `now`.
         func remaining(at now: ContinuousClock.Instant) -> TimeInterval? {
@@ -36,48 +39,65 @@ final class SleepTimer: Sendable {
 
     private let state = Mutex(State())
     private let playback: any Playback
-    private let end: @Sendable () -> Void
+    private let onEnd: @Sendable () -> Void
+    /// The playback's changes of playing state, each counted as it happens: a pause stops the count at once.
+    private let observation = Mutex<PlayerObservation?>(nil)
 
-    /// A timer, off, over `playback`; `end` ends playback when it runs out.
-    init(over playback: any Playback, end: @escaping @Sendable () -> Void) {
+    /// A timer, off, over `playback`, fading over `fadeDuration` seconds (at least 0); `onEnd` is called once it has
+    /// paused playback.
+    public init(over playback: any Playback, fadeDuration: TimeInterval = 10, onEnd: @escaping @Sendable () -> Void = {}) {
         self.playback = playback
-        self.end = end
+        self.fadeDuration = max(fadeDuration, 0)
+        self.onEnd = onEnd
+        let observation = playback.observe { [weak self] event in
+            if case .timeControlStatusChanged = event { self?.recount() }
+        }
+        self.observation.withLock { $0 = observation }
     }
 
     /// Seconds of playing left, nil when the timer is off.
-    var remaining: TimeInterval? {
+    public var remaining: TimeInterval? {
         state.withLock { $0.remaining(at: .now).map { max($0, 0) } }
     }
 
-    /// Whether the timer ended playback.
-    var hasEnded: Bool { state.withLock { $0.hasEnded } }
+    /// Whether the timer ran out and paused playback (and has not been set again since).
+    public var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
-    /// Sets the timer to `seconds` of playing (nil: off).
-    func set(_ seconds: TimeInterval?) {
+    /// Sets the timer to `seconds` of playing from now (nil: off), whether set before or not; a fade under way is
+    /// undone when the new time is beyond it.
+    public func set(_ seconds: TimeInterval?) {
         change { _ in seconds }
     }
 
-    /// The `s` key: off → 15 min → 30 → 60 → off. A timer set otherwise (`--sleep 20m`) goes to the next choice above
-    /// what is left, or off.
-    func cycle() {
-        change { left in left.map { left in Self.choices.first { $0 > left + 1 } } ?? Self.choices.first }
+    /// Stops looking at the playback, for good: the timer does nothing more.
+    public func invalidate() {
+        state.withLock { $0.isInvalidated = true }
+        observation.withLock { $0?.cancel() }
     }
 
-    /// Stops looking at the playback, for good.
-    func stop() {
-        state.withLock { $0.isStopped = true }
+    /// Counts the time since the last count, if playback was playing, and whether it plays now.
+    private func recount() {
+        let isPlaying = playback.timeControlStatus == .playing
+        state.withLock { state in
+            let now = ContinuousClock.now
+            state.remaining = state.remaining(at: now)
+            state.countedAt = now
+            state.wasPlaying = isPlaying
+        }
     }
 
     /// Sets the time left to what `newValue` makes of the time left now, and starts looking at the playback.
     private func change(_ newValue: (TimeInterval?) -> TimeInterval?) {
-        let isPlaying = playback.isPlaying
+        let isPlaying = playback.timeControlStatus == .playing
         let starts = state.withLock { state in
             let now = ContinuousClock.now
             state.remaining = newValue(state.remaining(at: now))
+            // Set again after it ran out: it counts afresh.
+            if state.remaining != nil { state.hasEnded = false }
             state.countedAt = now
             state.wasPlaying = isPlaying
             defer { state.isRunning = true }
-            return !state.isRunning && !state.isStopped
+            return !state.isRunning && !state.isInvalidated
         }
         guard starts else { return }
         Task { [self] in
@@ -91,11 +111,11 @@ final class SleepTimer: Sendable {
     /// the seconds until the next look, or nil when there is none to come (the timer is off, or ended), having
     /// noted that no task looks any more.
     private func step() -> TimeInterval? {
-        let isPlaying = playback.isPlaying
+        let isPlaying = playback.timeControlStatus == .playing
         let volume = playback.volume
         // The fade is heard this much after it is played: playback ends once its silence is heard.
         let latency = AudioSession.shared.outputLatency
-        enum Action { case none, fade(over: TimeInterval), hold(Float), restore(Float), end }
+        enum Action { case none, fade(over: TimeInterval), hold(Float), restore(Float), end(restoring: Float?) }
         let (action, wait): (Action, TimeInterval?) = state.withLock { state in
             let now = ContinuousClock.now
             let left = state.remaining(at: now)
@@ -103,12 +123,13 @@ final class SleepTimer: Sendable {
             state.countedAt = now
             state.wasPlaying = isPlaying
             let result: (Action, TimeInterval?)
-            if state.isStopped || state.hasEnded {
+            if state.isInvalidated || state.hasEnded {
                 result = (.none, nil)
             } else if let left, left <= -latency {
                 state.hasEnded = true
-                result = (.end, nil)
-            } else if let left, left <= Self.fadeDuration {
+                result = (.end(restoring: state.fade?.from), nil)
+                state.fade = nil
+            } else if let left, left <= fadeDuration {
                 // In the fade: looked at often, so that a pause holds it where it is heard.
                 switch (state.fade, isPlaying) {
                 case (nil, true):
@@ -116,7 +137,7 @@ final class SleepTimer: Sendable {
                     result = (.fade(over: left), 0.1)
                 case (let fade?, false) where !fade.isHeld:
                     state.fade = (fade.from, true)
-                    result = (.hold(fade.from * Float(left / Self.fadeDuration)), 0.1)
+                    result = (.hold(fade.from * Float(left / max(fadeDuration, 0.001))), 0.1)
                 case (let fade?, true) where fade.isHeld:
                     state.fade = (fade.from, false)
                     result = (.fade(over: left), 0.1)
@@ -128,7 +149,7 @@ final class SleepTimer: Sendable {
                 let restore = state.fade.map { Action.restore($0.from) } ?? .none
                 state.fade = nil
                 // Paused (or not started yet), looked at sooner: playing again counts from when it is seen.
-                result = (restore, left.map { isPlaying ? min($0 - Self.fadeDuration, 1) : 0.25 })
+                result = (restore, left.map { isPlaying ? min($0 - fadeDuration, 1) : 0.25 })
             }
             if result.1 == nil { state.isRunning = false }
             return result
@@ -137,7 +158,11 @@ final class SleepTimer: Sendable {
         case .none: break
         case .fade(let seconds): playback.setVolume(0, fadeDuration: seconds)
         case .hold(let level), .restore(let level): playback.setVolume(level, fadeDuration: 0)
-        case .end: end()
+        case .end(let level):
+            // Silent by now: paused, then back at the volume the fade started from, for the next listen.
+            playback.pause()
+            if let level { playback.setVolume(level, fadeDuration: 0) }
+            onEnd()
         }
         return wait
     }
