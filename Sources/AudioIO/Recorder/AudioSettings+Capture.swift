@@ -14,8 +14,8 @@ extension AudioSettings {
     }
 
     /// The capture engine of `device` (nil: the session's input for new recorders) opened for a recording with these
-    /// settings, and a tap on it that maps its channels to the recording's, with a ring of
-    /// ``AudioRecorder/ringSeconds``; the tap is not in the cycle yet and has no owner.
+    /// settings, and a tap on it that maps its channels to the recording's, with a ring as long as a recorder's; the
+    /// tap is not in the cycle yet and has no owner.
     ///
     /// - Throws: ``AudioDeviceError`` when the device cannot be opened, or its channels cannot be mapped to these.
     func openCapture(device: String?) throws(AudioDeviceError) -> (StreamEngine, CaptureTap) {

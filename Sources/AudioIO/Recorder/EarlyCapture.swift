@@ -3,7 +3,7 @@ import FoundationEssentials
 import Synchronization
 
 /// Input captured before the recorder that keeps it can be made: the device opened and capturing from the moment this
-/// is made, what it delivers held in a recorder's ring (``AudioRecorder/ringSeconds``, two seconds: longer and the rest
+/// is made, what it delivers held in a recorder's ring (two seconds: longer and the rest
 /// is lost, and stands as silence of its length in the file) until ``AudioRecorder/record(from:)`` takes it over and
 /// writes it from its first frame.
 ///
