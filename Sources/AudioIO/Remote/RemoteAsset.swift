@@ -326,8 +326,10 @@ private final class Download: @unchecked Sendable {
                 let arrived = bytesDownloaded.load(ordering: .relaxed) > before
                 attempt = arrived ? 1 : attempt + 1
                 lastError = error.error
+                let refused = if case .forbidden = error.error { true } else { false }
                 let giveUp = monitor.withLock { () -> Bool in
-                    if plan.isCheck {
+                    // A server that refuses these headers (401, 403) is not gone: the bytes are not theirs to have.
+                    if plan.isCheck, !refused {
                         // The server cannot be asked: what the cache holds whole is used as it is.
                         isSettled = true
                         monitor.broadcast()

@@ -14,7 +14,8 @@ import SystemPackage
 /// address is checked with the server before its bytes are used again: a range request carries `If-Range` with the
 /// file's `ETag` (or `Last-Modified`), and a file held whole is asked after with `If-None-Match` (or
 /// `If-Modified-Since`), which costs no body when it has not changed. A file that changed on the server is dropped and
-/// downloaded anew. When the server cannot be reached, a file held whole plays from here.
+/// downloaded anew. When the server cannot be reached, a file held whole plays from here; when it refuses the request
+/// (401, 403: a sign-in missing or expired), it does not.
 ///
 /// It holds at most ``capacity`` bytes: past that, the addresses used least recently go first, except those a process
 /// is reading now. Several processes may use one cache at once, and any of them may be killed at any moment: a range
