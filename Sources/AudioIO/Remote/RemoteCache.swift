@@ -74,13 +74,14 @@ public final class RemoteCache: Sendable {
 
     /// Downloads the whole file at `url` through the cache (what it holds is not downloaded again, but checked with
     /// the server) and writes a copy of it to `destination`, a new file (mode 0600), synced: for a program that wants
-    /// a file on the disk, e.g. to import it.
+    /// a file on the disk, e.g. to import it. Every request carries the header fields of `options`.
     ///
-    /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails,
+    /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails (or a field
+    ///   of `options` cannot be sent),
     ///   ``AudioFileError/Reason/exists`` when `destination` exists, another reason when it cannot be written (then
     ///   nothing is left there).
-    public func download(_ url: URL, to destination: URL) throws(AudioFileError) {
-        let asset = try RemoteAsset.open(url, cache: self)
+    public func download(_ url: URL, options: AudioAsset.Options = AudioAsset.Options(), to destination: URL) throws(AudioFileError) {
+        let asset = try RemoteAsset.open(url, options: options, cache: self)
         do {
             try asset.loadAll()
         } catch {
