@@ -122,6 +122,7 @@ import Testing
     @Test(arguments: [
         (["Authorization": "Bearer secret\r\nX-Injected: 1"], "Authorization"), (["": "secret"], ""),
         (["Bad Name": "secret"], "Bad Name"), (["range": "bytes=0-1"], "range"),
+        (["Authorization": "Bearer secret", "authorization": "Bearer secret"], "authorization"),
     ])
     func aFieldThatCannotBeSentFailsBeforeAnyRequestWithoutSayingItsValue(fields: [String: String], name: String) async throws {
         let server = try HTTPServer()

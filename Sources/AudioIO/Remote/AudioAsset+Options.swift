@@ -12,8 +12,9 @@ extension AudioAsset {
     /// `Authorization` and `Cookie`, as browsers and curl do; other fields go on. Unused for a file.
     public struct Options: Sendable, Equatable {
         /// Header fields sent with every request, by name (`"Authorization"`, `"Cookie"`, `"Referer"`); empty by
-        /// default. A name is an HTTP token (letters, digits, the backtick and `!#$%&'*+-.^_|~`), a value one line.
-        /// `Range`, `If-Range`, `If-None-Match` and `If-Modified-Since` are the download's own and cannot be given.
+        /// default. A name is an HTTP token (letters, digits, the backtick and `!#$%&'*+-.^_|~`), given once whatever
+        /// its case; a value is one line. `Range`, `If-Range`, `If-None-Match` and `If-Modified-Since` are the
+        /// download's own and cannot be given.
         public var httpHeaderFields: [String: String]
         /// The `User-Agent` field; nil (the default) sends `voicememo-AudioIO (libcurl)`. A `User-Agent` in
         /// ``httpHeaderFields`` wins over it.
@@ -29,26 +30,44 @@ extension AudioAsset {
         /// The fields the download sets itself: given here, they would break its ranges and checks.
         private static let reservedNames: Set<String> = ["range", "if-range", "if-none-match", "if-modified-since"]
 
+        /// Checks that every field can be sent, as opening an address with these options does first: for a program
+        /// that takes headers from its user, to say what is wrong before anything is opened.
+        ///
+        /// - Throws: ``DownloadError/invalidHeaderField(_:)`` naming the first field (in order of their names) that
+        ///   cannot be sent as it is.
+        public func validate() throws(DownloadError) {
+            var names: Set<String> = []
+            for (name, value) in sortedFields {
+                // Names are case-insensitive: "Authorization" and "authorization" would be two fields sent.
+                guard Self.isToken(name), Self.isFieldValue(value), !Self.reservedNames.contains(name.lowercased()),
+                      names.insert(name.lowercased()).inserted
+                else { throw .invalidHeaderField(name) }
+            }
+            if let httpUserAgent, !Self.isFieldValue(httpUserAgent) { throw .invalidHeaderField("User-Agent") }
+        }
+
+        /// The fields in order of their names, whatever their case (then uppercase first): the order of the lines sent.
+        private var sortedFields: [(key: String, value: String)] {
+            httpHeaderFields.sorted { ($0.key.lowercased(), $0.key) < ($1.key.lowercased(), $1.key) }
+        }
+
         /// The header lines to send (`Name: value`, in order of their names) and the user agent, once every field is
         /// checked.
         ///
         /// - Throws: ``DownloadError/invalidHeaderField(_:)`` for a field that cannot be sent as it is.
         func request() throws(DownloadError) -> (lines: [String], userAgent: String?) {
+            try validate()
             var lines: [String] = []
-            for (name, value) in httpHeaderFields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-                guard Self.isToken(name), Self.isFieldValue(value), !Self.reservedNames.contains(name.lowercased()) else {
-                    throw .invalidHeaderField(name)
-                }
+            for (name, value) in sortedFields {
                 let trimmed = value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
                 // libcurl takes "Name:" with nothing after it as "do not send Name", and "Name;" as an empty field.
                 lines.append(trimmed.isEmpty ? "\(name);" : "\(name): \(String(trimmed))")
             }
-            if let httpUserAgent, !Self.isFieldValue(httpUserAgent) { throw .invalidHeaderField("User-Agent") }
             return (lines, httpUserAgent)
         }
 
         /// Whether `name` is a field name: one or more of RFC 9110's token characters.
-        static func isToken(_ name: String) -> Bool {
+        private static func isToken(_ name: String) -> Bool {
             !name.isEmpty && name.utf8.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
@@ -60,7 +79,7 @@ extension AudioAsset {
         }
 
         /// Whether `value` can be sent as a field's value: no line break, no NUL or other control but tab.
-        static func isFieldValue(_ value: String) -> Bool {
+        private static func isFieldValue(_ value: String) -> Bool {
             value.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
         }
     }
