@@ -31,7 +31,7 @@ final class PlayQueue: Playback {
         self.gains = Dictionary(zip(items.map(\.url), (gains ?? []).map(Float.init))) { first, _ in first }
         queue = QueuePlayer(items: [])
         queue.currentDevice = device
-        channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url).channelCount) }) { first, _ in first }
+        channels = Dictionary(try items.map { ($0.url, try AudioFile(forReading: $0.url, options: $0.options).channelCount) }) { first, _ in first }
         self.onStart = onStart
         for _ in 0..<(loopsForever ? 2 : loops + 1) { queueOnce() }
     }
@@ -100,7 +100,7 @@ final class PlayQueue: Playback {
     /// Queues the list once more, each memo at its gain.
     private func queueOnce() {
         for memo in items {
-            let item = PlayerItem(url: memo.url)
+            let item = PlayerItem(asset: AudioAsset(url: memo.url, options: memo.options))
             item.gain = gains[memo.url] ?? 0
             queue.insert(item, after: nil)
         }
