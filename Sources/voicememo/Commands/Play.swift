@@ -21,8 +21,8 @@ extension VoiceMemo {
                 in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
                 it, downloads nothing. Remove that directory to empty it. An address that needs a sign-in takes \
                 --header 'Authorization: Bearer TOKEN' (any header, repeated for more), sent with every request for \
-                it; a redirect to another host gets no Authorization or Cookie. A server that refuses the request \
-                (401, 403) is not played from the cache either.
+                it; a redirect to another host or port gets no Authorization or Cookie. A server that refuses the \
+                request (401, 403) is not played from the cache either.
 
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
                 an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
