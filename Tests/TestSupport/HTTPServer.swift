@@ -2,7 +2,8 @@ import Foundation
 
 /// A private nginx (Debian's nginx-light) serving a directory on 127.0.0.1 (DESIGN §7): byte ranges, `ETag` and
 /// `Last-Modified` as any static file server sends them, a rate limit per connection (`limit_rate`), and an access log
-/// that counts the body bytes of every response (`$body_bytes_sent`).
+/// that counts the body bytes of every response (`$body_bytes_sent`) and keeps the request's `Range`,
+/// `Authorization`, `Cookie` and `User-Agent`.
 ///
 /// It runs as one process (`master_process off`) on a free port, in a fresh directory of its own, and is stopped by its
 /// pid: ``kill()`` ends it as a crash would (connections dropped mid-body), ``start()`` brings it back on the same
@@ -10,7 +11,9 @@ import Foundation
 /// - `/NAME`: the file `NAME` put with ``put(_:as:)``;
 /// - `/norange/NAME`: the same, without range support (`max_ranges 0`: a 200 with the whole file, whatever is asked);
 /// - `/private/NAME`: 403 Forbidden;
-/// - `/moved/NAME`: a permanent redirect (301) to `/NAME`;
+/// - `/auth/NAME`: the file, to a request whose `Authorization` is ``authorization``, else 401 Unauthorized;
+/// - `/moved/NAME`: a permanent redirect (301) to `/NAME` (`/moved/auth/NAME` to `/auth/NAME`), on the same origin;
+/// - `/away/NAME`: a redirect (302) to `/NAME` on ``otherPort``, another origin (`/away/auth/NAME` to `/auth/NAME`);
 /// - with `tls`, the same on an `https` port whose certificate is self-signed (no system trusts it).
 ///
 /// ```swift
@@ -22,6 +25,10 @@ import Foundation
 public final class HTTPServer: @unchecked Sendable {
     /// The port of the `http` server.
     public let port: Int
+    /// A second `http` port of the same server: another origin, serving the same.
+    public let otherPort: Int
+    /// The `Authorization` field `/auth/` asks for: `Bearer` and a token made for this server.
+    public let authorization = "Bearer voicememo-\(UUID().uuidString)"
     /// The port of the `https` server, when made with `tls`.
     public let securePort: Int?
     /// Where the served files are.
@@ -46,6 +53,7 @@ public final class HTTPServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         port = try Self.freePort()
+        otherPort = try Self.freePort()
         securePort = tls ? try Self.freePort() : nil
         if let securePort {
             let key = directory.appendingPathComponent("key.pem").path
@@ -75,7 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
             error_log \(directory.path)/error.log warn;
             events { worker_connections 64; }
             http {
-                log_format counted '$request_uri $status $body_bytes_sent "$http_range"';
+                log_format counted '$request_uri $status $body_bytes_sent $server_port "$http_range" "$http_authorization" "$http_cookie" "$http_user_agent"';
                 access_log \(directory.path)/access.log counted;
                 client_body_temp_path \(temporary)/body;
                 proxy_temp_path \(temporary)/proxy;
@@ -87,12 +95,18 @@ public final class HTTPServer: @unchecked Sendable {
                 sendfile off;
                 server {
                     listen 127.0.0.1:\(port);
+                    listen 127.0.0.1:\(otherPort);
                     \(secure)
                     root \(root.path);
                     \(rate.map { "limit_rate \($0);" } ?? "")
                     \(after.map { "limit_rate_after \($0);" } ?? "")
                     location /private/ { return 403; }
                     location /moved/ { rewrite ^/moved/(.*)$ /$1 permanent; }
+                    location /away/ { rewrite ^/away/(.*)$ http://127.0.0.1:\(otherPort)/$1 redirect; }
+                    location /auth/ {
+                        if ($http_authorization != "\(authorization)") { return 401; }
+                        alias \(root.path)/;
+                    }
                     location /norange/ { max_ranges 0; alias \(root.path)/; }
                 }
             }
@@ -108,6 +122,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// The `http` address of `name`, e.g. `url("tone.wav")`, `url("norange/tone.wav")`.
     public func url(_ name: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)/\(name)")!
+    }
+
+    /// The address of `name` on ``otherPort``, another origin.
+    public func otherOriginURL(_ name: String) -> URL {
+        URL(string: "http://127.0.0.1:\(otherPort)/\(name)")!
     }
 
     /// The `https` address of `name`, on the self-signed certificate.
@@ -173,22 +192,36 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// One line of the access log: a response and the body bytes it sent.
+    /// One line of the access log: a request, the response and the body bytes it sent.
     public struct Request: Sendable {
         public let path: String
         public let status: Int
         public let bodyBytes: Int64
+        /// The port asked: ``port`` or ``otherPort``.
+        public let port: Int
         /// The `Range` header asked for, or "-".
         public let range: String
+        /// The `Authorization` header, if the request had one.
+        public let authorization: String?
+        /// The `Cookie` header, if the request had one.
+        public let cookie: String?
+        /// The `User-Agent` header, or "-".
+        public let userAgent: String
     }
 
     /// The responses logged so far (a response is logged when it ends).
     public func requests() -> [Request] {
         let text = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ", maxSplits: 3)
-            guard fields.count == 4, let status = Int(fields[1]), let bytes = Int64(fields[2]) else { return nil }
-            return Request(path: String(fields[0]), status: status, bodyBytes: bytes, range: String(fields[3].dropFirst().dropLast()))
+            let fields = line.split(separator: " ", maxSplits: 4)
+            // The quoted fields: nginx writes a `"` in a value as \x22, so quotes only delimit.
+            let quoted = fields.count == 5 ? fields[4].split(separator: "\"", omittingEmptySubsequences: false) : []
+            guard fields.count == 5, quoted.count == 9, let status = Int(fields[1]), let bytes = Int64(fields[2]), let port = Int(fields[3])
+            else { return nil }
+            let (range, authorization, cookie, userAgent) = (String(quoted[1]), String(quoted[3]), String(quoted[5]), String(quoted[7]))
+            return Request(
+                path: String(fields[0]), status: status, bodyBytes: bytes, port: port, range: range,
+                authorization: authorization == "-" ? nil : authorization, cookie: cookie == "-" ? nil : cookie, userAgent: userAgent)
         }
     }
 

@@ -382,6 +382,15 @@ import Testing
             #expect(made.count == 1 && made.first?["format"] as? String == "opus")
             #expect(rig.http.bodyBytes() == downloaded, "play had it all: nothing downloaded again")
         }),
+        ("voicememo play https://example.com/auth/talk.opus --header \"Authorization: Bearer $TOKEN\"", { rig in
+            let speaker = rig.speaker()
+            let result = try rig.shell(
+                "voicememo play https://example.com/auth/talk.opus --header \"Authorization: Bearer $TOKEN\"", appending: ["--device", speaker.device])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(try rig.played(speaker.file).contains { $0 != 0 })
+            let signedIn = rig.http.requests().filter { $0.path == "/auth/talk.opus" }
+            #expect(!signedIn.isEmpty && signedIn.allSatisfy { $0.status == 206 && $0.authorization == rig.http.authorization }, "\(signedIn)")
+        }),
         ("voicememo export 3f2a loud.opus --normalize -16", { rig in
             let memo = try rig.memo(rig.id("3f2a"))
             #expect(try rig.shell("voicememo export 3f2a loud.opus --normalize -16").status == 0)
@@ -547,6 +556,8 @@ final class Rig: @unchecked Sendable {
         environment["VOICEMEMO_HOME"] = cli.home.path
         environment["XDG_CACHE_HOME"] = cli.cacheHome.path
         environment["HOME"] = home.path
+        // The token the README's `--header "Authorization: Bearer $TOKEN"` sends: the local nginx's.
+        environment["TOKEN"] = String(http.authorization.dropFirst("Bearer ".count))
         environment["PATH"] = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
         return environment
     }

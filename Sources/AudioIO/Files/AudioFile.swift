@@ -79,13 +79,16 @@ public final class AudioFile {
     ///
     /// - Parameters:
     ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - options: The header fields and user agent of an address's requests; unused for a file.
     ///   - cache: Where an address's bytes are kept; unused for a file.
     /// - Throws: ``AudioFileError`` saying what is wrong: missing, not a regular file, empty, not audio,
     ///   damaged or unsupported; for an address, ``AudioFileError/Reason/downloadFailed(_:)`` when its bytes cannot
     ///   be had.
-    public convenience init(forReading url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
+    public convenience init(
+        forReading url: URL, options: AudioAsset.Options = AudioAsset.Options(), cache: RemoteCache = .shared
+    ) throws(AudioFileError) {
         if RemoteAsset.isRemote(url) {
-            try self.init(remote: RemoteAsset.open(url, cache: cache))
+            try self.init(remote: RemoteAsset.open(url, options: options, cache: cache))
         } else {
             try self.init(local: url)
         }

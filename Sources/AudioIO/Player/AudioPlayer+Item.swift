@@ -9,17 +9,20 @@ extension AudioPlayer {
     /// ``forwardPlaybackEndTime``), the passes of a loop heard.
     ///
     /// ``BasePlayer/status`` turns unknown, then ready once the new item is prepared (``prepareToPlay()``, ``play()``, or at once
-    /// when playing a file). An address loads, stalls and resumes as it does for ``init(contentsOf:cache:)``; playing on,
+    /// when playing a file). An address loads, stalls and resumes as it does for ``init(contentsOf:options:cache:)``, its
+    /// requests carrying `options`' header fields; playing on,
     /// this call then waits for its header, as ``play()`` does.
     ///
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
-    ///   downloads; the player then goes on with what it played.
-    public func replaceCurrentItem(with url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        replace(with: try PlayedFile.open(url, cache: cache))
+    ///   downloads (or with `options`); the player then goes on with what it played.
+    public func replaceCurrentItem(
+        with url: URL, options: AudioAsset.Options = AudioAsset.Options(), cache: RemoteCache = .shared
+    ) throws(AudioFileError) {
+        replace(with: try PlayedFile.open(url, options: options, cache: cache))
     }
 
     /// Plays `data`, the bytes of any file format ``AudioFile`` reads, instead of what the player plays now, as
-    /// ``replaceCurrentItem(with:cache:)`` does with a file.
+    /// ``replaceCurrentItem(with:options:cache:)`` does with a file.
     ///
     /// - Throws: ``AudioFileError`` when the bytes are not audio; the player then goes on with what it played.
     public func replaceCurrentItem(with data: Data) throws(AudioFileError) {

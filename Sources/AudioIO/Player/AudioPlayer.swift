@@ -40,7 +40,7 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     /// The length of the file, in seconds: ``duration``.
     public override var playbackDuration: TimeInterval { duration }
 
-    /// What is played: ``replaceCurrentItem(with:cache:)`` changes it, under the state's lock (taken before this one).
+    /// What is played: ``replaceCurrentItem(with:options:cache:)`` changes it, under the state's lock (taken before this one).
     let current: Mutex<PlayedFile>
     /// What is played now.
     var item: PlayedFile { current.withLock { $0 } }
@@ -63,11 +63,16 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - options: The header fields and user agent of an address's requests, as `AVURLAsset`'s options; unused for
+    ///     a file.
     ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio; for an address, only when it is not one
-    ///   this library downloads (a failed download is reported by ``BasePlayer/status``).
-    public convenience init(contentsOf url: URL, cache: RemoteCache = .shared) throws(AudioFileError) {
-        self.init(item: try PlayedFile.open(url, cache: cache))
+    ///   this library downloads or a field of `options` cannot be sent (a failed download is reported by
+    ///   ``BasePlayer/status``).
+    public convenience init(
+        contentsOf url: URL, options: AudioAsset.Options = AudioAsset.Options(), cache: RemoteCache = .shared
+    ) throws(AudioFileError) {
+        self.init(item: try PlayedFile.open(url, options: options, cache: cache))
     }
 
     /// Creates a player for audio held in memory: the bytes of any file format ``AudioFile`` reads.

@@ -3,7 +3,8 @@ import FoundationEssentials
 import Synchronization
 
 /// What an ``AudioPlayer`` plays — a file, audio held in memory, or an address as it downloads — and what is known of
-/// it, as `AVPlayerItem` is to `AVPlayer`: ``AudioPlayer/replaceCurrentItem(with:cache:)`` gives a player another one.
+/// it, as `AVPlayerItem` is to `AVPlayer`: ``AudioPlayer/replaceCurrentItem(with:options:cache:)`` gives a player
+/// another one.
 ///
 /// **Thread safety**: its constants may be read anywhere; ``facts`` are under their own lock.
 final class PlayedFile: @unchecked Sendable {
@@ -22,12 +23,12 @@ final class PlayedFile: @unchecked Sendable {
     /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
     let loadEnded = DispatchSemaphore(value: 0)
 
-    /// The item of a file, its header read now, or of an address, its download started.
+    /// The item of a file, its header read now, or of an address, its download started with `options`.
     ///
     /// - Throws: ``AudioFileError`` when the file cannot be read as audio, or the address is not one this library
-    ///   downloads.
-    static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> PlayedFile {
-        if RemoteAsset.isRemote(url) { return PlayedFile(remote: try RemoteAsset.open(url, cache: cache)) }
+    ///   downloads (or with `options`).
+    static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache) throws(AudioFileError) -> PlayedFile {
+        if RemoteAsset.isRemote(url) { return PlayedFile(remote: try RemoteAsset.open(url, options: options, cache: cache)) }
         return try PlayedFile(source: url, url: url, data: nil, memory: nil)
     }
 

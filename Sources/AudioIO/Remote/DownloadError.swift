@@ -31,6 +31,11 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     case changedOnServer
     /// The address is not one this library downloads: only `http` and `https` are; the payload says what it is.
     case unsupportedAddress(String)
+    /// A request header field of the asset's ``AudioAsset/Options`` cannot be sent: its name is not an HTTP token or
+    /// is given twice (in another case), its value holds a line break or another control character, or it is one the
+    /// download sets itself (`Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`); the payload is the field's
+    /// name (never its value, which may be a secret). Nothing was sent.
+    case invalidHeaderField(String)
 
     public var description: String {
         switch self {
@@ -56,6 +61,9 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
             "the file changed on the server while it was being read; play or import it again"
         case .unsupportedAddress(let what):
             "\(what) is not an address this can download; give an http or https address, or a file's path"
+        case .invalidHeaderField(let name):
+            "the request header field '\(name)' cannot be sent: a name is letters, digits and !#$%&'*+-.^_`|~, given once, "
+                + "a value is one line, and Range, If-Range, If-None-Match and If-Modified-Since are the download's own"
         }
     }
 }

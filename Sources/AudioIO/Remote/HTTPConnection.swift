@@ -43,13 +43,15 @@ struct TransferFailure: Error {
 /// The one owner of libcurl's handles: HTTP GETs one after another on a connection kept open between them, each
 /// stoppable from another thread at once. Redirects are followed (10 at most, http and https only), TLS checks the
 /// server against the system's certificates, and a connection that neither connects in 15 s nor moves a byte for 30 s
-/// times out. Nothing outside `Remote/` sees libcurl.
+/// times out. A redirect to another origin (scheme, host or port) drops the `Authorization` and `Cookie` lines of the
+/// request's headers; other lines go on. Nothing outside `Remote/` sees libcurl.
 ///
 /// **Not thread-safe**, but for ``interrupt()``: one thread runs transfers.
 final class HTTPConnection: @unchecked Sendable {
     private let easy: UnsafeMutableRawPointer
     private let multi: UnsafeMutableRawPointer
     private let stopRequested = ManagedAtomic<Bool>(false)
+    private let userAgent: String
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
 
     /// What the callbacks of the transfer under way work on.
@@ -89,14 +91,20 @@ final class HTTPConnection: @unchecked Sendable {
         return nil
     }()
 
+    /// The `User-Agent` of a request whose asset names none.
+    static let defaultUserAgent = "voicememo-AudioIO (libcurl)"
+
+    /// A connection whose requests say they come from `userAgent`.
+    ///
     /// The corresponding C functions are `curl_easy_init` and `curl_multi_init`.
     ///
     /// - Precondition: ``libraryFailure`` is `nil`.
-    init() {
+    init(userAgent: String = defaultUserAgent) {
         precondition(Self.libraryFailure == nil, "libcurl could not be loaded")
         guard let easy = curl_easy_init(), let multi = curl_multi_init() else { preconditionFailure("libcurl could not allocate a handle") }
         self.easy = easy
         self.multi = multi
+        self.userAgent = userAgent
     }
 
     deinit {
@@ -170,8 +178,11 @@ final class HTTPConnection: @unchecked Sendable {
         // No byte for 30 s is a stalled connection: it is dropped and resumed.
         _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
         _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 30)
-        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, "voicememo-AudioIO (libcurl)")
+        _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
         _ = ccurl_setopt_list(easy, CURLOPT_HTTPHEADER, headers)
+        // libcurl's default, said here because the asset's Authorization and Cookie lines depend on it: since 7.83 it
+        // sends them only to the first request's origin (RemoteHeaderTests checks it against two origins).
+        _ = ccurl_setopt_long(easy, CURLOPT_UNRESTRICTED_AUTH, 0)
         errorBuffer.withUnsafeMutableBufferPointer { _ = ccurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, $0.baseAddress) }
         _ = ccurl_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         _ = ccurl_setopt_function(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in

@@ -13,10 +13,11 @@ import SystemPackage
 /// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
 /// connection that drops is resumed with a range request from the first byte missing, retried with back-off
 /// (0.25 s doubling to 4 s, 8 tries without a byte between them); a 404, 403, a host that does not exist or a
-/// certificate not trusted fails at once.
+/// certificate not trusted fails at once. Every request carries the header fields of the asset's
+/// ``AudioAsset/Options``.
 ///
-/// Every process shares one asset per address and cache (``open(_:cache:)``); it stops downloading when the last
-/// user lets it go.
+/// Every process shares one asset per address, options and cache (``open(_:options:cache:)``); it stops downloading
+/// when the last user lets it go.
 ///
 /// **Thread safety**: every member may be used from any thread; reads block only their caller.
 final class RemoteAsset: @unchecked Sendable {
@@ -31,25 +32,34 @@ final class RemoteAsset: @unchecked Sendable {
 
     deinit { download.close() }
 
-    /// The shared asset of `url` in `cache`, started when no one has it yet.
+    /// The shared asset of `url` with `options` in `cache`, started when no one has it yet.
     ///
     /// - Throws: ``AudioFileError`` with ``DownloadError/unsupportedAddress(_:)`` for an address that is not http or
-    ///   https, `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold the bytes.
-    static func open(_ url: URL, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
+    ///   https, ``DownloadError/invalidHeaderField(_:)`` for a header field of `options` that cannot be sent,
+    ///   `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold the bytes.
+    static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
         let name = displayName(of: url)
         guard isRemote(url), url.host != nil else {
             throw AudioFileError(path: name, reason: .downloadFailed(.unsupportedAddress("'\(name)'")))
         }
+        let request: (lines: [String], userAgent: String?)
+        do {
+            request = try options.request()
+        } catch {
+            throw AudioFileError(path: name, reason: .downloadFailed(error))
+        }
         if let missing = HTTPConnection.libraryFailure {
             throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
         }
-        let key = cache.directory.path + "\n" + url.absoluteString
+        // Assets with other headers download apart: each request carries its opener's fields, never another's.
+        let key = ([cache.directory.path, url.absoluteString, request.userAgent ?? ""] + request.lines).joined(separator: "\n")
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
             // One that failed is not shared: opening again is trying again.
             if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
-            let asset = RemoteAsset(url: url, download: Download(url: url, name: name, cache: cache, held: held))
+            let download = Download(url: url, name: name, headers: request.lines, userAgent: request.userAgent, cache: cache, held: held)
+            let asset = RemoteAsset(url: url, download: download)
             assets[key] = Weak(asset: asset)
             asset.download.start()
             return asset
@@ -128,7 +138,9 @@ private final class Download: @unchecked Sendable {
     let url: URL
     let name: String
     private let cache: RemoteCache
-    private let connection = HTTPConnection()
+    /// The asset's own header lines, sent before each request's.
+    private let headers: [String]
+    private let connection: HTTPConnection
     private let monitor = Monitor()
     let bytesDownloaded = ManagedAtomic<Int64>(0)
 
@@ -173,9 +185,11 @@ private final class Download: @unchecked Sendable {
     /// Tries without a byte arriving before a transient failure is final.
     static let attempts = 8
 
-    init(url: URL, name: String, cache: RemoteCache, held: RemoteCache.Held) {
+    init(url: URL, name: String, headers: [String], userAgent: String?, cache: RemoteCache, held: RemoteCache.Held) {
         self.url = url
         self.name = name
+        self.headers = headers
+        connection = userAgent.map { HTTPConnection(userAgent: $0) } ?? HTTPConnection()
         self.cache = cache
         self.held = held
         let entry = held.entry
@@ -326,8 +340,10 @@ private final class Download: @unchecked Sendable {
                 let arrived = bytesDownloaded.load(ordering: .relaxed) > before
                 attempt = arrived ? 1 : attempt + 1
                 lastError = error.error
+                let refused = if case .forbidden = error.error { true } else { false }
                 let giveUp = monitor.withLock { () -> Bool in
-                    if plan.isCheck {
+                    // A server that refuses these headers (401, 403) is not gone: the bytes are not theirs to have.
+                    if plan.isCheck, !refused {
                         // The server cannot be asked: what the cache holds whole is used as it is.
                         isSettled = true
                         monitor.broadcast()
@@ -395,7 +411,7 @@ private final class Download: @unchecked Sendable {
         var started: ContinuousClock.Instant?
         var received: Int64 = 0
         var file = monitor.withLock { held }
-        let end = try connection.get(url.absoluteString, headers: plan.headers, receive: { head in
+        let end = try connection.get(url.absoluteString, headers: headers + plan.headers, receive: { head in
             self.monitor.withLock {
                 defer { self.monitor.broadcast() }
                 switch self.accept(head, plan: plan) {

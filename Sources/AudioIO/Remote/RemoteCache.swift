@@ -14,7 +14,8 @@ import SystemPackage
 /// address is checked with the server before its bytes are used again: a range request carries `If-Range` with the
 /// file's `ETag` (or `Last-Modified`), and a file held whole is asked after with `If-None-Match` (or
 /// `If-Modified-Since`), which costs no body when it has not changed. A file that changed on the server is dropped and
-/// downloaded anew. When the server cannot be reached, a file held whole plays from here.
+/// downloaded anew. When the server cannot be reached, a file held whole plays from here; when it refuses the request
+/// (401, 403: a sign-in missing or expired), it does not.
 ///
 /// It holds at most ``capacity`` bytes: past that, the addresses used least recently go first, except those a process
 /// is reading now. Several processes may use one cache at once, and any of them may be killed at any moment: a range
@@ -73,13 +74,14 @@ public final class RemoteCache: Sendable {
 
     /// Downloads the whole file at `url` through the cache (what it holds is not downloaded again, but checked with
     /// the server) and writes a copy of it to `destination`, a new file (mode 0600), synced: for a program that wants
-    /// a file on the disk, e.g. to import it.
+    /// a file on the disk, e.g. to import it. Every request carries the header fields of `options`.
     ///
-    /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails,
+    /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails (or a field
+    ///   of `options` cannot be sent),
     ///   ``AudioFileError/Reason/exists`` when `destination` exists, another reason when it cannot be written (then
     ///   nothing is left there).
-    public func download(_ url: URL, to destination: URL) throws(AudioFileError) {
-        let asset = try RemoteAsset.open(url, cache: self)
+    public func download(_ url: URL, options: AudioAsset.Options = AudioAsset.Options(), to destination: URL) throws(AudioFileError) {
+        let asset = try RemoteAsset.open(url, options: options, cache: self)
         do {
             try asset.loadAll()
         } catch {

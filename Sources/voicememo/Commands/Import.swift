@@ -25,7 +25,8 @@ extension VoiceMemo {
                 hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
                 else “Memo” and the date and time). An http:// or https:// address is downloaded whole first, \
                 through the cache that play keeps ($XDG_CACHE_HOME/voicememo): what play downloaded is not \
-                downloaded again. Each file gets a line; a file that fails is reported on \
+                downloaded again. --header 'Name: value' (repeated for more) is sent with its every request, as \
+                play sends it. Each file gets a line; a file that fails is reported on \
                 stderr and the others are still imported, and the exit status is then 1.
                 """)
 
@@ -42,6 +43,8 @@ extension VoiceMemo {
 
         @Flag(help: "Print each new memo as one JSON object, a line each.")
         var json = false
+
+        @OptionGroup var http: HeaderOptions
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("Name a file to import, a directory, or '-' for standard input.") }
@@ -66,7 +69,7 @@ extension VoiceMemo {
                 var spooled: Spool?
                 progress.begin()
                 do {
-                    if !source.url.isFileURL { spooled = try Spool.download(source.url) }
+                    if !source.url.isFileURL { spooled = try Spool.download(source.url, options: http.assetOptions) }
                     let what = "Importing “\((source.name.split(separator: "/").last.map(String.init) ?? source.name).terminalSafe)”"
                     let (memo, isCutShort) = try importing(
                         spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store

@@ -80,15 +80,15 @@ final class Spool {
         url = directory.appendingPathComponent(name)
     }
 
-    /// The whole file at `address`, downloaded through the cache into a spool named as the address names it (so that a
-    /// memo without a title of its own is titled after it).
+    /// The whole file at `address`, asked for with `options`, downloaded through the cache into a spool named as the
+    /// address names it (so that a memo without a title of its own is titled after it).
     ///
     /// - Throws: `AudioFileError` when the download fails (nothing is left behind).
-    static func download(_ address: URL) throws -> Spool {
+    static func download(_ address: URL, options: AudioAsset.Options) throws -> Spool {
         var name = String(RemoteAddress.name(of: address).map { $0 == "/" ? "_" : $0 })
         if name.hasPrefix(".") { name = "download" + name }
         let spool = try Spool(name: name)
-        try RemoteCache.shared.download(address, to: spool.url)
+        try RemoteCache.shared.download(address, options: options, to: spool.url)
         return spool
     }
 

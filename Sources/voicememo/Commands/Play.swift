@@ -19,7 +19,10 @@ extension VoiceMemo {
                 An http:// or https:// address plays while it downloads: seeking ahead asks for that part at once, \
                 and playback waits when the download falls behind and goes on by itself. What was downloaded is kept \
                 in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
-                it, downloads nothing. Remove that directory to empty it.
+                it, downloads nothing. Remove that directory to empty it. An address that needs a sign-in takes \
+                --header 'Authorization: Bearer TOKEN' (any header, repeated for more), sent with every request for \
+                it; a redirect to another host or port gets no Authorization or Cookie. A server that refuses the \
+                request (401, 403) is not played from the cache either.
 
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
                 an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
@@ -98,6 +101,8 @@ extension VoiceMemo {
         @Flag(help: "Print one JSON object when playback ends.")
         var json = false
 
+        @OptionGroup var http: HeaderOptions
+
         func validate() throws {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
             if skipSilence, together, memos.count > 1 {
@@ -112,7 +117,7 @@ extension VoiceMemo {
         }
 
         func run() async throws {
-            let items = try PlayItem.items(memos, storeDirectory: MemoStore.defaultDirectory())
+            let items = try PlayItem.items(memos, storeDirectory: MemoStore.defaultDirectory(), options: http.assetOptions)
             if let recording = items.compactMap(\.memo).first(where: { $0.state == .recording }) {
                 throw StillRecording(memo: recording)
             }
@@ -162,7 +167,7 @@ extension VoiceMemo {
         private func together(_ items: [PlayItem], gains: [Double]?, onTerminal: Bool, announces: Bool) throws -> PlayedMemos {
             let players = try items.enumerated().map { number, item in
                 // An address's player is made at once; preparing it below waits for its header.
-                let player = try AudioPlayer(contentsOf: item.url)
+                let player = try AudioPlayer(contentsOf: item.url, options: item.options)
                 player.currentDevice = device
                 player.volume = sound.volume
                 player.gain = Float(gains?[number] ?? 0)
@@ -225,7 +230,7 @@ extension VoiceMemo {
 
         /// `Playing “Standup” (1:05.0) on default`, at once: whoever reads a pipe should learn now, not when playback ends.
         private static func announce(_ item: PlayItem, duration: TimeInterval? = nil, on device: String, suffix: String = "") {
-            let length = item.memo?.duration ?? duration ?? (try? AudioFile(forReading: item.url).duration) ?? 0
+            let length = item.memo?.duration ?? duration ?? (try? AudioFile(forReading: item.url, options: item.options).duration) ?? 0
             print("Playing “\(item.title.terminalSafe)” (\(Describe.duration(length))) on \(device.terminalSafe)\(suffix)")
             CurrentProcess.flushOutput()
         }

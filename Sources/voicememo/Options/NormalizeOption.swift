@@ -40,7 +40,7 @@ enum NormalizeOption {
     /// The gain in dB that brings `item` to `target` LUFS with its true peak under -1 dBTP: from its memo's loudness, or
     /// measured from its file when it has none (a file that is not a memo, a memo of an older store).
     static func gain(of item: PlayItem, toLoudness target: Double) throws -> Double {
-        let loudness = try item.memo?.loudness ?? AudioFile(forReading: item.url).measureLoudness()
+        let loudness = try item.memo?.loudness ?? AudioFile(forReading: item.url, options: item.options).measureLoudness()
         return loudness.normalizationGain(toLoudness: target)
     }
 }

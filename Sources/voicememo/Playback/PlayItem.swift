@@ -11,6 +11,8 @@ struct PlayItem {
     let url: URL
     /// The memo, when it is one.
     let memo: Memo?
+    /// How an address is asked for (`--header`); unused for a file.
+    var options = AudioAsset.Options()
 
     /// Whether it is an address, played as it downloads.
     var isRemote: Bool { !url.isFileURL }
@@ -23,14 +25,15 @@ struct PlayItem {
         return file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
     }
 
-    /// The items `arguments` name, in order. An `http://` or `https://` argument is an address. An argument with a `/`
+    /// The items `arguments` name, in order. An `http://` or `https://` argument is an address, asked for with
+    /// `options`. An argument with a `/`
     /// in it (`./Standup`, `~/x.m4a`) is a file, unless
     /// no file is there and a memo has that title; one without is a memo reference, unless it names no memo and a
     /// file of that name is in the current directory. A memo named twice plays once. The store in `directory` is
     /// neither opened nor created when only files are named.
     ///
     /// - Throws: ``MemoStoreError`` for a reference that names no memo or several.
-    static func items(_ arguments: [String], storeDirectory directory: URL) throws -> [PlayItem] {
+    static func items(_ arguments: [String], storeDirectory directory: URL, options: AudioAsset.Options) throws -> [PlayItem] {
         var opened: MemoStore?
         func store() throws -> MemoStore {
             if let opened { return opened }
@@ -44,7 +47,7 @@ struct PlayItem {
         var items: [PlayItem] = []
         for argument in arguments {
             if let address = RemoteAddress.url(from: argument) {
-                items.append(PlayItem(title: RemoteAddress.name(of: address), url: address, memo: nil))
+                items.append(PlayItem(title: RemoteAddress.name(of: address), url: address, memo: nil, options: options))
                 continue
             }
             var isDirectory = false

@@ -24,7 +24,7 @@ final class PlayQueue: Sendable {
         items: [PlayItem], gains: [Double]?, device: String, loops: Int,
         onStart: @escaping @Sendable (PlayItem, Float) -> Void
     ) throws {
-        for item in items { _ = try AudioFile(forReading: item.url) }
+        for item in items { _ = try AudioFile(forReading: item.url, options: item.options) }
         self.items = items
         loopsForever = loops < 0
         // A file given twice is one memo, at one gain.
@@ -91,7 +91,7 @@ final class PlayQueue: Sendable {
     /// Queues the list once more, each memo at its gain.
     private func queueOnce() {
         for memo in items {
-            let item = PlayerItem(url: memo.url)
+            let item = PlayerItem(asset: AudioAsset(url: memo.url, options: memo.options))
             item.gain = gains[memo.url] ?? 0
             queue.insert(item, after: nil)
         }

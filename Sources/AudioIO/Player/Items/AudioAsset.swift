@@ -11,12 +11,19 @@ import SystemEdge
 /// ```
 ///
 /// An address's header is downloaded for it (what downloads is kept in the asset's ``RemoteCache``, where a player of
-/// the asset finds it); a file's header is read from the disk.
+/// the asset finds it); a file's header is read from the disk. An address that needs request headers (a token, a
+/// cookie) gets them from ``Options``, as `AVURLAsset(url:options:)` does:
+///
+/// ```swift
+/// let asset = AudioAsset(url: episode, options: AudioAsset.Options(httpHeaderFields: ["Authorization": "Bearer \(token)"]))
+/// ```
 ///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioAsset: Sendable {
     /// The file or address.
     public let url: URL
+    /// How an address is asked for: the header fields and user agent of its every request.
+    public let options: Options
     /// Where an address's bytes are kept.
     let cache: RemoteCache
     /// What loading found, once it has: the header's facts, or why it cannot be read.
@@ -40,9 +47,13 @@ public final class AudioAsset: Sendable {
     ///
     /// - Parameters:
     ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - options: The header fields and user agent of an address's requests, as `AVURLAsset(url:options:)`'s;
+    ///     unused for a file. A field that cannot be sent fails loading with
+    ///     ``DownloadError/invalidHeaderField(_:)``.
     ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
-    public init(url: URL, cache: RemoteCache = .shared) {
+    public init(url: URL, options: Options = Options(), cache: RemoteCache = .shared) {
         self.url = url
+        self.options = options
         self.cache = cache
     }
 
@@ -77,7 +88,7 @@ public final class AudioAsset: Sendable {
         loading.withLock { _ in
             if let result = loaded.withLock({ $0 }) { return result }
             let result = Result { () throws(AudioFileError) in
-                let file = try AudioFile(forReading: url, cache: cache)
+                let file = try AudioFile(forReading: url, options: options, cache: cache)
                 download.withLock { $0 = file.remote?.asset }
                 guard file.frameCount > 0 else { throw AudioFileError(path: RemoteAsset.displayName(of: url), reason: .noAudio) }
                 return Facts(

@@ -1,0 +1,46 @@
+import ArgumentParser
+import AudioIO
+
+/// `--header 'Name: value'`, repeatable, as curl's `-H`: the request headers `play` and `import` send for http(s)
+/// addresses (a token, a cookie), as ``AudioAsset/Options``.
+///
+/// A value may be a secret: no message says one, only the header's name, or its place among the `--header`s.
+struct HeaderOptions: ParsableArguments {
+    @Option(name: .customLong("header"), help: ArgumentHelp(
+        "A request header for http(s) addresses, e.g. 'Authorization: Bearer TOKEN'; repeat for more. Sent with every request; Authorization and Cookie not on a redirect to another host or port.",
+        valueName: "name: value"))
+    var headers: [String] = []
+
+    func validate() throws {
+        var names: Set<String> = []
+        for (number, header) in headers.enumerated() {
+            guard let colon = header.firstIndex(of: ":") else {
+                throw ValidationError("--header number \(number + 1) has no ':'; give each header as 'Name: value'.")
+            }
+            let name = String(header[..<colon])
+            guard !name.isEmpty else {
+                throw ValidationError("--header number \(number + 1) has no name before its ':'; give each header as 'Name: value'.")
+            }
+            guard !header.contains(where: \.isNewline) else {
+                throw ValidationError("--header number \(number + 1) has a line break in it; a header is one line.")
+            }
+            guard names.insert(name.lowercased()).inserted else {
+                throw ValidationError("--header '\(name.terminalSafe)' is given twice; give each header once.")
+            }
+        }
+        do {
+            try assetOptions.validate()
+        } catch {
+            // The library's sentence names the field, never its value.
+            throw ValidationError("--header: \(error)".terminalSafe + ".")
+        }
+    }
+
+    /// The headers as an address's options: each split at its first ':' (the value's surrounding blanks are not sent).
+    var assetOptions: AudioAsset.Options {
+        let fields = headers.compactMap { header in
+            header.firstIndex(of: ":").map { (String(header[..<$0]), String(header[header.index(after: $0)...])) }
+        }
+        return AudioAsset.Options(httpHeaderFields: Dictionary(fields) { _, last in last })
+    }
+}
