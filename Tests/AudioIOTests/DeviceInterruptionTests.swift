@@ -71,6 +71,61 @@ import Testing
         #expect(device.framesTransferred >= 96000, "the whole file was played: \(device.framesTransferred) frames")
     }
 
+    /// A ``Player`` of a 1 s stereo tone on `device`, its item loaded, in this test's session.
+    func queuedPlayer(on device: NullDevice) async throws -> Player {
+        let file = scratch.file("tone.wav")
+        try Sox.synth(to: file.path, rate: 48000, channels: 2, seconds: 1, "sine 440")
+        let player = Player(playerItem: try await readyItems([file])[0])
+        player.currentDevice = device.name
+        player.session = session
+        return player
+    }
+
+    @Test func aPlayerWhoseDeviceIsHeldWaitsSayingSoAndPlaysByItselfOnceItIsFree() async throws {
+        // Without resumeAfterInterruption: a Player asked to play plays once it can, as it does after a download.
+        session.setCategory(.playback)
+        let device = device()
+        device.isHeld = true
+        let player = try await queuedPlayer(on: device)
+        var interruptions = session.events().makeAsyncIterator()
+        let events = player.events()
+        #expect(player.play(), "asked to play, it waits")
+        #expect(player.isPlaying && player.timeControlStatus == .waitingToPlayAtSpecifiedRate(.deviceInUse))
+        #expect(player.reasonForWaitingToPlay == .deviceInUse && player.status == .unknown, "\(player.status)")
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(device.framesTransferred == 0 && player.reasonForWaitingToPlay == .deviceInUse)
+
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        var statuses: [BasePlayer.TimeControlStatus] = []
+        for await event in events {
+            if case .timeControlStatusChanged(let status) = event { statuses.append(status) }
+            if case .finishedPlaying(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+        #expect(statuses.prefix(2) == [.waitingToPlayAtSpecifiedRate(.deviceInUse), .playing], "\(statuses)")
+        #expect(device.framesTransferred >= 48000, "the whole item was played: \(device.framesTransferred) frames")
+    }
+
+    @Test func aPlayerPausedWhileItWaitsForAHeldDeviceStaysPausedWhenItIsFree() async throws {
+        session.setCategory(.playback)
+        let device = device()
+        device.isHeld = true
+        let player = try await queuedPlayer(on: device)
+        var interruptions = session.events().makeAsyncIterator()
+        #expect(player.play())
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        player.pause()
+        #expect(!player.isPlaying && player.timeControlStatus == .paused && player.reasonForWaitingToPlay == nil)
+        device.isHeld = false
+        #expect(await nextInterruption(&interruptions) == .interruptionEnded(.deviceInUse, shouldResume: true))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!player.isPlaying && device.framesTransferred == 0, "\(device.framesTransferred) frames")
+    }
+
     @Test func aRecordingKeepsEveryFrameBeforeAndAfterTheDeviceWasTakenWithTheGapMarkedWhereItIs() async throws {
         session.setCategory(.record, options: [.resumeAfterInterruption])
         let device = device()

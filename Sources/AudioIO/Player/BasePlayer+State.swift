@@ -26,8 +26,11 @@ extension BasePlayer {
         var skippedBefore: TimeInterval = 0
         /// Playing was asked for a device time still ahead (``AudioPlayer/play(atTime:)``), and the voice has not started.
         var waitsForScheduledStart = false
-        /// Playing was asked for, and nothing can play yet, for this reason (an item loading, none to play).
+        /// Playing was asked for, and nothing can play yet, for this reason (an item loading, none to play, the device
+        /// held by another program).
         var waitingReason: WaitingReason?
+        /// The device another program held at the last start, while ``waitingReason`` says so.
+        var heldDevice: String?
         /// Whether the output waits for enough of an address at a start, a seek or a stall
         /// (``Player/automaticallyWaitsToMinimizeStalling``).
         var waitsToMinimizeStalls = true

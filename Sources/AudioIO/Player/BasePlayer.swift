@@ -218,7 +218,8 @@ public class BasePlayer: @unchecked Sendable {
     /// (``AudioPlayer/play(atTime:)``), else with the next period. False, with the status saying why, when nothing can
     /// be played or the device cannot be opened.
     func start(_ state: inout State, _ events: inout [Event], at time: TimeInterval? = nil) -> Bool {
-        guard !state.isPlaying else { return true }
+        // Waiting for a device another program held: asked again once it is free, it tries again.
+        guard !state.isPlaying || state.waitingReason == .deviceInUse else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
         switch prepare(&state, &events) {
         case .failed: return false
@@ -350,8 +351,15 @@ extension BasePlayer: AudioSessionParticipant {
     }
 
     var deviceFoundBusy: (name: String, isInput: Bool)? {
-        guard case .failed(.device(let error)) = status else { return nil }
-        return Self.busyDevice(error, isInput: false)
+        state.withLock { state in
+            if state.isPlaying, state.waitingReason == .deviceInUse, let held = state.heldDevice { return (held, false) }
+            guard case .failed(.device(let error)) = state.status else { return nil }
+            return Self.busyDevice(error, isInput: false)
+        }
+    }
+
+    var waitsForDevice: Bool {
+        state.withLock { $0.isPlaying && $0.waitingReason == .deviceInUse }
     }
 
     var session: AudioSession {

@@ -19,9 +19,15 @@ extension Player {
             engine = try StreamEngine.engine(
                 for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
         } catch {
+            // Held by another program: the player waits for it, as for a download, and the session says when it is free.
+            if let held = Self.busyDevice(error, isInput: false) {
+                state.heldDevice = held.name
+                return .waiting(.deviceInUse)
+            }
             state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
             return .failed
         }
+        state.heldDevice = nil
         var failure: AudioFileError?
         while let first = state.queue.items.first {
             let file: AudioFile

@@ -32,6 +32,10 @@ extension BasePlayer {
         case evaluatingBufferingRate
         /// The player has no item, as `.noItemToPlay`: it plays once it is given one.
         case noItemToPlay
+        /// Another program holds the device (alsa-lib's "busy"): a ``Player`` plays by itself once it lets the device
+        /// go, as the session finds (its ``AudioSession/Event/interruptionBegan(_:)`` says
+        /// ``AudioSession/InterruptionReason/deviceInUse``). `AVPlayer` has no such reason: its devices are shared.
+        case deviceInUse
     }
 
     /// What `events()` delivers, in the order it happens. What one call changes comes in this order: the status,

@@ -12,14 +12,20 @@ protocol AudioSessionParticipant: AnyObject, Sendable {
     var deviceInUse: (name: String, isInput: Bool)? { get }
     /// The session it joins: ``AudioSession/shared``, or one of a test's own.
     var session: AudioSession { get }
-    /// The device it could not open because another program holds it, after a start that failed so.
+    /// The device it could not open because another program holds it, after a start that failed so (or that waits for
+    /// it: see ``waitsForDevice``).
     var deviceFoundBusy: (name: String, isInput: Bool)? { get }
+    /// Whether it was asked to start and waits for a device another program holds: the session starts it once the
+    /// device is free, whatever its options (a ``Player`` waits so, as for a download).
+    var waitsForDevice: Bool { get }
     /// Its device is no longer heard or no longer hears (a jack unplugged) though its stream runs on: a
     /// player pauses, a recorder stops and finishes its file with what was captured.
     func deviceInUseWentAway()
 }
 
 extension AudioSessionParticipant {
+    var waitsForDevice: Bool { false }
+
     /// Around a start, outside the participant's lock: the session activates on the first (reading alsa-lib's
     /// configuration) and applies its policy to it from then on. It joins before `start`, so that an interruption of
     /// its device as it starts (another program taking it at once) finds it, and pauses it once `start` is done. One
@@ -29,7 +35,7 @@ extension AudioSessionParticipant {
         session.participantWillStart(self)
         let started = start()
         session.participant(self, didStart: started && deviceInUse != nil)
-        if !started, let busy = deviceFoundBusy { session.participant(self, foundBusy: busy) }
+        if !started || waitsForDevice, let busy = deviceFoundBusy { session.participant(self, foundBusy: busy) }
         return started
     }
 
@@ -138,18 +144,22 @@ extension AudioSession {
     }
 
     /// Posts the end of the interruption (of `device`, when it was of one device) and, with
-    /// ``CategoryOptions/resumeAfterInterruption``, resumes what it paused.
+    /// ``CategoryOptions/resumeAfterInterruption``, resumes what it paused; what waits for the device starts anyway.
     func endInterruption(_ reason: InterruptionReason, device: String? = nil) {
-        let resumed: [any AudioSessionParticipant]? = withState { state, events in
+        let ended: (paused: [any AudioSessionParticipant], resumesAll: Bool)? = withState { state, events in
             guard state.isInterrupted, state.interruptedDevice == device else { return nil }
             state.isInterrupted = false
             state.interruptedDevice = nil
             let paused = state.interrupted
             state.interrupted = []
             events.append(.interruptionEnded(reason, shouldResume: true))
-            return state.options.contains(.resumeAfterInterruption) ? paused : []
+            return (paused, state.options.contains(.resumeAfterInterruption))
         }
-        for participant in resumed ?? [] { participant.resumeAfterInterruption() }
+        guard let ended else { return }
+        // One that waits for the device (rather than was paused by the interruption) starts in any case.
+        for participant in ended.paused where ended.resumesAll || participant.waitsForDevice {
+            participant.resumeAfterInterruption()
+        }
     }
 
     /// The hotplug monitor saw a card appear or vanish.
