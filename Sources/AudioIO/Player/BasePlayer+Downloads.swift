@@ -59,6 +59,7 @@ extension BasePlayer {
     /// buffered (see ``RemoteBuffering/look(at:on:isPlaying:decoderWaits:download:)``).
     private func lookAtBuffer() {
         withState { state, events in
+            fetchAhead(state)
             guard let voice = state.voice, let engine = state.engine, state.isInMix, state.waitsToMinimizeStalls else { return }
             let download = state.reading.flatMap { state.readers[$0] }.map { (progress: $0.progress, duration: $0.duration) }
             switch state.buffering.look(

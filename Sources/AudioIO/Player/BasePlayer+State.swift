@@ -124,6 +124,14 @@ extension BasePlayer {
     struct OpenedAddress {
         let reader: RemoteReader
         let duration: TimeInterval
+        /// Held while the player reads it: it downloads to its end.
+        let wholeDownload: WholeDownloadClaim
+
+        init(reader: RemoteReader, duration: TimeInterval) {
+            self.reader = reader
+            self.duration = duration
+            wholeDownload = reader.asset.claimWhole()
+        }
 
         /// What is downloaded of it.
         var progress: RemoteAsset.Progress { reader.asset.progress }

@@ -126,6 +126,9 @@ public class BasePlayer: @unchecked Sendable {
         preconditionFailure("a player overrides download")
     }
 
+    /// *Shape*: fetches the start of what plays next, at each look at the buffer (a queue's next item).
+    func fetchAhead(_ state: State) {}
+
     /// *Shape*: the channels of what plays now, for meters (0 when unknown: silence reads −160 on every channel).
     func meteredChannels(in state: State) -> Int { 0 }
 

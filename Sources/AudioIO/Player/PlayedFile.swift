@@ -18,6 +18,8 @@ final class PlayedFile: @unchecked Sendable {
     private let memory: AnonymousFile?
     /// The download of an `http` or `https` address.
     let remote: RemoteAsset?
+    /// The player's claim on all of it: the address is there to be played.
+    private let wholeDownload: WholeDownloadClaim?
     /// The length in seconds and the channels: known at once for a file, once its header is here for an address.
     let facts = Mutex((duration: TimeInterval(0), channels: 0))
     /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
@@ -48,6 +50,7 @@ final class PlayedFile: @unchecked Sendable {
         self.data = data
         self.memory = memory
         remote = nil
+        wholeDownload = nil
         facts.withLock { $0 = (file.duration, file.channelCount) }
     }
 
@@ -57,5 +60,6 @@ final class PlayedFile: @unchecked Sendable {
         data = nil
         memory = nil
         remote = asset
+        wholeDownload = asset.claimWhole()
     }
 }

@@ -222,6 +222,17 @@ public class Player: BasePlayer, @unchecked Sendable {
         state.queue.decoderReleased()
     }
 
+    /// Seconds of the next item fetched ahead once the current one is downloaded to its end.
+    static let prefetchSeconds: TimeInterval = 10
+
+    /// Once the item playing is downloaded to its end, the next one's first seconds: it starts without a wait, and the
+    /// items after it download nothing yet but their headers.
+    override func fetchAhead(_ state: State) {
+        guard state.queue.items.count > 1, let reading = state.reading, let address = state.readers[reading],
+              address.progress.isLoadedToEnd else { return }
+        state.queue.items[1].item.asset.prefetch(seconds: Self.prefetchSeconds)
+    }
+
     override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
         guard let item = state.queue.items.first?.item else { return nil }
         let duration = item.duration

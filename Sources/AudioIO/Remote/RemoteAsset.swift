@@ -8,7 +8,9 @@ import SystemPackage
 /// here blocks until they are, and one far from where the download is sends a range request for them at once.
 ///
 /// One thread per address downloads into a ``RemoteCache`` data file: first what a reader waits for, then onward from
-/// where reading last ended to the end of the file. What lies before is downloaded only when a reader asks for it (a
+/// where reading last ended — to the end of the file while a player holds a ``WholeDownloadClaim`` (it plays the
+/// address), else ``readAheadBytes`` further, and as far as ``prefetch(upTo:)`` asked (a queue's next item): an asset
+/// loaded for its length fetches its header, not a whole episode. What lies before is downloaded only when a reader asks for it (a
 /// seek back) or ``loadAll()`` does (an import): a start into a long podcast fetches from there on. Bytes already in the cache are checked with the server once (`If-Range`,
 /// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
 /// connection that drops is resumed with a range request from the first byte missing, retried with back-off
@@ -128,8 +130,34 @@ final class RemoteAsset: @unchecked Sendable {
     /// Waits until every byte is here (downloading all of it), or the download fails.
     func loadAll() throws(DownloadError) { try download.loadAll() }
 
+    /// Bytes fetched past where reading last ended while no one claims the whole file: a reader that reads on keeps
+    /// the transfer going; one that stops (a header read) costs this much more at most.
+    static let readAheadBytes: Int64 = 256 * 1024
+
+    /// Keeps the download going to the end of the file for as long as the claim is held: what a player holds while it
+    /// plays the address.
+    func claimWhole() -> WholeDownloadClaim {
+        download.changeWholeClaims(by: 1)
+        return WholeDownloadClaim { [download] in download.changeWholeClaims(by: -1) }
+    }
+
+    /// Fetches the file's first `offset` bytes, though no one reads them yet: a queue's next item, so that it starts
+    /// without a wait. A smaller offset than one asked before changes nothing.
+    func prefetch(upTo offset: Int64) { download.prefetch(upTo: offset) }
+
     /// Bytes this process downloaded for it so far (not those the cache had).
     var bytesDownloaded: Int64 { download.bytesDownloaded.load(ordering: .relaxed) }
+}
+
+/// A player's claim on an address's whole download (``RemoteAsset/claimWhole()``), let go when it is released.
+final class WholeDownloadClaim: Sendable {
+    private let release: @Sendable () -> Void
+
+    fileprivate init(release: @escaping @Sendable () -> Void) {
+        self.release = release
+    }
+
+    deinit { release() }
 }
 
 /// The downloading half of a ``RemoteAsset``: its state, its thread and its connection. The thread holds it, so
@@ -163,6 +191,10 @@ private final class Download: @unchecked Sendable {
     private var hasBeenRead = false
     /// Whether ``loadAll()`` asked for every byte, also those before where reading is.
     private var isWholeWanted = false
+    /// The ``WholeDownloadClaim``s held.
+    private var wholeClaims = 0
+    /// How far ``prefetch(upTo:)`` asked to fetch.
+    private var prefetchEnd: Int64 = 0
     private var isClosed = false
     /// Where the transfer under way writes next, while one runs.
     private var writing: Int64?
@@ -249,6 +281,8 @@ private final class Download: @unchecked Sendable {
                     if loaded.contains(offset) {
                         let count = Int(min(Int64(buffer.count), loaded.end(ofRunAt: offset) - offset))
                         readEnd = offset + Int64(count)
+                        // Read on far enough: the thread may ask for more.
+                        if writing == nil, let fileLength, fetchesAhead(length: fileLength) { monitor.broadcast() }
                         hasBeenRead = true
                         if demand == offset { demand = nil }
                         return (held, count)
@@ -280,6 +314,33 @@ private final class Download: @unchecked Sendable {
             done += got
         }
         return count
+    }
+
+    func changeWholeClaims(by change: Int) {
+        monitor.withLock {
+            wholeClaims += change
+            monitor.broadcast()
+        }
+    }
+
+    func prefetch(upTo offset: Int64) {
+        monitor.withLock {
+            guard offset > prefetchEnd else { return }
+            prefetchEnd = offset
+            monitor.broadcast()
+        }
+    }
+
+    /// Where fetching stops when no reader waits: nil for the end of the file. Under the lock.
+    private var fetchEnd: Int64? {
+        wholeClaims > 0 || isWholeWanted ? nil : max(prefetchEnd, readEnd + RemoteAsset.readAheadBytes)
+    }
+
+    /// Whether enough is missing before ``fetchEnd`` to ask for it: half a window at least, or the file's rest, so that a
+    /// reader reading on is served by requests of 128 KiB or more, not one per read. Under the lock.
+    private func fetchesAhead(length: Int64) -> Bool {
+        guard let end = fetchEnd.map({ min($0, length) }) else { return true }
+        return end == length || end - loaded.end(ofRunAt: readEnd) >= RemoteAsset.readAheadBytes / 2
     }
 
     func loadAll() throws(DownloadError) {
@@ -386,7 +447,8 @@ private final class Download: @unchecked Sendable {
         let gap: Range<Int64>?
         if let length = fileLength {
             // What lies before the reader is fetched when asked for, or to check with the server bytes the cache had.
-            gap = demand.flatMap { loaded.firstGap(from: $0, below: length) } ?? loaded.firstGap(from: readEnd, below: length)
+            let ahead = fetchesAhead(length: length) ? fetchEnd.map { min($0, length) } ?? length : readEnd
+            gap = demand.flatMap { loaded.firstGap(from: $0, below: length) } ?? loaded.firstGap(from: readEnd, below: ahead)
                 ?? (isWholeWanted || !isSettled ? loaded.firstGap(from: 0, below: length) : nil)
             if gap == nil, !loaded.covers(length: length) { return nil }
         } else {
@@ -395,7 +457,11 @@ private final class Download: @unchecked Sendable {
             let next = loaded.ranges.first { $0.lowerBound > start }?.lowerBound
             gap = start..<(next ?? Int64.max)
         }
-        guard let gap else { isSettled = true; return nil }
+        guard var gap else { isSettled = true; return nil }
+        // Not claimed whole: a bounded range, so that nothing is sent past where fetching stops.
+        if let end = fetchEnd.map({ max($0, (demand ?? 0) + RemoteAsset.readAheadBytes) }), end > gap.lowerBound {
+            gap = gap.lowerBound..<min(gap.upperBound, end)
+        }
         let last = gap.upperBound == Int64.max ? "" : String(gap.upperBound - 1)
         headers.append("Range: bytes=\(gap.lowerBound)-\(last)")
         if let validator = entityTag ?? lastModified, !loaded.isEmpty { headers.append("If-Range: \(validator)") }
@@ -452,6 +518,12 @@ private final class Download: @unchecked Sendable {
                 self.monitor.broadcast()
                 if self.isClosed { return false }
                 if self.supportsRanges, let end = plan.end, position >= end { return false }
+                // An open transfer no one claims whole any more, far enough ahead of what is read, with no reader
+                // waiting: the rest is fetched when it is wanted.
+                if self.supportsRanges, plan.end == nil, let end = self.fetchEnd, position >= end,
+                   self.demand.map({ self.loaded.contains($0) }) ?? true {
+                    return false
+                }
                 if let length = self.fileLength, position >= length { return false }
                 // Bytes the cache or an earlier transfer has: the next request starts after them.
                 if self.supportsRanges, self.loaded.end(ofRunAt: position) > position { return false }

@@ -10,8 +10,9 @@ import SystemEdge
 /// let (duration, metadata) = try await asset.load(.duration, .metadata)
 /// ```
 ///
-/// An address's header is downloaded for it (what downloads is kept in the asset's ``RemoteCache``, where a player of
-/// the asset finds it); a file's header is read from the disk. An address that needs request headers (a token, a
+/// An address's header is downloaded for it, and 256 KiB more at most, not the whole file: the lengths of a list of
+/// episodes cost their headers (what downloads is kept in the asset's ``RemoteCache``, where a player of the asset finds
+/// it); a file's header is read from the disk. An address that needs request headers (a token, a
 /// cookie) gets them from ``Options``, as `AVURLAsset(url:options:)` does:
 ///
 /// ```swift
@@ -97,6 +98,14 @@ public final class AudioAsset: Sendable {
             loaded.withLock { $0 = result }
             return result
         }
+    }
+
+    /// Fetches an address's first `seconds` (in proportion to its length, the header included), though nothing plays
+    /// it yet: a queue's next item. Nothing for a file, or before the asset has loaded.
+    func prefetch(seconds: TimeInterval) {
+        guard case .success(let facts) = loaded.withLock({ $0 }), facts.duration > 0,
+              let remote = download.withLock({ $0 }), let length = remote.progress.length else { return }
+        remote.prefetch(upTo: Int64((Double(length) * min(seconds / facts.duration, 1)).rounded(.up)))
     }
 
     /// Bytes of an address downloaded so far by the asset's download (what the cache held is not counted).
