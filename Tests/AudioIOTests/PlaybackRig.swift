@@ -136,3 +136,12 @@ func until(_ condition: () -> Bool) async throws {
         #expect(PlaybackRig.split([1, -1, 2, -2]) == ([1, 2], [-1, -2]))
     }
 }
+
+/// 30 s of white noise, 16 kHz mono 16-bit (960 KB, 32 KB a second), written in `scratch` as `talk.wav` for a server
+/// to serve, and its samples, which what is downloaded of it must match.
+func noiseTalk(in scratch: ScratchDirectory) throws -> (url: URL, samples: [Float]) {
+    let talk = scratch.file("talk.wav")
+    try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
+    let file = try AudioFile(forReading: talk)
+    return (talk, try file.read(frameCount: Int(file.frameCount)))
+}

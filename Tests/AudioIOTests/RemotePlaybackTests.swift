@@ -8,17 +8,14 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct RemotePlaybackTests {
     let scratch: ScratchDirectory
     let cache: RemoteCache
-    /// 30 s of white noise, 16 kHz mono 16-bit: 960 KB, 32 KB a second.
+    /// See ``noiseTalk(in:)``.
     let talk: URL
     let expected: [Float]
 
     init() throws {
         scratch = try ScratchDirectory()
         cache = RemoteCache(directory: scratch.file("cache"))
-        talk = scratch.file("talk.wav")
-        try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
-        let file = try AudioFile(forReading: talk)
-        expected = try file.read(frameCount: Int(file.frameCount))
+        (talk, expected) = try noiseTalk(in: scratch)
     }
 
     func player(_ url: URL, on renderer: OfflineRenderer) throws -> AudioPlayer {

@@ -13,12 +13,6 @@ import Testing
         scratch = try ScratchDirectory()
     }
 
-    /// The RMS level in dBFS of `samples` (left-justified 32-bit, as ``Sox/samples(of:)`` reads them).
-    func level(_ samples: ArraySlice<Int32>) -> Double {
-        let sum = samples.reduce(0.0) { $0 + pow(Double($1) / 2_147_483_648, 2) }
-        return 10 * log10(max(sum / Double(max(samples.count, 1)), 1e-16))
-    }
-
     @Test func theTimerCountsPlayingTimeFadesOutThenPausesAndPutsTheVolumeBack() async throws {
         try await PulseAudioServer.own { server in
             let tone = scratch.file("tone.wav")
@@ -57,7 +51,7 @@ import Testing
             let samples = try Sox.samples(of: heard)
             let threshold = Int32(2_147_483_648 * 0.001)
             let last = try #require(samples.lastIndex { abs($0) > threshold })
-            let quarters = (0..<6).reversed().map { level(samples[(last - ($0 + 1) * 12000)..<(last - $0 * 12000)]) }
+            let quarters = (0..<6).reversed().map { Sox.level(of: samples[(last - ($0 + 1) * 12000)..<(last - $0 * 12000)]) }
             #expect(abs(quarters[0] - -10.97) < 0.5 && abs(quarters[1] - -10.97) < 0.5, "before the fade: \(quarters)")
             #expect(zip(quarters.dropFirst(2), quarters.dropFirst(3)).allSatisfy { $1 < $0 - 1 }, "falling: \(quarters)")
         }

@@ -25,6 +25,12 @@ public enum Sox {
         return (peak, rms)
     }
 
+    /// The RMS level in dBFS of `samples` (left-justified 32-bit, as ``samples(of:)`` reads them); −160 for none.
+    public static func level(of samples: ArraySlice<Int32>) -> Double {
+        let sum = samples.reduce(0.0) { $0 + pow(Double($1) / 2_147_483_648, 2) }
+        return 10 * log10(max(sum / Double(max(samples.count, 1)), 1e-16))
+    }
+
     /// The samples of `path` as sox decodes them, left-justified in 32 bits with no dither, so that 16- and
     /// 24-bit files compare bit for bit (a 16-bit sample `s` is `s << 16`).
     public static func samples(of path: String) throws -> [Int32] {

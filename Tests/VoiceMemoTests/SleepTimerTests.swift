@@ -5,12 +5,6 @@ import Testing
 /// `play --sleep` on a device with a real clock, the null sink of a PulseAudio server of its own (it plays for 12 s),
 /// whose monitor `parec` records: what a listener falling asleep would hear.
 @Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct SleepTimerTests {
-    /// The RMS level in dBFS of `samples` (left-justified 32-bit, as ``Sox/samples(of:)`` reads them).
-    func level(_ samples: ArraySlice<Int32>) -> Double {
-        let sum = samples.reduce(0.0) { $0 + pow(Double($1) / 2_147_483_648, 2) }
-        return 10 * log10(max(sum / Double(max(samples.count, 1)), 1e-16))
-    }
-
     @Test func playFadesOutOverTheTimersLast10SecondsThenEndsWithoutHarmToTheMemo() async throws {
         try await PulseAudioServer.own { server in
             let cli = try CLI()
@@ -43,7 +37,7 @@ import Testing
             let threshold = Int32(2_147_483_648 * 0.001)
             let first = try #require(samples.firstIndex { abs($0) > threshold })
             let last = try #require(samples.lastIndex { abs($0) > threshold })
-            let seconds = (0..<11).reversed().map { level(samples[max(last - ($0 + 1) * 48000, 0)..<(last - $0 * 48000)]) }
+            let seconds = (0..<11).reversed().map { Sox.level(of: samples[max(last - ($0 + 1) * 48000, 0)..<(last - $0 * 48000)]) }
             #expect(abs(seconds[0] - -9.03) < 0.3, "a sine at half scale before the fade: \(seconds)")
             #expect(zip(seconds.dropFirst(), seconds.dropFirst(2)).allSatisfy { $1 < $0 - 0.3 }, "falling over the last 10 s: \(seconds)")
             #expect(seconds[10] < seconds[0] - 20, "\(seconds)")
