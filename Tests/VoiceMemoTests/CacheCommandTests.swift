@@ -89,6 +89,24 @@ import Testing
         #expect(try Sox.samples(of: short.path).count == 16000)
     }
 
+    @Test(arguments: [(80, ["ADDRESS", "DOWNLOADED", "SIZE", "LAST USED"]), (40, ["ADDRESS", "DOWNLOADED", "SIZE"]), (30, ["ADDRESS", "DOWNLOADED"])])
+    func cacheOnATerminalFitsItsWidthTheAddressShorteningAndColumnsGoing(columns: Int, headings: [String]) throws {
+        let cli = try CLI()
+        let server = try HTTPServer()
+        let name = "a-podcast-episode-with-a-rather-long-name.wav"
+        _ = try serve(name, seconds: 1, on: server, cli)
+        #expect(try cli.run("import", server.url(name).absoluteString, "--json").status == 0)
+        let terminal = try PseudoTerminal(CLI.binary, ["cache"], environment: cli.environment, columns: columns)
+        #expect(terminal.waitForExit(timeout: 10) == 0, "\(terminal.screen)")
+        let lines = terminal.screen.components(separatedBy: "\r\n").dropLast()
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.allSatisfy { $0.count <= columns }, "fits \(columns) columns: \(lines)")
+        #expect(lines.first?.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } == headings, "\(lines)")
+        // Cut in its middle: the file's name stays.
+        #expect(lines.dropFirst().first.map { $0.hasPrefix("http:") && $0.contains("name.wav ") && $0.contains("…") } == true, "\(lines)")
+        #expect(lines.dropFirst().first?.contains("100 %") == true, "\(lines)")
+    }
+
     @Test func cacheSizeCapsTheCacheTheLeastRecentlyUsedGoingFirstAndTheSettingKeepsIt() throws {
         let cli = try CLI()
         let server = try HTTPServer()

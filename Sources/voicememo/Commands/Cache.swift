@@ -12,9 +12,9 @@ extension VoiceMemo {
                 What play and import downloaded from http(s) addresses is kept in $XDG_CACHE_HOME/voicememo/http \
                 (else ~/.cache/voicememo/http), byte ranges per address. This lists each address (without a user \
                 name or password), the disk space its bytes take, how much of the file is downloaded, and when it was \
-                last used, the most recent first; on a terminal the table fits its width (the address shortens \
-                first, then the last use and the size go). --clear empties it and says how much it freed; a play \
-                under way goes on with what it has.
+                last used, the most recent first; on a terminal the table fits its width (the address shortens in \
+                its middle, down to 20 columns, then the last use and the size go). --clear empties it and says how \
+                much it freed; a play under way goes on with what it has.
 
                 The cache keeps at most 1G unless --set-size says otherwise, a setting kept in \
                 $XDG_CONFIG_HOME/voicememo/cache-size (else ~/.config/voicememo/cache-size); --cache-size on play and \
@@ -90,7 +90,9 @@ extension VoiceMemo {
             var table = Table(columns: columns.map { column in
                 Table.Column(heading: column.heading, alignsRight: column != .address, maximumWidth: column == .address ? addressWidth : .max)
             })
-            for row in items.indices { table.append(columns.map { cells[$0]![row] }) }
+            for row in items.indices {
+                table.append(columns.map { $0 == .address ? Self.shortened(cells[.address]![row], toColumns: addressWidth) : cells[$0]![row] })
+            }
             print(table.text)
         }
 
@@ -106,6 +108,15 @@ extension VoiceMemo {
                 case .lastUsed: "LAST USED"
                 }
             }
+        }
+
+        /// `address` cut to `columns` in its middle, its end (the file's name) kept rather than its host, which the other
+        /// rows share.
+        private static func shortened(_ address: String, toColumns columns: Int) -> String {
+            // An address is ASCII (percent escapes for the rest): a character a column.
+            guard address.count > columns, columns > 4 else { return address }
+            let start = (columns - 1) / 3
+            return address.prefix(start) + "…" + address.suffix(columns - 1 - start)
         }
 
         /// `url` as it is shown: without a user name and password.
