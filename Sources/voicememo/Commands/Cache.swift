@@ -69,19 +69,14 @@ extension VoiceMemo {
                 : "\(items.count) address\(items.count == 1 ? "" : "es"), \(Describe.size(total)) on disk, of at most \(capacity.text)."
             defer { print(width.map { summary.truncated(toColumns: $0) } ?? summary) }
             guard !items.isEmpty else { return }
-            let cells: [Column: [String]] = [
-                .address: items.map { Self.address($0.url).terminalSafe },
-                .downloaded: items.map(Self.downloaded),
-                .size: items.map { Describe.size($0.sizeOnDisk) },
-                .lastUsed: items.map { Describe.date($0.lastUsed) },
-            ]
+            let rows = items.map { item in Column.allCases.map { $0.cell(of: item) } }
             var columns = Column.allCases
             var addressWidth = Int.max
             if let width {
                 // The address takes what the other columns leave; they go, the last first, while it would get under 20.
                 func others(_ columns: [Column]) -> Int {
                     columns.dropFirst().reduce(0) { sum, column in
-                        sum + 2 + ([column.heading] + cells[column]!).map(\.terminalColumns).max()!
+                        sum + 2 + rows.reduce(column.heading.terminalColumns) { max($0, $1[column.rawValue].terminalColumns) }
                     }
                 }
                 while columns.count > 2, width - others(columns) < 20 { columns.removeLast() }
@@ -90,14 +85,14 @@ extension VoiceMemo {
             var table = Table(columns: columns.map { column in
                 Table.Column(heading: column.heading, alignsRight: column != .address, maximumWidth: column == .address ? addressWidth : .max)
             })
-            for row in items.indices {
-                table.append(columns.map { $0 == .address ? Self.shortened(cells[.address]![row], toColumns: addressWidth) : cells[$0]![row] })
+            for row in rows {
+                table.append(columns.map { $0 == .address ? Self.shortened(row[$0.rawValue], toColumns: addressWidth) : row[$0.rawValue] })
             }
             print(table.text)
         }
 
         /// The table's columns, in the order they are dropped from the right when the terminal is narrow.
-        private enum Column: CaseIterable {
+        private enum Column: Int, CaseIterable {
             case address, downloaded, size, lastUsed
 
             var heading: String {
@@ -106,6 +101,16 @@ extension VoiceMemo {
                 case .downloaded: "DOWNLOADED"
                 case .size: "SIZE"
                 case .lastUsed: "LAST USED"
+                }
+            }
+
+            /// What the column says of `item`, safe for the terminal.
+            func cell(of item: RemoteCache.Item) -> String {
+                switch self {
+                case .address: Cache.address(item.url).terminalSafe
+                case .downloaded: Cache.downloaded(item)
+                case .size: Describe.size(item.sizeOnDisk)
+                case .lastUsed: Describe.date(item.lastUsed)
                 }
             }
         }
@@ -129,7 +134,7 @@ extension VoiceMemo {
         }
 
         /// `100 %` of a file held whole, `42 % of 4.5 MB` of part of one, or the bytes held when its length is unknown.
-        private static func downloaded(_ item: RemoteCache.Item) -> String {
+        static func downloaded(_ item: RemoteCache.Item) -> String {
             guard let length = item.length, length > 0 else { return Describe.size(item.loadedBytes) }
             let percent = item.loadedBytes * 100 / length
             return item.loadedBytes >= length ? "100 %" : "\(percent) % of \(Describe.size(length))"
