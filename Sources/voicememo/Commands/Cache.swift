@@ -29,7 +29,7 @@ extension VoiceMemo {
 
         // Unconditional, so that `-5` is a size that is wrong rather than an option that is unknown.
         @Option(parsing: .unconditional, help: ArgumentHelp(
-            "Keep at most this much from now on, e.g. 500M or 2G (K, M, G, T: powers of 1024), as a setting.", valueName: "size"),
+            "Keep at most this much, e.g. 500M or 2G (K, M, G, T: powers of 1024), as a setting: from the next download on.", valueName: "size"),
             transform: { try CacheSize.parse($0, option: "--set-size") })
         var setSize: CacheSize?
 
