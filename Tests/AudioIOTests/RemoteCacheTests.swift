@@ -48,6 +48,56 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test func aDownloadReportsItsBytesAsTheyArriveAndOnceWhole() throws {
+        // 192 KB at 64 KB/s: three seconds of reports.
+        let server = try HTTPServer(rate: "64k")
+        let samples = try serve("memo.wav", seconds: 6, on: server)
+        let cache = RemoteCache(directory: scratch.file("cache"))
+        let copy = scratch.file("copy.wav")
+        var reports: [DownloadProgress] = []
+        var times: [ContinuousClock.Instant] = []
+        try cache.download(server.url("memo.wav"), to: copy) { progress in
+            reports.append(progress)
+            times.append(.now)
+        }
+        #expect(try read(copy, cache: nil) == samples)
+        let size: Int64 = 192_044
+        #expect(reports.last == DownloadProgress(loadedBytes: size, totalBytes: size), "\(reports)")
+        #expect(reports.count >= 3, "bytes seen arriving: \(reports.map(\.loadedBytes))")
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.loadedBytes <= $1.loadedBytes && $0 != $1 }, "\(reports)")
+        #expect(reports.dropFirst().allSatisfy { $0.totalBytes == size }, "the length, once the server said it")
+        // At most ten a second (the last comes as soon as the file is whole).
+        let gaps = zip(times, times.dropFirst()).dropLast().map { ($1 - $0) / .seconds(1) }
+        #expect(gaps.allSatisfy { $0 >= 0.09 }, "\(gaps)")
+    }
+
+    @Test func itemsListWhatIsHeldAndACapacitySetLaterTakesEffectWithTheNextBytes() async throws {
+        let server = try HTTPServer()
+        let samples = try ["a.wav", "b.wav", "c.wav"].map { try serve($0, seconds: 10, on: server) }
+        let cache = RemoteCache(directory: scratch.file("cache"))
+        let started = Date()
+        for (name, expected) in zip(["a.wav", "b.wav"], samples.prefix(2)) {
+            #expect(try read(server.url(name), cache: cache) == expected)
+            #expect(try await eventually { cache.items.first?.loadedBytes == 320_044 }, "\(name)")
+        }
+        let items = cache.items
+        #expect(items.map(\.url) == [server.url("b.wav"), server.url("a.wav")], "the most recently used first")
+        #expect(items.allSatisfy { $0.length == 320_044 && $0.loadedBytes == 320_044 }, "\(items)")
+        #expect(items.allSatisfy { $0.sizeOnDisk >= 320_044 && $0.sizeOnDisk < 400_000 }, "\(items.map(\.sizeOnDisk))")
+        #expect(items.allSatisfy { $0.lastUsed.timeIntervalSince(started) > -1 && $0.lastUsed <= Date() })
+        #expect(items[0].lastUsed >= items[1].lastUsed)
+        // Room for one: the next bytes listed make it, a and b going.
+        cache.capacity = 400_000
+        #expect(cache.capacity == 400_000)
+        #expect(try read(server.url("c.wav"), cache: cache) == samples[2])
+        #expect(try await eventually { cache.items.map(\.url) == [server.url("c.wav")] }, "\(cache.items)")
+        let freed = try cache.removeAll()
+        #expect(freed >= 320_044 && freed < 400_000, "\(freed)")
+        #expect(cache.items.isEmpty)
+        cache.capacity = -5
+        #expect(cache.capacity == 0)
+    }
+
     @Test func aFileChangedOnTheServerIsDownloadedAnew() async throws {
         let server = try HTTPServer()
         let cache = RemoteCache(directory: scratch.file("cache"))

@@ -18,14 +18,19 @@ struct CLI {
         return tests.deletingLastPathComponent().appendingPathComponent("voicememo").path
     }()
 
-    /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store, and `XDG_CACHE_HOME` to a cache of its own
-    /// (downloads of http addresses).
+    /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store, `XDG_CACHE_HOME` to a cache of its own
+    /// (downloads of http addresses) and `XDG_CONFIG_HOME` to settings of its own: the user's (a cache size, presets)
+    /// change nothing.
     var environment: [String: String] {
         var environment = Tool.environment
         environment["VOICEMEMO_HOME"] = home.path
         environment["XDG_CACHE_HOME"] = cacheHome.path
+        environment["XDG_CONFIG_HOME"] = configHome.path
         return environment
     }
+
+    /// This test's `XDG_CONFIG_HOME`.
+    var configHome: URL { scratch.file("config") }
 
     /// This test's `XDG_CACHE_HOME`: the download cache is `voicememo/http` in it.
     var cacheHome: URL { scratch.file("cache") }

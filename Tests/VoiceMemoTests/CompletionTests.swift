@@ -35,7 +35,7 @@ import Testing
     @Test func everyCommandAndTheSortOrdersAreOffered() throws {
         #expect(try Set(complete("")).isSuperset(of: [
             "record", "list", "info", "rename", "delete", "import", "export", "trim", "restore", "undo", "trash", "meter", "devices",
-            "presets", "play",
+            "presets", "play", "cache",
         ]))
         #expect(try complete("re") == ["record", "rename", "restore"])
         #expect(try complete("de") == ["delete", "devices"])

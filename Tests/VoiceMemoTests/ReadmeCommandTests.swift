@@ -391,6 +391,29 @@ import Testing
             let signedIn = rig.http.requests().filter { $0.path == "/auth/talk.opus" }
             #expect(!signedIn.isEmpty && signedIn.allSatisfy { $0.status == 206 && $0.authorization == rig.http.authorization }, "\(signedIn)")
         }),
+        ("voicememo cache", { rig in
+            let result = try rig.shell("voicememo cache")
+            #expect(result.status == 0, "\(result.standardError)")
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.first?.hasPrefix("ADDRESS") == true, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix(rig.http.url("talk.opus").absoluteString + " ") && $0.contains("100 %") }, "\(lines)")
+            #expect(lines.last?.hasSuffix(" on disk, of at most 1G.") == true, "\(lines)")
+        }),
+        ("voicememo cache --clear", { rig in
+            let result = try rig.shell("voicememo cache --clear")
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.wholeMatch(of: #/Removed \d+ address(es)? from the cache, freeing [\d.]+ [KM]B\.\n/#) != nil,
+                    "\(result.standardOutput)")
+            #expect(try rig.shell("voicememo cache").standardOutput == "The cache is empty; it keeps at most 1G.\n")
+        }),
+        ("voicememo cache --set-size 2G", { rig in
+            let result = try rig.shell("voicememo cache --set-size 2G")
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.hasPrefix("The cache keeps at most 2G from now on"), "\(result.standardOutput)")
+            let setting = rig.cli.configHome.appendingPathComponent("voicememo/cache-size")
+            #expect(try String(contentsOf: setting, encoding: .utf8) == "2G\n")
+            #expect(try rig.shell("voicememo cache").standardOutput == "The cache is empty; it keeps at most 2G.\n")
+        }),
         ("voicememo export 3f2a loud.opus --normalize -16", { rig in
             let memo = try rig.memo(rig.id("3f2a"))
             #expect(try rig.shell("voicememo export 3f2a loud.opus --normalize -16").status == 0)

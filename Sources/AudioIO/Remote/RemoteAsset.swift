@@ -11,7 +11,7 @@ import SystemPackage
 /// where reading last ended — to the end of the file while a player holds a ``WholeDownloadClaim`` (it plays the
 /// address), else ``readAheadBytes`` further, and as far as ``prefetch(upTo:)`` asked (a queue's next item): an asset
 /// loaded for its length fetches its header, not a whole episode. What lies before is downloaded only when a reader asks for it (a
-/// seek back) or ``loadAll()`` does (an import): a start into a long podcast fetches from there on. Bytes already in the cache are checked with the server once (`If-Range`,
+/// seek back) or ``loadAll(reporting:)`` does (an import): a start into a long podcast fetches from there on. Bytes already in the cache are checked with the server once (`If-Range`,
 /// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
 /// connection that drops is resumed with a range request from the first byte missing, retried with back-off
 /// (0.25 s doubling to 4 s, 8 tries without a byte between them); a 404, 403, a host that does not exist or a
@@ -127,8 +127,11 @@ final class RemoteAsset: @unchecked Sendable {
         var bytesAhead: Int64 { loaded.end(ofRunAt: readEnd) - readEnd }
     }
 
-    /// Waits until every byte is here (downloading all of it), or the download fails.
-    func loadAll() throws(DownloadError) { try download.loadAll() }
+    /// Waits until every byte is here (downloading all of it), or the download fails; tells `report`, on the calling
+    /// thread, what is here whenever it changed, at most ten times a second, and once at the end.
+    func loadAll(reporting report: ((DownloadProgress) -> Void)? = nil) throws(DownloadError) {
+        try download.loadAll(reporting: report)
+    }
 
     /// Bytes fetched past where reading last ended while no one claims the whole file: a reader that reads on keeps
     /// the transfer going; one that stops (a header read) costs this much more at most.
@@ -189,7 +192,7 @@ private final class Download: @unchecked Sendable {
     private var readEnd: Int64 = 0
     /// Whether a reader has read any byte: a change of the file on the server is then an error, not a fresh start.
     private var hasBeenRead = false
-    /// Whether ``loadAll()`` asked for every byte, also those before where reading is.
+    /// Whether ``loadAll(reporting:)`` asked for every byte, also those before where reading is.
     private var isWholeWanted = false
     /// The ``WholeDownloadClaim``s held.
     private var wholeClaims = 0
@@ -343,15 +346,31 @@ private final class Download: @unchecked Sendable {
         return end == length || end - loaded.end(ofRunAt: readEnd) >= RemoteAsset.readAheadBytes / 2
     }
 
-    func loadAll() throws(DownloadError) {
-        try monitor.withLock { () throws(DownloadError) in
+    func loadAll(reporting report: ((DownloadProgress) -> Void)?) throws(DownloadError) {
+        monitor.withLock {
             isWholeWanted = true
             monitor.broadcast()
-            while true {
-                if let failure { throw failure }
-                if isSettled, let fileLength, loaded.covers(length: fileLength) { return }
-                monitor.wait()
+        }
+        var reported: DownloadProgress?
+        while true {
+            // Each piece that arrives wakes the lock's waiters: the report waits for its tenth of a second regardless.
+            let deadline = ContinuousClock.now + .milliseconds(100)
+            let (progress, isDone) = try monitor.withLock { () throws(DownloadError) -> (DownloadProgress, Bool) in
+                while true {
+                    if let failure { throw failure }
+                    let isDone = isSettled && fileLength.map { loaded.covers(length: $0) } ?? false
+                    let left = deadline - .now
+                    if isDone || report != nil && left <= .zero {
+                        return (DownloadProgress(loadedBytes: loaded.byteCount, totalBytes: fileLength), isDone)
+                    }
+                    monitor.wait(seconds: report == nil ? .infinity : left / .seconds(1))
+                }
             }
+            if let report, progress != reported {
+                report(progress)
+                reported = progress
+            }
+            if isDone { return }
         }
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import SystemEdge
 import SystemPackage
 
@@ -18,7 +19,7 @@ import SystemPackage
 /// (401, 403: a sign-in missing or expired), it does not.
 ///
 /// It holds at most ``capacity`` bytes: past that, the addresses used least recently go first, except those a process
-/// is reading now. Several processes may use one cache at once, and any of them may be killed at any moment: a range
+/// is reading now. ``items`` lists what it holds. Several processes may use one cache at once, and any of them may be killed at any moment: a range
 /// is listed only once its bytes are synced to the disk, the list (`index.json`) is replaced in one step under a lock
 /// (`flock(2)`), and a file that another process still reads is never removed from under it. Removing the directory
 /// empties the cache (``removeAll()`` does it with the lock held).
@@ -26,18 +27,27 @@ import SystemPackage
 /// **Thread safety**: every member may be used from any thread.
 public final class RemoteCache: Sendable {
     /// The cache of this user: `$XDG_CACHE_HOME/voicememo/http`, else `~/.cache/voicememo/http`, holding at most
-    /// 1 GiB.
+    /// 1 GiB unless its ``capacity`` is set.
     public static let shared = RemoteCache(directory: defaultDirectory())
 
     /// The directory that holds the bytes (`*.data`), the list of what they are (`index.json`) and its lock.
     public let directory: URL
+
     /// The most bytes it keeps; the least recently used addresses go first beyond it.
-    public let capacity: Int64
+    ///
+    /// Setting it (a negative value counts as 0) takes effect as the next bytes are listed: a program sets the cap of
+    /// ``shared`` from its user's setting before it plays.
+    public var capacity: Int64 {
+        get { storedCapacity.load(ordering: .relaxed) }
+        set { storedCapacity.store(max(newValue, 0), ordering: .relaxed) }
+    }
+
+    private let storedCapacity: Atomic<Int64>
 
     /// A cache in `directory` (created, mode 0700, when first written) of at most `capacity` bytes.
     public init(directory: URL, capacity: Int64 = 1 << 30) {
         self.directory = directory
-        self.capacity = max(capacity, 0)
+        storedCapacity = Atomic(max(capacity, 0))
     }
 
     /// `$XDG_CACHE_HOME/voicememo/http`, else `$HOME/.cache/voicememo/http`.
@@ -55,12 +65,40 @@ public final class RemoteCache: Sendable {
         readIndex().entries.sorted { $0.lastUsed > $1.lastUsed }.compactMap { URL(string: $0.url) }
     }
 
+    /// What the cache holds of one address, as ``items`` lists it.
+    public struct Item: Sendable, Equatable {
+        /// The address, as it was given.
+        public var url: URL
+        /// The file's length on the server, once the server said it.
+        public var length: Int64?
+        /// The bytes of the file the cache holds.
+        public var loadedBytes: Int64
+        /// The disk space its data file takes: about ``loadedBytes``, the parts not downloaded taking none.
+        public var sizeOnDisk: Int64
+        /// When it was last played, imported or checked with the server.
+        public var lastUsed: Date
+    }
+
+    /// What it holds, one item per address, the most recently used first: read without the lock, as the list is
+    /// replaced in one step.
+    public var items: [Item] {
+        readIndex().entries.sorted { $0.lastUsed > $1.lastUsed }.compactMap { entry in
+            URL(string: entry.url).map { url in
+                Item(url: url, length: entry.length, loadedBytes: entry.ranges.byteCount, sizeOnDisk: sizeOnDisk(entry.file),
+                     lastUsed: Date(timeIntervalSince1970: entry.lastUsed))
+            }
+        }
+    }
+
     /// Empties it: every address it holds is forgotten and its bytes removed. A process reading one now goes on with
     /// what it has and keeps nothing more.
     ///
+    /// - Returns: The disk space the removed files took. A file a process still reads frees its space when that process
+    ///   lets it go.
     /// - Throws: ``AudioFileError`` when the directory cannot be changed.
-    public func removeAll() throws(AudioFileError) {
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+    @discardableResult
+    public func removeAll() throws(AudioFileError) -> Int64 {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return 0 }
         let lock = try locked()
         defer { lock.unlock() }
         var index = readIndex()
@@ -68,22 +106,35 @@ public final class RemoteCache: Sendable {
         index.entries.removeAll()
         try write(index)
         // A file left is found by the next sweep.
-        for name in files { FileNames.removeIgnoringFailure(path(name)) }
+        var freed: Int64 = 0
+        for name in files {
+            freed += sizeOnDisk(name)
+            FileNames.removeIgnoringFailure(path(name))
+        }
         sweep(index)
+        return freed
     }
 
     /// Downloads the whole file at `url` through the cache (what it holds is not downloaded again, but checked with
     /// the server) and writes a copy of it to `destination`, a new file (mode 0600), synced: for a program that wants
     /// a file on the disk, e.g. to import it. Every request carries the header fields of `options`.
     ///
+    /// - Parameters:
+    ///   - progress: Told how far the download has come, on the calling thread, while the call waits for it: whenever
+    ///     that changed, at most ten times a second, and once when every byte is here. It must not block for long:
+    ///     the call waits for it.
+    ///
     /// - Throws: ``AudioFileError``: ``AudioFileError/Reason/downloadFailed(_:)`` when the download fails (or a field
     ///   of `options` cannot be sent),
     ///   ``AudioFileError/Reason/exists`` when `destination` exists, another reason when it cannot be written (then
     ///   nothing is left there).
-    public func download(_ url: URL, options: AudioAsset.Options = AudioAsset.Options(), to destination: URL) throws(AudioFileError) {
+    public func download(
+        _ url: URL, options: AudioAsset.Options = AudioAsset.Options(), to destination: URL,
+        progress: ((DownloadProgress) -> Void)? = nil
+    ) throws(AudioFileError) {
         let asset = try RemoteAsset.open(url, options: options, cache: self)
         do {
-            try asset.loadAll()
+            try asset.loadAll(reporting: progress)
         } catch {
             throw AudioFileError(path: asset.name, reason: .downloadFailed(error))
         }
@@ -261,6 +312,11 @@ public final class RemoteCache: Sendable {
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     private var indexPath: String { path("index.json") }
+
+    /// The disk space the data file `name` takes; 0 when it is gone.
+    private func sizeOnDisk(_ name: String) -> Int64 {
+        (try? FilePath(path(name)).stat())?.sizeAllocated ?? 0
+    }
 
     private static var now: Double { Date().timeIntervalSince1970 }
 

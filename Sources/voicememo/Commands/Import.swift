@@ -24,9 +24,10 @@ extension VoiceMemo {
                 A directory imports the audio files in it and in every directory below it (by their extensions; \
                 hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
                 else “Memo” and the date and time). An http:// or https:// address is downloaded whole first, \
-                through the cache that play keeps ($XDG_CACHE_HOME/voicememo): what play downloaded is not \
-                downloaded again. --header 'Name: value' (repeated for more) is sent with its every request, as \
-                play sends it. Each file gets a line; a file that fails is reported on \
+                through the cache that play keeps ($XDG_CACHE_HOME/voicememo, at most --cache-size): what play \
+                downloaded is not downloaded again. On a terminal a bar shows how far the download has come (bytes, \
+                rate, time left); elsewhere a line says so at each tenth of it. --header 'Name: value' (repeated for \
+                more) is sent with its every request, as play sends it. Each file gets a line; a file that fails is reported on \
                 stderr and the others are still imported, and the exit status is then 1.
                 """)
 
@@ -46,6 +47,8 @@ extension VoiceMemo {
 
         @OptionGroup var http: HeaderOptions
 
+        @OptionGroup var cache: CacheSizeOptions
+
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("Name a file to import, a directory, or '-' for standard input.") }
             if newMemo.title != nil {
@@ -57,6 +60,7 @@ extension VoiceMemo {
         }
 
         func run() async throws {
+            try cache.apply(for: files)
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             var spool: StandardInputSpool?
             let sources = try ImportSource.sources(files, store: store.directory, spool: &spool)
@@ -69,7 +73,12 @@ extension VoiceMemo {
                 var spooled: Spool?
                 progress.begin()
                 do {
-                    if !source.url.isFileURL { spooled = try Spool.download(source.url, options: http.assetOptions) }
+                    if !source.url.isFileURL {
+                        let report = DownloadReport(name: RemoteAddress.name(of: source.url), progress: progress, printsLines: !json)
+                        spooled = try Spool.download(source.url, options: http.assetOptions, report: report)
+                        // The conversion's line, like any work's, only once it has taken half a second.
+                        progress.begin()
+                    }
                     let what = "Importing “\((source.name.split(separator: "/").last.map(String.init) ?? source.name).terminalSafe)”"
                     let (memo, isCutShort) = try importing(
                         spooled?.url ?? source.url, defaultTitle: source.defaultTitle, into: store

@@ -81,14 +81,16 @@ final class Spool {
     }
 
     /// The whole file at `address`, asked for with `options`, downloaded through the cache into a spool named as the
-    /// address names it (so that a memo without a title of its own is titled after it).
+    /// address names it (so that a memo without a title of its own is titled after it); `report` is told how far it
+    /// has come.
     ///
     /// - Throws: `AudioFileError` when the download fails (nothing is left behind).
-    static func download(_ address: URL, options: AudioAsset.Options) throws -> Spool {
+    static func download(_ address: URL, options: AudioAsset.Options, report: DownloadReport) throws -> Spool {
         var name = String(RemoteAddress.name(of: address).map { $0 == "/" ? "_" : $0 })
         if name.hasPrefix(".") { name = "download" + name }
         let spool = try Spool(name: name)
-        try RemoteCache.shared.download(address, options: options, to: spool.url)
+        try RemoteCache.shared.download(address, options: options, to: spool.url, progress: report.update)
+        report.finish()
         return spool
     }
 

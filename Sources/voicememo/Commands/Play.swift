@@ -18,8 +18,9 @@ extension VoiceMemo {
 
                 An http:// or https:// address plays while it downloads: seeking ahead asks for that part at once, \
                 and playback waits when the download falls behind and goes on by itself. What was downloaded is kept \
-                in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to 1 GiB: playing it again, or importing \
-                it, downloads nothing. Remove that directory to empty it. An address that needs a sign-in takes \
+                in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to --cache-size (else the size 'voicememo \
+                cache --set-size' keeps, else 1G), the least recently used going first: playing it again, or \
+                importing it, downloads nothing. 'voicememo cache' lists it, and --clear empties it. An address that needs a sign-in takes \
                 --header 'Authorization: Bearer TOKEN' (any header, repeated for more), sent with every request for \
                 it; a redirect to another host or port gets no Authorization or Cookie. A server that refuses the \
                 request (401, 403) is not played from the cache either.
@@ -103,6 +104,8 @@ extension VoiceMemo {
 
         @OptionGroup var http: HeaderOptions
 
+        @OptionGroup var cache: CacheSizeOptions
+
         func validate() throws {
             guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
             if skipSilence, together, memos.count > 1 {
@@ -117,6 +120,7 @@ extension VoiceMemo {
         }
 
         func run() async throws {
+            try cache.apply(for: memos)
             let items = try PlayItem.items(memos, storeDirectory: MemoStore.defaultDirectory(), options: http.assetOptions)
             if let recording = items.compactMap(\.memo).first(where: { $0.state == .recording }) {
                 throw StillRecording(memo: recording)

@@ -19,15 +19,25 @@ final class WorkProgress {
         lastDrawn = nil
     }
 
+    /// Whether it draws: standard output is a terminal that can redraw a line, and it was asked to show.
+    var isDrawing: Bool { display != nil }
+
     /// Shows `what` (e.g. “Importing “talk.flac””) with `fraction` of it done (0 to 1).
     func show(_ what: String, fraction: Double) {
+        show { columns in
+            let percent = " \(Int((fraction * 100).rounded(.down))) %"
+            return what.truncated(toColumns: max(1, columns - percent.count)) + percent
+        }
+    }
+
+    /// Shows the line `line` makes for the terminal's width in columns (read at each redraw), which it must fit.
+    func show(_ line: (_ columns: Int) -> String) {
         guard let display else { return }
         let now = ContinuousClock.now
         guard now - started >= .milliseconds(500), lastDrawn.map({ now - $0 >= .milliseconds(100) }) ?? true else { return }
         lastDrawn = now
-        let percent = " \(Int((fraction * 100).rounded(.down))) %"
         let columns = display.columns
-        display.draw([what.truncated(toColumns: max(1, columns - percent.count)) + percent], columns: columns)
+        display.draw([line(columns)], columns: columns)
     }
 
     /// Prints `line` in place of the progress line, which the next ``show(_:fraction:)`` draws below it.
