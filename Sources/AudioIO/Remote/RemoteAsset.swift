@@ -537,12 +537,6 @@ private final class Download: @unchecked Sendable {
                 self.monitor.broadcast()
                 if self.isClosed { return false }
                 if self.supportsRanges, let end = plan.end, position >= end { return false }
-                // An open transfer no one claims whole any more, far enough ahead of what is read, with no reader
-                // waiting: the rest is fetched when it is wanted.
-                if self.supportsRanges, plan.end == nil, let end = self.fetchEnd, position >= end,
-                   self.demand.map({ self.loaded.contains($0) }) ?? true {
-                    return false
-                }
                 if let length = self.fileLength, position >= length { return false }
                 // Bytes the cache or an earlier transfer has: the next request starts after them.
                 if self.supportsRanges, self.loaded.end(ofRunAt: position) > position { return false }
