@@ -81,7 +81,7 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .rangeNotSatisfiable:
             "the server cannot give the file's bytes (HTTP 416, Range Not Satisfiable); check the address, or try again later"
         case .wrongLength(let said, let sent):
-            "the server said the file has \(said) bytes, then sent or said \(sent): its Content-Length is wrong; try again later"
+            "the server gave the length \(said) bytes, then \(sent): its Content-Length is wrong; try again later"
         case .changedOnServer:
             "the file changed on the server while it was being read; play or import it again"
         case .unsupportedAddress(let what):
