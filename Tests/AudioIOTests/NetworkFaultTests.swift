@@ -93,6 +93,19 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(15), "dropped after the 1-s stall timeout, not the 30-s one")
     }
 
+    /// A player waits out a transfer that broke or stalled, and plays on once it is resumed: rendered offline (every
+    /// frame waits for its bytes), sample for sample.
+    @Test(arguments: [FaultyHTTPServer.Fault.stallAfter(bytes: 40_000, responses: 1), .closeAfter(bytes: 30_000, responses: 3)])
+    func aPlayerPlaysOnWhenTheNetworkRecovers(fault: FaultyHTTPServer.Fault) throws {
+        let server = try FaultyHTTPServer(body: bytes, fault: fault)
+        let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
+        let player = try AudioPlayer(contentsOf: server.url("talk.wav"), options: quick, cache: cache)
+        player.currentDevice = renderer.device
+        #expect(player.play(), "\(player.status)")
+        #expect(firstDifference(renderer.render(frameCount: expected.count), expected) == nil)
+        #expect(server.requestedRanges.count > 1, "resumed: \(server.requestedRanges)")
+    }
+
     @Test func aServerThatAcceptsAndSendsNothingStalls() throws {
         let server = try FaultyHTTPServer(body: bytes, fault: .silent)
         #expect(failure(of: server.url("talk.wav")) == .stalled(seconds: 1))

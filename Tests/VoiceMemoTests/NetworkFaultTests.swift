@@ -98,6 +98,16 @@ import Testing
         #expect(played.status == 0 && played.standardError.isEmpty, "\(played.standardError)")
     }
 
+    /// The library's 15-s connect timeout, as a user meets it (the library's tests shorten it; here it is waited out).
+    @Test func aServerThatNeverAcceptsTheConnectionTimesOutInOneLine() throws {
+        let cli = try CLI()
+        let port = try UnansweredPort()
+        let address = port.url("talk.wav").absoluteString
+        let started = ContinuousClock.now
+        expectOneLine(try playAndImport(cli, address), address: address, saying: "the server did not answer the connection within 15 s; ")
+        #expect(ContinuousClock.now - started < .seconds(30), "not retried")
+    }
+
     @Test func anUntrustedCertificateSaysHowToTrustItAndPlaysWithCAFile() throws {
         let cli = try CLI()
         let file = try talk(cli)
