@@ -52,6 +52,9 @@ CURLcode ccurl_setopt_function(CURL *handle, CURLoption option, ccurl_data_funct
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return LIBRARY_CALL(curl_easy_getinfo)(handle, info, value);
 }
+CURLcode ccurl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return LIBRARY_CALL(curl_easy_getinfo)(handle, info, value);
+}
 CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return LIBRARY_CALL(curl_easy_getinfo)(handle, info, value);
 }

@@ -14,7 +14,8 @@ import Foundation
 /// - `/auth/NAME`: the file, to a request whose `Authorization` is ``authorization``, else 401 Unauthorized;
 /// - `/moved/NAME`: a permanent redirect (301) to `/NAME` (`/moved/auth/NAME` to `/auth/NAME`), on the same origin;
 /// - `/away/NAME`: a redirect (302) to `/NAME` on ``otherPort``, another origin (`/away/auth/NAME` to `/auth/NAME`);
-/// - with `tls`, the same on an `https` port whose certificate is self-signed (no system trusts it).
+/// - with `tls`, the same on an `https` port whose certificate a certificate authority made here signed: no system
+///   trusts it, a client given ``certificateAuthority`` does.
 ///
 /// ```swift
 /// let server = try HTTPServer(rate: "64k")
@@ -31,6 +32,8 @@ public final class HTTPServer: @unchecked Sendable {
     public let authorization = "Bearer voicememo-\(UUID().uuidString)"
     /// The port of the `https` server, when made with `tls`.
     public let securePort: Int?
+    /// The PEM certificate of the CA that signed the `https` server's certificate, when made with `tls`.
+    public let certificateAuthority: URL?
     /// Where the served files are.
     public let root: URL
     private let directory: URL
@@ -55,12 +58,22 @@ public final class HTTPServer: @unchecked Sendable {
         port = try Self.freePort()
         otherPort = try Self.freePort()
         securePort = tls ? try Self.freePort() : nil
-        if let securePort {
-            let key = directory.appendingPathComponent("key.pem").path
-            let certificate = directory.appendingPathComponent("certificate.pem").path
+        certificateAuthority = tls ? directory.appendingPathComponent("ca.pem") : nil
+        if let securePort, let certificateAuthority {
+            let folder = directory
+            let file = { (name: String) in folder.appendingPathComponent(name).path }
+            let (key, certificate) = (file("key.pem"), file("certificate.pem"))
+            // A CA, then the server's certificate signed by it for the address 127.0.0.1 (a subject alternative name:
+            // TLS clients no longer read the host from the common name).
+            let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+            try Tool.output("openssl", ["req", "-x509"] + curve + [
+                "-subj", "/CN=voicememo test CA", "-days", "2", "-keyout", file("ca-key.pem"), "-out", certificateAuthority.path,
+            ])
+            try Tool.output("openssl", ["req"] + curve + ["-subj", "/CN=127.0.0.1", "-keyout", key, "-out", file("request.pem")])
+            try "subjectAltName = IP:127.0.0.1\n".write(toFile: file("extensions.cnf"), atomically: true, encoding: .utf8)
             try Tool.output("openssl", [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "2",
-                "-keyout", key, "-out", certificate,
+                "x509", "-req", "-in", file("request.pem"), "-CA", certificateAuthority.path, "-CAkey", file("ca-key.pem"),
+                "-CAcreateserial", "-days", "2", "-extfile", file("extensions.cnf"), "-out", certificate,
             ])
             secure = """
                 listen 127.0.0.1:\(securePort) ssl;
@@ -129,7 +142,7 @@ public final class HTTPServer: @unchecked Sendable {
         URL(string: "http://127.0.0.1:\(otherPort)/\(name)")!
     }
 
-    /// The `https` address of `name`, on the self-signed certificate.
+    /// The `https` address of `name`, on the certificate ``certificateAuthority`` signed.
     public func secureURL(_ name: String) -> URL {
         URL(string: "https://127.0.0.1:\(securePort ?? 0)/\(name)")!
     }

@@ -98,7 +98,7 @@ import Testing
         case .notFound: (server.url("gone.wav").absoluteString, "the server has no file at this address (HTTP 404)")
         case .forbidden: (server.url("private/talk.wav").absoluteString, "the server refuses to give the file (HTTP 403)")
         case .unknownHost: ("http://voicememo-test.invalid/talk.wav", "no host named 'voicememo-test.invalid' was found (DNS)")
-        case .untrustedCertificate: (server.secureURL("talk.wav").absoluteString, "the secure connection failed (TLS: ")
+        case .untrustedCertificate: (server.secureURL("talk.wav").absoluteString, "the server's certificate is not trusted (TLS: ")
         case .notAudio: (server.url("page.html").absoluteString, "not a recognised audio file")
         }
         var environment = cli.environment

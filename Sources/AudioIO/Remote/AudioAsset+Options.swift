@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 extension AudioAsset {
     /// How an `http` or `https` address is asked for, as `AVURLAsset`'s options (`AVURLAssetHTTPHeaderFieldsKey`,
     /// `AVURLAssetHTTPUserAgentKey`) say: what a private podcast feed or a memo server that signs users in needs.
@@ -10,6 +12,13 @@ extension AudioAsset {
     /// The fields go on every request for the address: the first, each byte range, each retry after the connection
     /// dropped, and each redirect to the same origin (scheme, host and port). A redirect to another origin drops
     /// `Authorization` and `Cookie`, as browsers and curl do; other fields go on. Unused for a file.
+    ///
+    /// A server whose certificate a private certificate authority signed (a memo server at home, a company's) is
+    /// trusted through ``certificateAuthorityFile``:
+    ///
+    /// ```swift
+    /// let options = AudioAsset.Options(certificateAuthorityFile: URL(fileURLWithPath: "/etc/memo-server/ca.pem"))
+    /// ```
     public struct Options: Sendable, Equatable {
         /// Header fields sent with every request, by name (`"Authorization"`, `"Cookie"`, `"Referer"`); empty by
         /// default. A name is an HTTP token (letters, digits, the backtick and `!#$%&'*+-.^_|~`), given once whatever
@@ -19,12 +28,23 @@ extension AudioAsset {
         /// The `User-Agent` field; nil (the default) sends `voicememo-AudioIO (libcurl)`. A `User-Agent` in
         /// ``httpHeaderFields`` wins over it.
         public var httpUserAgent: String?
+        /// A PEM file of the certificate authorities (CAs) whose certificates `https` servers are checked against,
+        /// instead of the system's; nil (the default) trusts the system's. Without it, a server whose certificate a
+        /// private CA signed fails with ``DownloadError/untrustedCertificate(_:)``. A file that cannot be read fails
+        /// with ``DownloadError/secureConnectionFailed(_:)``.
+        ///
+        /// The corresponding libcurl option is `CURLOPT_CAINFO`.
+        public var certificateAuthorityFile: URL?
+        /// How long a transfer waits for a connection and for a byte: fixed for users, shortened by tests.
+        var timeouts = TransferTimeouts()
 
-        /// Options with the header fields `httpHeaderFields` and the user agent `httpUserAgent`; the defaults send
-        /// no field of their own and the library's user agent.
-        public init(httpHeaderFields: [String: String] = [:], httpUserAgent: String? = nil) {
+        /// Options with the header fields `httpHeaderFields`, the user agent `httpUserAgent` and the CA file
+        /// `certificateAuthorityFile`; the defaults send no field of their own and the library's user agent, and trust
+        /// the system's certificate authorities.
+        public init(httpHeaderFields: [String: String] = [:], httpUserAgent: String? = nil, certificateAuthorityFile: URL? = nil) {
             self.httpHeaderFields = httpHeaderFields
             self.httpUserAgent = httpUserAgent
+            self.certificateAuthorityFile = certificateAuthorityFile
         }
 
         /// The fields the download sets itself: given here, they would break its ranges and checks.

@@ -15,17 +15,32 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No connection could be made to the server (refused, unreachable), still after retries; the payload is
     /// libcurl's account of it.
     case cannotConnect(String)
-    /// The secure connection failed: the server's certificate is not trusted by the system's certificates, does not
-    /// name the host, or the TLS handshake broke; the payload is libcurl's account of it.
+    /// No connection to the server was made within the connect timeout (15 s): the server neither accepted nor
+    /// refused it (a host that is down behind a firewall, a listener that never accepts); the payload is the timeout
+    /// in seconds.
+    case connectTimedOut(seconds: Double)
+    /// The server's certificate is not trusted: no certificate authority the system trusts (or, with
+    /// ``AudioAsset/Options/certificateAuthorityFile``, none in that file) signed it, or it does not name the host; the
+    /// payload is libcurl's account of it. The corresponding libcurl error is `CURLE_PEER_FAILED_VERIFICATION`.
+    case untrustedCertificate(String)
+    /// The secure connection failed otherwise: the TLS handshake broke, no cipher is shared, or the CA file cannot be
+    /// read; the payload is libcurl's account of it.
     case secureConnectionFailed(String)
-    /// The server stopped answering for longer than the transfer waits (connecting, or no byte for 30 s), still after
-    /// retries.
-    case timedOut
+    /// The server sent no byte for the stall timeout (30 s), still after retries; the payload is the timeout in
+    /// seconds.
+    case stalled(seconds: Double)
     /// The connection broke mid-way and every attempt to resume it with a range request failed; the payload is
     /// libcurl's account of the last failure.
     case connectionLost(String)
     /// The server redirected the request more than 10 times.
     case tooManyRedirects
+    /// The server answered HTTP 416 (Range Not Satisfiable) to the first request for the file: it cannot give the
+    /// bytes asked for, from the first.
+    case rangeNotSatisfiable
+    /// The server's lengths disagree: a `Content-Length` other than the bytes its `Content-Range` names, or a file
+    /// that ends before the length it gave (its ETag unchanged); the payload is the length said and the one the server
+    /// then sent or said. The bytes at the wrong length are not used.
+    case wrongLength(said: Int64, sent: Int64)
     /// The file changed on the server (its ETag or Last-Modified) while it was being read, so the bytes already read
     /// and those to come are of different files.
     case changedOnServer
@@ -49,14 +64,24 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
             "no host named '\(host)' was found (DNS); check the address and the network"
         case .cannotConnect(let why):
             "could not connect to the server (\(why)); check the address, and that the server runs and the network is up"
+        case .connectTimedOut(let seconds):
+            "the server did not answer the connection within \(Self.seconds(seconds)); check the address, and that the server runs "
+                + "and the network is up"
+        case .untrustedCertificate(let why):
+            "the server's certificate is not trusted (TLS: \(why)); check the address, or, if the server's certificate authority "
+                + "is one you trust, give its certificate as a CA file"
         case .secureConnectionFailed(let why):
-            "the secure connection failed (TLS: \(why)); the server's certificate is not one this system trusts, or the address is wrong"
-        case .timedOut:
-            "the server stopped answering; try again later"
+            "the secure connection failed (TLS: \(why)); check the address, or try again later"
+        case .stalled(let seconds):
+            "the server stopped sending for \(Self.seconds(seconds)) and did not resume; try again later"
         case .connectionLost(let why):
             "the connection broke and could not be resumed (\(why)); try again later"
         case .tooManyRedirects:
-            "the server redirected the request more than 10 times; check the address"
+            "the server redirected the request more than 10 times (a redirect loop); check the address"
+        case .rangeNotSatisfiable:
+            "the server cannot give the file's bytes (HTTP 416, Range Not Satisfiable); check the address, or try again later"
+        case .wrongLength(let said, let sent):
+            "the server gave the length \(said) bytes, then \(sent): its Content-Length is wrong; try again later"
         case .changedOnServer:
             "the file changed on the server while it was being read; play or import it again"
         case .unsupportedAddress(let what):
@@ -65,5 +90,10 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
             "the request header field '\(name)' cannot be sent: a name is letters, digits and !#$%&'*+-.^_`|~, given once, "
                 + "a value is one line, and Range, If-Range, If-None-Match and If-Modified-Since are the download's own"
         }
+    }
+
+    /// `seconds` as a sentence says it: "15 s", "0.5 s".
+    private static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 }

@@ -9,12 +9,21 @@ struct HTTPResponseHead: Sendable {
     /// Header fields by lowercase name; a repeated field keeps its last value.
     var fields: [String: String]
 
-    /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206: the first byte and the total length, when the server knows it.
-    var contentRange: (first: Int64, total: Int64?)? {
+    /// `Content-Range: bytes FIRST-LAST/TOTAL` of a 206: the first and last bytes, and the total length when the server
+    /// knows it.
+    var contentRange: (first: Int64, last: Int64, total: Int64?)? {
         guard let value = fields["content-range"], value.hasPrefix("bytes ") else { return nil }
         let parts = value.dropFirst(6).split(separator: "/")
-        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let first = Int64(parts[0][..<dash]) else { return nil }
-        return (first, Int64(parts[1]))
+        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let first = Int64(parts[0][..<dash]),
+              let last = Int64(parts[0][parts[0].index(after: dash)...])
+        else { return nil }
+        return (first, last, Int64(parts[1]))
+    }
+
+    /// The total length of `Content-Range: bytes */TOTAL`, as a 416 says it.
+    var unsatisfiedRangeTotal: Int64? {
+        guard let value = fields["content-range"], value.hasPrefix("bytes */") else { return nil }
+        return Int64(value.dropFirst(8))
     }
 
     /// `Content-Length`: the bytes of this body.
@@ -40,9 +49,21 @@ struct TransferFailure: Error {
     let isTransient: Bool
 }
 
+/// How long a transfer waits before it fails as timed out.
+struct TransferTimeouts: Sendable, Hashable {
+    /// For the connection: the name lookup, the TCP handshake and the TLS handshake.
+    var connect: Duration = .seconds(15)
+    /// For a byte, once connected: no byte for this long is a stalled transfer. libcurl counts whole seconds (1 s at
+    /// least).
+    var stall: Duration = .seconds(30)
+    /// The first wait before a failed transfer is tried again; each wait after it doubles, to 16 times this.
+    var firstRetry: Duration = .milliseconds(250)
+}
+
 /// The one owner of libcurl's handles: HTTP GETs one after another on a connection kept open between them, each
 /// stoppable from another thread at once. Redirects are followed (10 at most, http and https only), TLS checks the
-/// server against the system's certificates, and a connection that neither connects in 15 s nor moves a byte for 30 s
+/// server against the system's certificates (or those of a CA file instead), and a connection that neither connects
+/// within its ``TransferTimeouts/connect`` time (15 s) nor moves a byte for its ``TransferTimeouts/stall`` time (30 s)
 /// times out. A redirect to another origin (scheme, host or port) drops the `Authorization` and `Cookie` lines of the
 /// request's headers; other lines go on. Nothing outside `Remote/` sees libcurl.
 ///
@@ -52,6 +73,8 @@ final class HTTPConnection: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let stopRequested = ManagedAtomic<Bool>(false)
     private let userAgent: String
+    private let certificateAuthorityFile: String?
+    private let timeouts: TransferTimeouts
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
 
     /// What the callbacks of the transfer under way work on.
@@ -94,17 +117,20 @@ final class HTTPConnection: @unchecked Sendable {
     /// The `User-Agent` of a request whose asset names none.
     static let defaultUserAgent = "voicememo-AudioIO (libcurl)"
 
-    /// A connection whose requests say they come from `userAgent`.
+    /// A connection whose requests say they come from `userAgent`, trust the certificate authorities of the PEM file
+    /// `certificateAuthorityFile` instead of the system's when one is given, and wait as long as `timeouts` say.
     ///
     /// The corresponding C functions are `curl_easy_init` and `curl_multi_init`.
     ///
     /// - Precondition: ``libraryFailure`` is `nil`.
-    init(userAgent: String = defaultUserAgent) {
+    init(userAgent: String = defaultUserAgent, certificateAuthorityFile: String? = nil, timeouts: TransferTimeouts = TransferTimeouts()) {
         precondition(Self.libraryFailure == nil, "libcurl could not be loaded")
         guard let easy = curl_easy_init(), let multi = curl_multi_init() else { preconditionFailure("libcurl could not allocate a handle") }
         self.easy = easy
         self.multi = multi
         self.userAgent = userAgent
+        self.certificateAuthorityFile = certificateAuthorityFile
+        self.timeouts = timeouts
     }
 
     deinit {
@@ -174,10 +200,12 @@ final class HTTPConnection: @unchecked Sendable {
         _ = ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
         _ = ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, 10)
         _ = ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, 15)
-        // No byte for 30 s is a stalled connection: it is dropped and resumed.
+        _ = ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeouts.connect / .milliseconds(1)))
+        // No byte for the stall time is a stalled connection: it is dropped and resumed.
         _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, 30)
+        _ = ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int((timeouts.stall / .seconds(1)).rounded(.up))))
+        // In place of the system's bundle: a private CA's certificate is all a private server needs.
+        if let certificateAuthorityFile { _ = ccurl_setopt_string(easy, CURLOPT_CAINFO, certificateAuthorityFile) }
         _ = ccurl_setopt_string(easy, CURLOPT_USERAGENT, userAgent)
         _ = ccurl_setopt_list(easy, CURLOPT_HTTPHEADER, headers)
         // libcurl's default, said here because the asset's Authorization and Cookie lines depend on it: since 7.83 it
@@ -219,8 +247,16 @@ final class HTTPConnection: @unchecked Sendable {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return TransferFailure(error: .cannotConnect(why), isTransient: true)
         case CURLE_OPERATION_TIMEDOUT:
-            return TransferFailure(error: .timedOut, isTransient: true)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            // Connected is when libcurl noted a connect time (a connection reused notes one too).
+            var connected: curl_off_t = 0
+            _ = ccurl_getinfo_offset(easy, CURLINFO_CONNECT_TIME_T, &connected)
+            let error: DownloadError = connected > 0
+                ? .stalled(seconds: max(1, (timeouts.stall / .seconds(1)).rounded(.up)))
+                : .connectTimedOut(seconds: timeouts.connect / .seconds(1))
+            return TransferFailure(error: error, isTransient: true)
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return TransferFailure(error: .untrustedCertificate(why), isTransient: false)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
              CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED:

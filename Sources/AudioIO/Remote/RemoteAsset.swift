@@ -13,9 +13,9 @@ import SystemPackage
 /// loaded for its length fetches its header, not a whole episode. What lies before is downloaded only when a reader asks for it (a
 /// seek back) or ``loadAll(reporting:)`` does (an import): a start into a long podcast fetches from there on. Bytes already in the cache are checked with the server once (`If-Range`,
 /// `If-None-Match`) and not downloaded again. A server that ignores ranges is read from the start, linearly. A
-/// connection that drops is resumed with a range request from the first byte missing, retried with back-off
-/// (0.25 s doubling to 4 s, 8 tries without a byte between them); a 404, 403, a host that does not exist or a
-/// certificate not trusted fails at once. Every request carries the header fields of the asset's
+/// connection that drops or stalls is resumed with a range request from the first byte missing, retried with back-off
+/// (0.25 s doubling to 4 s, 8 tries without a new byte between them); a 404, 403, 416, a host that does not exist, a
+/// certificate not trusted or lengths that disagree fail at once. Every request carries the header fields of the asset's
 /// ``AudioAsset/Options``.
 ///
 /// Every process shares one asset per address, options and cache (``open(_:options:cache:)``); it stops downloading
@@ -53,14 +53,21 @@ final class RemoteAsset: @unchecked Sendable {
         if let missing = HTTPConnection.libraryFailure {
             throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
         }
-        // Assets with other headers download apart: each request carries its opener's fields, never another's.
-        let key = ([cache.directory.path, url.absoluteString, request.userAgent ?? ""] + request.lines).joined(separator: "\n")
+        // Assets with other headers download apart: each request carries its opener's fields, never another's. So do
+        // those trusting other CAs, or waiting other times.
+        let trust = options.certificateAuthorityFile?.path ?? ""
+        let key = ([cache.directory.path, url.absoluteString, request.userAgent ?? "", trust, "\(options.timeouts)"] + request.lines)
+            .joined(separator: "\n")
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
             // One that failed is not shared: opening again is trying again.
             if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
-            let download = Download(url: url, name: name, headers: request.lines, userAgent: request.userAgent, cache: cache, held: held)
+            let connection = HTTPConnection(
+                userAgent: request.userAgent ?? HTTPConnection.defaultUserAgent,
+                certificateAuthorityFile: options.certificateAuthorityFile?.path, timeouts: options.timeouts)
+            let download = Download(url: url, name: name, headers: request.lines, connection: connection, firstRetry: options.timeouts.firstRetry,
+                                    cache: cache, held: held)
             let asset = RemoteAsset(url: url, download: download)
             assets[key] = Weak(asset: asset)
             asset.download.start()
@@ -172,6 +179,8 @@ private final class Download: @unchecked Sendable {
     /// The asset's own header lines, sent before each request's.
     private let headers: [String]
     private let connection: HTTPConnection
+    /// The first back-off after a failed transfer.
+    private let firstRetry: Duration
     private let monitor = Monitor()
     let bytesDownloaded = ManagedAtomic<Int64>(0)
 
@@ -220,11 +229,12 @@ private final class Download: @unchecked Sendable {
     /// Tries without a byte arriving before a transient failure is final.
     static let attempts = 8
 
-    init(url: URL, name: String, headers: [String], userAgent: String?, cache: RemoteCache, held: RemoteCache.Held) {
+    init(url: URL, name: String, headers: [String], connection: HTTPConnection, firstRetry: Duration, cache: RemoteCache, held: RemoteCache.Held) {
         self.url = url
         self.name = name
         self.headers = headers
-        connection = userAgent.map { HTTPConnection(userAgent: $0) } ?? HTTPConnection()
+        self.connection = connection
+        self.firstRetry = firstRetry
         self.cache = cache
         self.held = held
         let entry = held.entry
@@ -400,6 +410,7 @@ private final class Download: @unchecked Sendable {
                 return nil
             }) else { break }
             let before = bytesDownloaded.load(ordering: .relaxed)
+            let coveredBefore = monitor.withLock { loaded.byteCount }
             do {
                 try perform(plan)
                 if plan.isCheck || bytesDownloaded.load(ordering: .relaxed) > before {
@@ -417,7 +428,9 @@ private final class Download: @unchecked Sendable {
                 }
             } catch {
                 commit()
-                let arrived = bytesDownloaded.load(ordering: .relaxed) > before
+                // New bytes, not bytes again: a server without ranges that always drops at one point sends the same
+                // start each time, and would be tried forever.
+                let arrived = monitor.withLock { loaded.byteCount } > coveredBefore
                 attempt = arrived ? 1 : attempt + 1
                 lastError = error.error
                 let refused = if case .forbidden = error.error { true } else { false }
@@ -436,7 +449,7 @@ private final class Download: @unchecked Sendable {
                         return true
                     }
                     // Back-off: 0.25 s doubling to 4 s; closing cuts it short.
-                    let deadline = ContinuousClock.now + .seconds(min(0.25 * Double(1 << min(attempt - 1, 4)), 4))
+                    let deadline = ContinuousClock.now + firstRetry * (1 << min(attempt - 1, 4))
                     while !isClosed, case let left = deadline - .now, left > .zero {
                         monitor.wait(seconds: Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18)
                     }
@@ -583,6 +596,10 @@ private final class Download: @unchecked Sendable {
             guard let range = head.contentRange, range.first == plan.start else {
                 return .failed(TransferFailure(error: .connectionLost("the server sent another range than the one asked for"), isTransient: true))
             }
+            // One of the two is wrong, and which cannot be told: no byte of it is written.
+            if let length = head.contentLength, length != range.last - range.first + 1 {
+                return .failed(TransferFailure(error: .wrongLength(said: length, sent: range.last - range.first + 1), isTransient: false))
+            }
             if isSettled, hasBeenRead, isDifferentVersion(head) { return changed() }
             note(head)
             if let total = range.total { fileLength = total }
@@ -608,7 +625,13 @@ private final class Download: @unchecked Sendable {
             isSettled = true
             return .body(startingAt: 0)
         case 416:
-            // Nothing at or after the start: the file is shorter than it was.
+            // Nothing at or after the start. A file ending before the length it gave is a length that was wrong, unless
+            // the 416 names another version (a 416 seldom names one): then a file that shrank.
+            let another = head.entityTag.map { $0 != entityTag } ?? false || head.lastModified.map { $0 != lastModified } ?? false
+            if let fileLength, let total = head.unsatisfiedRangeTotal, total < fileLength, !another {
+                return .failed(TransferFailure(error: .wrongLength(said: fileLength, sent: total), isTransient: false))
+            }
+            if loaded.isEmpty { return .failed(TransferFailure(error: .rangeNotSatisfiable, isTransient: false)) }
             return hasBeenRead ? changed() : .failed(TransferFailure(error: .changedOnServer, isTransient: true))
         case 404, 410:
             return .failed(TransferFailure(error: .notFound(status: head.status), isTransient: false))

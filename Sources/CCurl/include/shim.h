@@ -20,6 +20,7 @@ CURLcode ccurl_setopt_list(CURL *handle, CURLoption option, struct curl_slist *v
 typedef size_t (*ccurl_data_function)(char *data, size_t size, size_t count, void *context);
 CURLcode ccurl_setopt_function(CURL *handle, CURLoption option, ccurl_data_function function);
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode ccurl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, char **value);
 // The result of a finished transfer sits in a union.
 static inline CURLcode ccurl_message_result(const CURLMsg *message) { return message->data.result; }

@@ -23,7 +23,9 @@ extension VoiceMemo {
                 importing it, downloads nothing. 'voicememo cache' lists it, and --clear empties it. An address that needs a sign-in takes \
                 --header 'Authorization: Bearer TOKEN' (any header, repeated for more), sent with every request for \
                 it; a redirect to another host or port gets no Authorization or Cookie. A server that refuses the \
-                request (401, 403) is not played from the cache either.
+                request (401, 403) is not played from the cache either. A server whose certificate a private CA \
+                signed takes --ca-file ca.pem. A fault the download cannot get over (no connection in 15 s, nothing \
+                sent for 30 s, a redirect loop, a wrong Content-Length) ends it with one line saying which.
 
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
                 an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \

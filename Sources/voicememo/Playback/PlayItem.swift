@@ -11,7 +11,7 @@ struct PlayItem {
     let url: URL
     /// The memo, when it is one.
     let memo: Memo?
-    /// How an address is asked for (`--header`); unused for a file.
+    /// How an address is asked for (`--header`, `--ca-file`); unused for a file.
     var options = AudioAsset.Options()
 
     /// Whether it is an address, played as it downloads.

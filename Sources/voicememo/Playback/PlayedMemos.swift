@@ -73,9 +73,18 @@ struct PlayedMemos: Sendable {
         if let inTurn { return try inTurn.start(reporting: report) }
         let events = playback.events()
         Task { [playback] in
+            // A read that failed mid-way (a download that could not be resumed) is told as an event, not a status:
+            // kept, so the end says why rather than that playback stopped.
+            var failure: AudioFileError?
             for await event in events {
-                guard case .finishedPlaying(let successfully) = event else { continue }
-                return report(successfully ? .finished : .failed(playback.status))
+                switch event {
+                case .decodeError(let error):
+                    failure = error
+                case .finishedPlaying(let successfully):
+                    return report(successfully ? .finished : .failed(failure.map { .failed(.file($0)) } ?? playback.status))
+                default:
+                    break
+                }
             }
         }
         guard playback.play() || playback.status.isWaitingForDevice else { throw AudioPlayerFailure(status: playback.status) }
