@@ -45,7 +45,7 @@ extension VoiceMemo {
         @Flag(help: "Print each new memo as one JSON object, a line each.")
         var json = false
 
-        @OptionGroup var http: HeaderOptions
+        @OptionGroup var http: RequestOptions
 
         @OptionGroup var cache: CacheSizeOptions
 

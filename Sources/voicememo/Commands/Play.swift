@@ -104,7 +104,7 @@ extension VoiceMemo {
         @Flag(help: "Print one JSON object when playback ends.")
         var json = false
 
-        @OptionGroup var http: HeaderOptions
+        @OptionGroup var http: RequestOptions
 
         @OptionGroup var cache: CacheSizeOptions
 

@@ -7,7 +7,7 @@ import FoundationEssentials
 /// server is checked against. Together, an address's ``AudioAsset/Options``.
 ///
 /// A value may be a secret: no message says one, only the header's name, or its place among the `--header`s.
-struct HeaderOptions: ParsableArguments {
+struct RequestOptions: ParsableArguments {
     @Option(name: .customLong("header"), help: ArgumentHelp(
         "A request header for http(s) addresses, e.g. 'Authorization: Bearer TOKEN'; repeat for more. Sent with every request; Authorization and Cookie not on a redirect to another host or port.",
         valueName: "name: value"))
