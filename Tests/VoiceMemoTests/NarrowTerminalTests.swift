@@ -90,4 +90,29 @@ import Testing
             #expect(text.contains("wav 48 kHz stereo") && text.contains("dBFS"), "\(text)")
         }
     }
+
+    /// `import`'s and `trim`'s closing lines, which a long title took past 80 columns as `record`'s did.
+    @Test func importsAndTrimsClosingLinesFitEightyColumnsWithALongTitle() throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("garden.wav")
+        try Sox.synth(to: source, rate: 48000, channels: 2, seconds: 2, "sine 440")
+        let title = "Notes from the long Thursday planning meeting about the garden"
+        func screenLines(_ arguments: [String]) throws -> [String] {
+            let command = try PseudoTerminal(CLI.binary, arguments, environment: cli.environment, columns: 80)
+            #expect(command.waitForExit(timeout: 15) == 0, "\(command.screen.suffix(600))")
+            return command.screen.replacing(#/\x1B\[[0-9;?]*[A-Za-z]/#, with: "").components(separatedBy: "\r\n")
+        }
+        let imported = try screenLines(["import", source, "--title", title])
+        #expect(imported.allSatisfy { Self.columns($0) <= 80 }, "\(imported.map { Self.columns($0) })")
+        let summary = try #require(imported.firstIndex { $0.hasPrefix("Imported “") })
+        let importLine = imported[summary...].joined(separator: " ")
+        let id = try #require(importLine.firstMatch(of: #/ as ([0-9a-f]{12}): /#)?.1)
+        #expect(importLine.contains(#/Imported “Notes from[^”]*” as [0-9a-f]{12}: 0:02\.0, wav 48 kHz stereo, /#), "\(importLine)")
+
+        let trimmed = try screenLines(["trim", String(id), "--start", "0.5", "--end", "1.5"])
+        #expect(trimmed.allSatisfy { Self.columns($0) <= 80 }, "\(trimmed.map { Self.columns($0) })")
+        let trimLine = trimmed.joined(separator: " ")
+        #expect(trimLine.contains(#/Trimmed [0-9a-f]{12} “Notes from[^”]*” to 0:00\.5–0:01\.5: 0:01\.0 \(was 0:02\.0\);/#), "\(trimLine)")
+        #expect(trimLine.contains("'voicememo undo' brings the memo as it was back"), "\(trimLine)")
+    }
 }

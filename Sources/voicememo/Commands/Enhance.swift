@@ -32,9 +32,14 @@ extension VoiceMemo {
             if json {
                 print(try MemoJSON.line(MemoJSON(enhanced, in: store)))
             } else {
-                print("Enhanced “\(original.title.terminalSafe)” as \(enhanced.id) “\(enhanced.title.terminalSafe)”: "
-                    + "\(Describe.duration(enhanced.duration)), average \(Describe.levels(enhanced.averageDBFS)) "
-                    + "(was \(Describe.levels(original.averageDBFS)))")
+                let summary = SummaryLine(
+                    head: "Enhanced “\(original.title.terminalSafe)” as \(enhanced.id) “", title: enhanced.title.terminalSafe,
+                    middle: "”: ",
+                    fields: [
+                        Describe.duration(enhanced.duration),
+                        "average \(Describe.levels(enhanced.averageDBFS)) (was \(Describe.levels(original.averageDBFS)))",
+                    ])
+                for line in summary.lines(fittingColumns: TerminalDisplay.outputColumns) { print(line) }
             }
         }
     }

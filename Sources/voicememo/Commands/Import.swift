@@ -86,9 +86,13 @@ extension VoiceMemo {
                     if json {
                         print(try MemoJSON.line(MemoJSON(memo, in: store)))
                     } else {
-                        progress.print("Imported “\(memo.title.terminalSafe)” as \(memo.id): \(Describe.duration(memo.duration)), "
-                            + "\(Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels)), "
-                            + Describe.size(memo.sizeBytes))
+                        let summary = SummaryLine(
+                            head: "Imported “", title: memo.title.terminalSafe, middle: "” as \(memo.id): ",
+                            fields: [
+                                Describe.duration(memo.duration),
+                                Describe.format(memo.format, sampleRate: memo.sampleRate, channels: memo.channels), Describe.size(memo.sizeBytes),
+                            ])
+                        for line in summary.lines(fittingColumns: TerminalDisplay.outputColumns) { progress.print(line) }
                         if isCutShort { progress.print("  The file is cut short: that is what of it decodes.") }
                     }
                 } catch let error as AudioFileError {

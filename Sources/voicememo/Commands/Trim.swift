@@ -47,9 +47,14 @@ extension VoiceMemo {
             if case .trim(let start, let end)? = store.trashedVersions().last(where: { $0.memo.id == after.id })?.edit {
                 part = " to \(Describe.duration(start))–\(Describe.duration(end))"
             }
-            print("Trimmed \(after.id) “\(after.title.terminalSafe)”\(part): "
-                + "\(Describe.duration(after.duration)) (was \(Describe.duration(before.duration))); "
-                + "'voicememo undo' brings the memo as it was back")
+            let summary = SummaryLine(
+                head: "Trimmed \(after.id) “", title: after.title.terminalSafe, middle: "”\(part): ",
+                fields: [
+                    "\(Describe.duration(after.duration)) (was \(Describe.duration(before.duration)))",
+                    "'voicememo undo' brings the memo as it was back",
+                ],
+                separator: "; ")
+            for line in summary.lines(fittingColumns: TerminalDisplay.outputColumns) { print(line) }
         }
     }
 
