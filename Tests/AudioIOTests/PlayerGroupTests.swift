@@ -34,14 +34,15 @@ import Testing
             let events = group.events()
             #expect(group.play())
             try await Task.sleep(for: .milliseconds(600))
-            group.currentTime = 1
-            #expect(players.allSatisfy { abs($0.currentTime - 1) < 0.05 }, "\(players.map(\.currentTime))")
+            group.currentTime = 0.2
+            #expect(players.allSatisfy { abs($0.currentTime - 0.2) < 0.05 }, "\(players.map(\.currentTime))")
             try await Task.sleep(for: .milliseconds(300))
             group.pause()
             #expect(!group.isPlaying && group.timeControlStatus == .paused)
             let pausedAt = group.currentTime
             try await Task.sleep(for: .milliseconds(300))
-            #expect(group.currentTime == pausedAt && (1.1...1.6).contains(pausedAt), "\(pausedAt)")
+            // On from the seek, and short of where the inverse ends (a busy machine may sleep this task long).
+            #expect(group.currentTime == pausedAt && (0.3...1.9).contains(pausedAt), "\(pausedAt)")
             #expect(group.play())
             for await event in events where event == .finishedPlaying(successfully: true) { break }
             #expect(players.allSatisfy { !$0.isPlaying }, "told at the end of the longer")
