@@ -200,7 +200,7 @@ public final class AudioFile {
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: frames, bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
-            metadata: Self.metadata(of: file, format: format, path: remote == nil ? url.path : nil))
+            metadata: Self.metadata(of: file, format: format, from: remote.map { .bytes($0, name: name) } ?? .file(path: url.path)))
         self.isCutShort = isCutShort
     }
 
@@ -217,9 +217,9 @@ public final class AudioFile {
 
     /// What libsndfile reads of `file`'s tags, and its markers: WAV cue points (named by their labels), an Opus file's
     /// `CHAPTERnnn` comments, or the chapters FFmpeg reads in a FLAC, Vorbis or MP3 file. AIFF's one free text is its
-    /// comment, or its date when it reads as one. Markers outside the WAV file's own chunks are read from `path`; an
-    /// address (`nil`) is not read again for them.
-    private static func metadata(of file: SndFile, format: AudioFileFormat, path: String?) -> AudioMetadata {
+    /// comment, or its date when it reads as one. Markers outside what libsndfile reads are read again from `origin`,
+    /// the file or the address's bytes: an address's are those of its header, downloaded already to open it.
+    private static func metadata(of file: SndFile, format: AudioFileFormat, from origin: FFmpegInput.Origin) -> AudioMetadata {
         var metadata = AudioMetadata(
             title: AudioMetadata.text(file.string(Int32(SF_STR_TITLE))),
             creationDate: file.string(Int32(SF_STR_DATE)).flatMap(AudioMetadata.date(fromText:)),
@@ -232,9 +232,9 @@ public final class AudioFile {
         }
         switch format {
         case .opus:
-            metadata.markers = path.flatMap(OpusTags.init(contentsOf:))?.markers(sampleRate: Double(file.info.samplerate)) ?? []
+            metadata.markers = OpusTags(origin)?.markers(sampleRate: Double(file.info.samplerate)) ?? []
         case .flac, .vorbis, .mp3:
-            let read = path.flatMap { ChapterCopy.read($0, sampleRate: Double(file.info.samplerate)) }
+            let read = ChapterCopy.read(origin, sampleRate: Double(file.info.samplerate))
             metadata.markers = read?.markers ?? []
             metadata.comment = metadata.comment ?? read?.comment
         default:

@@ -142,12 +142,20 @@ struct OpusTags: Equatable {
 }
 
 extension OpusTags {
-    /// The comment header of the Ogg Opus file at `path`: its first stream's second packet, read through libogg;
-    /// `nil` when the file has none that reads.
-    init?(contentsOf path: String) {
-        guard let descriptor = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking]) else { return nil }
-        defer { try? descriptor.close() }
-        let reader = OggPageReader(descriptor: descriptor)
+    /// The comment header of the Ogg Opus file at `origin`: its first stream's second packet, read through libogg;
+    /// `nil` when the file has none that reads. Of an address, only the first pages are downloaded for it.
+    init?(_ origin: FFmpegInput.Origin) {
+        switch origin {
+        case .file(let path):
+            guard let descriptor = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking]) else { return nil }
+            defer { try? descriptor.close() }
+            self.init(pages: OggPageReader(descriptor: descriptor))
+        case .bytes(let bytes, _):
+            self.init(pages: OggPageReader(bytes: bytes))
+        }
+    }
+
+    private init?(pages reader: OggPageReader) {
         var stream: OggLogicalStream?
         var packets = 0
         // The headers come first: a few pages at most, unless the file is not what it says.

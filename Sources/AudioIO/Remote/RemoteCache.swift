@@ -120,6 +120,9 @@ public final class RemoteCache: Sendable {
     /// a file on the disk, e.g. to import it. Every request carries the header fields of `options`.
     ///
     /// - Parameters:
+    ///   - url: The `http` or `https` address.
+    ///   - options: The header fields and user agent of its requests.
+    ///   - destination: Where the copy goes: a file that does not exist yet.
     ///   - progress: Told how far the download has come, on the calling thread, while the call waits for it: whenever
     ///     that changed, at most ten times a second, and once when every byte is here. It must not block for long:
     ///     the call waits for it.

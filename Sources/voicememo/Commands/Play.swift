@@ -27,9 +27,9 @@ extension VoiceMemo {
                 signed takes --ca-file ca.pem. A fault the download cannot get over (no connection in 15 s, nothing \
                 sent for 30 s, a redirect loop, a wrong Content-Length) ends it with one line saying which.
 
-                On a terminal it shows the output level, the waveform of the memo heard with the play head (not for \
-                an address), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
-                5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker before or after in the memo heard \
+                On a terminal it shows the output level, the waveform of the memo heard with the play head (of an \
+                address, what is downloaded of it so far), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
+                5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker or chapter before or after in the memo heard \
                 ('info' lists them), +/- change the speed by 0.25 (0.25 to 4), n and p go to the next and previous \
                 memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops skipping it, q \
                 quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.

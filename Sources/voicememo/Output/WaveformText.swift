@@ -10,10 +10,15 @@ struct WaveformText {
 
     /// Per column, 0 (blank) … 1 (full height).
     let heights: [Double]
+    /// Columns after ``heights`` whose audio is not known yet (an address not downloaded that far), drawn as `·`.
+    let unknownCount: Int
 
-    /// The columns of `waveform` over `columns` cells (at least 1).
-    init(_ waveform: Waveform, columns: Int) {
-        let columns = max(columns, 1)
+    /// The columns of `waveform` over `columns` cells (at least 1); or, when `waveform` is of the first `known` part
+    /// (0…1) of the audio only, over that part of the cells, the others unknown.
+    init(_ waveform: Waveform, columns: Int, known: Double = 1) {
+        let total = max(columns, 1)
+        let columns = min(max(Int(Double(total) * known), 0), total)
+        unknownCount = total - columns
         let length = waveform.length
         let peaks = (0..<columns).map { column -> Double in
             guard length > 0 else { return 0 }
@@ -50,13 +55,14 @@ struct WaveformText {
 
     /// The column of `fraction` (0…1) of the memo: where the play head is drawn.
     func column(at fraction: Double) -> Int {
-        min(max(Int(fraction * Double(heights.count)), 0), heights.count - 1)
+        let count = heights.count + unknownCount
+        return min(max(Int(fraction * Double(count)), 0), count - 1)
     }
 
     /// One row with the play head, `│`, in column `head` (see ``column(at:)``); with `color`, what has played is drawn
     /// bright and what is to come dim.
     func row(playHeadIn head: Int, color: Bool) -> String {
-        let cells = rows(1, ascii: false)[0]
+        let cells = rows(1, ascii: false)[0] + String(repeating: "·", count: unknownCount)
         var line = ""
         for (index, cell) in cells.enumerated() {
             if index == head {

@@ -52,13 +52,16 @@ struct InteractivePlayback {
             let levels = showsMeter ? memos.levels() : AudioLevels(peak: [], average: [])
             let position = playback.currentTime
             let duration = playback.playbackDuration
-            let footer = memos.loadedTimeRanges.map { loaded in
+            let loaded = memos.loadedTimeRanges
+            let footer = loaded.map { loaded in
                 { (columns: Int) in ProgressBar.line(position: position, duration: duration, loaded: loaded, columns: columns) }
             }
             // Only JSON lines throw, and a terminal is drawn on.
             try? live.show(
                 levels, elapsed: position, bytes: nil,
-                timeline: { waveform.line(of: memos.heard, columns: $0, position: position, duration: duration) },
+                timeline: {
+                    waveform.line(of: memos.heard, columns: $0, position: position, duration: duration, loaded: loaded)
+                },
                 status: MeterLine.playback(
                     memos.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
                     rate: playback.rate, place: memos.place, sleep: sleepTimer.remaining, isBuffering: playback.isPlaybackBufferEmpty,

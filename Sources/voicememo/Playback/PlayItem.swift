@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import MemoStore
+import Synchronization
 
 /// Something `voicememo play` plays: a memo of the store, a file named by its path that is not in the store, or an
 /// `http` or `https` address, played as it downloads.
@@ -13,15 +14,18 @@ struct PlayItem {
     let memo: Memo?
     /// How an address is asked for (`--header`, `--ca-file`); unused for a file.
     var options = AudioAsset.Options()
+    /// An address's markers, read in the background once the item is made; nil for a file.
+    var remoteMarkers: RemoteMarkers?
 
     /// Whether it is an address, played as it downloads.
     var isRemote: Bool { !url.isFileURL }
 
-    /// The memo's markers, or the file's, in seconds from the start, in order; none for an address (its tags are not
-    /// read ahead of its audio).
+    /// The memo's markers, or the file's, in seconds from the start, in order; an address's once they are read (none
+    /// before).
     var markerTimes: [TimeInterval] {
         if let memo { return memo.markers.map { $0.time(atSampleRate: memo.sampleRate) } }
-        guard !isRemote, let file = try? AudioFile(forReading: url) else { return [] }
+        if let remoteMarkers { return remoteMarkers.times }
+        guard let file = try? AudioFile(forReading: url) else { return [] }
         return file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
     }
 
@@ -47,7 +51,9 @@ struct PlayItem {
         var items: [PlayItem] = []
         for argument in arguments {
             if let address = RemoteAddress.url(from: argument) {
-                items.append(PlayItem(title: RemoteAddress.name(of: address), url: address, memo: nil, options: options))
+                items.append(PlayItem(
+                    title: RemoteAddress.name(of: address), url: address, memo: nil, options: options,
+                    remoteMarkers: RemoteMarkers(of: address, options: options)))
                 continue
             }
             var isDirectory = false
@@ -65,4 +71,21 @@ struct PlayItem {
         }
         return items
     }
+}
+
+/// The markers of an address, in seconds, read once in the background from what its header's download brings (its
+/// chapters, or a WAV's cue points from one range request for its end): a key press finds them here, read or not yet,
+/// and playing starts without waiting for them.
+final class RemoteMarkers: Sendable {
+    private let read = Mutex<[TimeInterval]>([])
+
+    init(of address: URL, options: AudioAsset.Options) {
+        Task.detached(priority: .utility) { [weak self] in
+            guard let (metadata, sampleRate) = try? await AudioAsset(url: address, options: options).load(.metadata, .sampleRate) else { return }
+            self?.read.withLock { $0 = metadata.markers.map { $0.time(atSampleRate: sampleRate) } }
+        }
+    }
+
+    /// What is read so far: none, then every marker.
+    var times: [TimeInterval] { read.withLock { $0 } }
 }

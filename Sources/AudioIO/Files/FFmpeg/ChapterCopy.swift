@@ -51,10 +51,10 @@ enum ChapterCopy {
         }
     }
 
-    /// The markers of the FLAC, Ogg or MP3 file at `path` (its chapters), at `sampleRate`, and its comment, as FFmpeg
-    /// reads them; `nil` when it cannot read the file.
-    static func read(_ path: String, sampleRate: Double) -> (markers: [AudioMarker], comment: String?)? {
-        guard (try? FFmpegLibrary.load()) != nil, let input = try? FFmpegInput(.file(path: path), containers: containers) else { return nil }
+    /// The markers of the FLAC, Ogg or MP3 file at `origin` (its chapters), at `sampleRate`, and its comment, as FFmpeg
+    /// reads them; `nil` when it cannot read the file. Of an address, FFmpeg reads the header and the first packets.
+    static func read(_ origin: FFmpegInput.Origin, sampleRate: Double) -> (markers: [AudioMarker], comment: String?)? {
+        guard (try? FFmpegLibrary.load()) != nil, let input = try? FFmpegInput(origin, containers: containers) else { return nil }
         let markers = input.chapters.enumerated().map { index, chapter in
             // FFmpeg names an ID3 chapter without a title after its element: `ch0`, `ch1`, ... as it writes them.
             let name = AudioMetadata.text(chapter.title).flatMap { $0 == "ch\(index)" ? nil : $0 }

@@ -19,7 +19,8 @@ final class OggPageReader {
         case end(offset: Int64, tornByteCount: Int)
     }
 
-    private let descriptor: FileDescriptor
+    /// Reads bytes at an offset into a buffer; 0 at the end.
+    private let read: (Int64, UnsafeMutableRawBufferPointer) throws(Errno) -> Int
     private let sync: UnsafeMutablePointer<ogg_sync_state>
     /// The file offset of the first byte libogg holds and has not returned yet.
     private var position: Int64
@@ -30,8 +31,23 @@ final class OggPageReader {
     /// Reads pages from `descriptor`, from `offset` on (with `pread`: the descriptor's own offset stays as it is).
     ///
     /// The corresponding C function is `ogg_sync_init`.
-    init(descriptor: FileDescriptor, offset: Int64 = 0) {
-        self.descriptor = descriptor
+    convenience init(descriptor: FileDescriptor, offset: Int64 = 0) {
+        self.init(offset: offset) { (offset, buffer) throws(Errno) in
+            do {
+                return try descriptor.read(fromAbsoluteOffset: offset, into: buffer, retryOnInterrupt: true)
+            } catch {
+                throw error as? Errno ?? .ioError
+            }
+        }
+    }
+
+    /// Reads pages from `bytes` (an address's, as they download), from the start; a failed read is the end.
+    convenience init(bytes: any RandomAccessBytes) {
+        self.init(offset: 0) { offset, buffer in bytes.read(at: offset, into: buffer) }
+    }
+
+    private init(offset: Int64, read: @escaping (Int64, UnsafeMutableRawBufferPointer) throws(Errno) -> Int) {
+        self.read = read
         position = offset
         readEnd = offset
         sync = .allocate(capacity: 1)
@@ -74,14 +90,7 @@ final class OggPageReader {
                 return .end(offset: position, tornByteCount: Int(readEnd - position))
             }
             guard let buffer = ogg_sync_buffer(sync, Self.chunkSize) else { throw .noMemory }
-            let count: Int
-            do {
-                count = try descriptor.read(
-                    fromAbsoluteOffset: readEnd, into: UnsafeMutableRawBufferPointer(start: buffer, count: Self.chunkSize),
-                    retryOnInterrupt: true)
-            } catch {
-                throw error as? Errno ?? .ioError
-            }
+            let count = try read(readEnd, UnsafeMutableRawBufferPointer(start: buffer, count: Self.chunkSize))
             if count == 0 { isAtEndOfFile = true }
             ogg_sync_wrote(sync, count)
             readEnd += Int64(count)

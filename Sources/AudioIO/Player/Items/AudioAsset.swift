@@ -12,7 +12,8 @@ import SystemEdge
 ///
 /// An address's header is downloaded for it, and 256 KiB more at most, not the whole file: the lengths of a list of
 /// episodes cost their headers (what downloads is kept in the asset's ``RemoteCache``, where a player of the asset finds
-/// it); a file's header is read from the disk. An address that needs request headers (a token, a
+/// it); a file's header is read from the disk. Its markers and chapters come with the header, but for a WAV's cue
+/// points, kept after the audio: one range request fetches them. An address that needs request headers (a token, a
 /// cookie) gets them from ``Options``, as `AVURLAsset(url:options:)` does:
 ///
 /// ```swift
