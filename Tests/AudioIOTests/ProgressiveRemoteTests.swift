@@ -129,6 +129,34 @@ import Testing
         #expect(sent < size / 4, "rendered its first second after \(firstSecond), \(sent) of \(size) bytes sent")
     }
 
+    /// An ADTS file whose loud start makes FFmpeg estimate 18 s of its 40: a reader and a player read on past the
+    /// estimate to the last frame, and the file's length is then exact.
+    @Test func anEstimateShortOfTheEndIsReadPast() throws {
+        let noise = scratch.path("noise.wav"), quiet = scratch.path("quiet.wav"), source = scratch.path("source.wav")
+        try Sox.synth(to: noise, rate: 44100, channels: 1, bits: 32, seconds: 5, "whitenoise")
+        try Sox.synth(to: quiet, rate: 44100, channels: 1, bits: 32, seconds: 35, "sine 440", volume: 0.01)
+        try Tool.output("sox", [noise, quiet, source])
+        let local = scratch.file("short-estimate.aac")
+        try Tool.output("ffmpeg", ["-v", "error", "-i", source, "-c:a", "aac", "-b:a", "128k", local.path])
+        let server = try HTTPServer()
+        try server.put(local, as: local.lastPathComponent)
+        let expected = try FFmpeg.samples(of: local.path, in: scratch)
+        let estimate = try probedDuration(of: local)
+        try #require(estimate < 30, "ffprobe's estimate, \(estimate) s, is short")
+
+        let file = try AudioFile(forReading: server.url(local.lastPathComponent), cache: cache)
+        #expect(abs(file.duration - estimate) <= 0.0005)
+        let read = try file.read(frameCount: expected.count + 48000)
+        #expect(read.count == expected.count && firstDifference(read, expected) == nil)
+        #expect(file.frameCount == Int64(expected.count))
+
+        let renderer = try OfflineRenderer(sampleRate: 44100, channelCount: 1)
+        let player = try AudioPlayer(contentsOf: server.url(local.lastPathComponent), cache: RemoteCache(directory: scratch.file("other")))
+        player.currentDevice = renderer.device
+        #expect(player.play())
+        #expect(firstDifference(renderer.render(frameCount: expected.count), expected) == nil)
+    }
+
     /// The index at the end of an M4A is fetched with one range request, and the audio from its start: the file is
     /// never read through to its index.
     @Test func anM4AWithItsIndexAtTheEndAsksForItWithARange() throws {
