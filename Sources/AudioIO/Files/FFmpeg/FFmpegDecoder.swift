@@ -24,7 +24,7 @@ final class FFmpegDecoder {
     private(set) var frameCount: Int64
     /// Whether ``frameCount`` is the container's estimate (ADTS, ASF and AMR read through callbacks), not yet what
     /// decoding the whole stream counted.
-    private(set) var isLengthEstimated = false
+    private var isLengthEstimated = false
     /// The codec, as ``AudioFileFormat`` names it.
     let format: AudioFileFormat
     /// The container's and the codec's long names.
