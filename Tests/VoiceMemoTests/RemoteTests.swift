@@ -82,6 +82,30 @@ import Testing
         #expect(server.bodyBytes() < size + 512 * 1024, "the import fetched what play had not: \(server.requests().map(\.range))")
     }
 
+    /// An M4A with its index after the audio (ffmpeg's default) and an ADTS AAC file, on a link that takes 16 s for
+    /// the whole file: `play` starts within a few seconds (the index is asked for with a range), and plays on to the end.
+    @Test(arguments: [["-c:a", "aac"], ["-c:a", "aac", "-f", "adts"]])
+    func anM4AOrADTSAddressStartsPlayingLongBeforeItIsDownloaded(encoding: [String]) throws {
+        let cli = try CLI()
+        let source = cli.scratch.path("source.wav")
+        try Sox.synth(to: source, rate: 44100, channels: 1, seconds: 30, "whitenoise")
+        let name = encoding.contains("adts") ? "talk.aac" : "talk.m4a"
+        let file = cli.scratch.file(name)
+        try Tool.output("ffmpeg", ["-v", "error", "-i", source, "-b:a", "128k"] + encoding + [file.path])
+        let size = try Data(contentsOf: file).count
+        let server = try HTTPServer(rate: "\(size / 16)")
+        try server.put(file, as: name)
+        let started = ContinuousClock.now
+        let play = try cli.start(["play", server.url(name).absoluteString, "--device", "null", "--no-meter"], with: [:])
+        let first = play.nextLine(timeout: 20)
+        let firstLine = ContinuousClock.now - started
+        #expect(first?.hasPrefix("Playing “\(name)” (0:") == true, "\(first ?? "nothing")")
+        #expect(firstLine < .seconds(4), "the first line after \(firstLine), of a download of 16 s")
+        let result = play.finish()
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(ContinuousClock.now - started > .seconds(10), "the device without a clock played as the bytes came")
+    }
+
     enum Failure: String, CaseIterable, Sendable {
         case notFound, forbidden, unknownHost, untrustedCertificate, notAudio
     }

@@ -8,7 +8,9 @@ import SystemPackage
 ///
 /// libsndfile reads every file it recognises; FFmpeg (libavformat, libavcodec) only those it does not. For those,
 /// ``frameCount`` is exact: what an MP4 or MOV states (the encoder's priming and padding dropped, as its edit list
-/// says), else what a first pass decodes, which takes a moment for a long file. Seeking in an MP4 or MOV jumps near
+/// says), else what a first pass decodes, which takes a moment for a long file. An address's ADTS, WMA or AMR file is
+/// not decoded ahead, which would wait for its whole download: its ``frameCount`` is FFmpeg's estimate, as ffprobe
+/// gives it, until reading reaches the end, where it becomes exact. Seeking in an MP4 or MOV jumps near
 /// the frame through the container's index; in the others, seeking back decodes again from the start up to the frame.
 ///
 /// Only regular files are opened: a directory, FIFO or device is refused before anything reads from it,
@@ -38,8 +40,11 @@ public final class AudioFile {
     public let sampleRate: Double
     /// Interleaved channels per frame.
     public let channelCount: Int
-    /// Frames in the file. For Opus, the exact count of the stream (pre-skip and end trimming applied).
-    public let frameCount: Int64
+    /// Frames in the file. For Opus, the exact count of the stream (pre-skip and end trimming applied). For an
+    /// address's ADTS, WMA or AMR file, FFmpeg's estimate (from the bit rate, or the ASF header) until a read or seek
+    /// reaches the end: it then becomes what decoded, and meanwhile stays ahead of ``framePosition`` while frames
+    /// follow, so that reading up to it reads every frame.
+    public private(set) var frameCount: Int64
     /// Bits per stored sample for PCM, FLAC and ALAC (8, 16, 24, 32 or 64); `nil` for lossy codecs.
     public let bitDepth: Int?
     /// Size of the file in bytes when it was opened.
@@ -296,6 +301,7 @@ public final class AudioFile {
         case .ffmpeg(let ffmpeg):
             let frames = try downloading { () throws(AudioFileError) in try ffmpeg.read(into: buffer) }
             framePosition += Int64(frames)
+            frameCount = ffmpeg.frameCount
             return frames
         }
     }
@@ -384,14 +390,15 @@ public final class AudioFile {
     /// Moves ``framePosition`` to `frame` (0…``frameCount``); the next read starts exactly there. In an MP4 or MOV
     /// it jumps to a packet shortly before the frame (AAC's samples then converge to within rounding of a reading from
     /// the start, as Opus' do); in an ADTS, WMA or AMR file a seek back decodes again from the start: exact, and as
-    /// slow as decoding what lies before the frame.
+    /// slow as decoding what lies before the frame. Where ``frameCount`` is still an estimate, a frame past the real
+    /// end stops at the end.
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
         guard (0...frameCount).contains(frame) else {
             throw AudioFileError(path: name, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
         }
-        try downloading { () throws(AudioFileError) in
+        framePosition = try downloading { () throws(AudioFileError) -> Int64 in
             switch decoder {
             case .libsndfile(let file, _):
                 do {
@@ -399,11 +406,14 @@ public final class AudioFile {
                 } catch {
                     throw AudioFileError(path: name, reason: .readFailed("\(error)"))
                 }
+                return frame
             case .ffmpeg(let ffmpeg):
                 try ffmpeg.seek(toFrame: frame)
+                frameCount = ffmpeg.frameCount
+                // Short of `frame` when an estimated length put it past the end.
+                return ffmpeg.position
             }
         }
-        framePosition = frame
     }
 
     static func kindIfNotRegular(_ type: FileType) -> String? {

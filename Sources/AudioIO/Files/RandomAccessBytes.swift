@@ -6,8 +6,9 @@ import SystemPackage
 protocol RandomAccessBytes: AnyObject {
     /// The length in bytes.
     var byteCount: Int64 { get }
-    /// Reads up to `buffer.count` bytes at `offset` into `buffer`; returns how many, fewer only at the end, 0 past
-    /// it and after a failure (which the conforming type keeps, to be reported instead of the end it looks like).
+    /// Reads up to `buffer.count` bytes at `offset` into `buffer`, waiting for at least one; returns how many (fewer
+    /// than asked when no more are there yet), 0 past the end and after a failure (which the conforming type keeps, to
+    /// be reported instead of the end it looks like).
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int
 }
 
@@ -31,6 +32,15 @@ final class BytePosition {
             done += count
         }
         return done
+    }
+
+    /// Reads at the position what is there now, at least one byte unless at the end, and moves the position past it:
+    /// for FFmpeg, which takes a short read for what it is, and so decodes what has downloaded rather than waiting for
+    /// its whole buffer.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = bytes.read(at: offset, into: buffer)
+        offset += Int64(count)
+        return count
     }
 
     /// Moves to `offset` from the start, the position (`SEEK_CUR`) or the end (`SEEK_END`), as C's `whence` says;

@@ -4,7 +4,9 @@ import FoundationEssentials
 /// 32-bit float frames with an exact frame count and sample-exact seeking: ``AudioFile``'s second backend.
 ///
 /// The frame count is what the container states when it states it exactly (MP4 and MOV, whose edit list gives the
-/// encoder's priming and padding, which FFmpeg drops), else what a first pass decodes. Seeking lands on the exact
+/// encoder's priming and padding, which FFmpeg drops), else what a first pass decodes. Bytes read through callbacks
+/// (an address's) are not decoded ahead, which would wait for the whole download: their count is the container's
+/// estimate (see ``isLengthEstimated``) until decoding reaches the end. Seeking lands on the exact
 /// frame: in an MP4 or MOV by a jump to a packet ``preroll`` frames before it and the frames' timestamps from there
 /// (the decoder's output converges to within rounding, as Opus' does after a seek); elsewhere (ADTS, ASF and AMR
 /// have no exact index), or near the start, where the priming is dropped, by decoding up to it, from the start when
@@ -17,7 +19,12 @@ final class FFmpegDecoder {
     private let source: FFmpegInput.Origin
     let sampleRate: Int
     let channelCount: Int
-    let frameCount: Int64
+    /// The frames in the stream; while ``isLengthEstimated``, an estimate kept ahead of ``position`` as long as
+    /// frames decode, and set to the position where they end.
+    private(set) var frameCount: Int64
+    /// Whether ``frameCount`` is the container's estimate (ADTS, ASF and AMR read through callbacks), not yet what
+    /// decoding the whole stream counted.
+    private var isLengthEstimated = false
     /// The codec, as ``AudioFileFormat`` names it.
     let format: AudioFileFormat
     /// The container's and the codec's long names.
@@ -69,6 +76,9 @@ final class FFmpegDecoder {
         if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp
+        } else if case .bytes = source, let estimate = input.estimatedFrameCount {
+            frameCount = estimate
+            isLengthEstimated = true
         } else {
             // Counted by decoding: ADTS, ASF and AMR state their length only as an estimate from the bit rate.
             var counted: Int64 = 0
@@ -83,10 +93,13 @@ final class FFmpegDecoder {
     /// - Throws: ``AudioFileError`` with `malformed` when a packet does not decode or the stream ends before the
     ///   frame count its container states, `readFailed` when reading the file fails.
     func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioFileError) -> Int {
-        let wanted = min(buffer.count / channelCount, Int(frameCount - position))
+        let room = buffer.count / channelCount
+        let isEstimated = isLengthEstimated
+        let wanted = isEstimated ? room : min(room, Int(frameCount - position))
         var done = 0
         while done < wanted {
             guard let samples = try pendingSamples() else {
+                if isEstimated { break }
                 throw AudioFileError(path: path, reason: .malformed(
                     "it ends after \(position) of the \(frameCount) frames its header states"))
             }
@@ -96,11 +109,14 @@ final class FFmpegDecoder {
             done += count
             position += Int64(count)
         }
+        // At the estimate, decoding on says whether frames follow (the length then grows past the position) or not.
+        if isLengthEstimated, position >= frameCount { _ = try pendingSamples() }
         return done
     }
 
     /// Moves to `frame` (0…``frameCount``): in an MP4 or MOV by a jump when it is back or more than a second ahead,
-    /// and past the ``preroll``; else forward by decoding up to it, or back by a new pass from the start.
+    /// and past the ``preroll``; else forward by decoding up to it, or back by a new pass from the start. Where the
+    /// length is an estimate, a frame past the real end stops at the end (``position``).
     func seek(toFrame frame: Int64) throws(AudioFileError) {
         var jumped = false
         if let origin, frame > 2 * Self.preroll, frame < position || frame - position > Int64(sampleRate) {
@@ -112,8 +128,11 @@ final class FFmpegDecoder {
             position = 0
             pending = nil
         }
+        let isEstimated = isLengthEstimated
         while position < frame {
             guard let samples = try pendingSamples() else {
+                // Sought past the end the estimate put further: the position is the end.
+                if isEstimated { return }
                 throw AudioFileError(path: path, reason: .malformed(
                     "it ends after \(position) of the \(frameCount) frames its header states"))
             }
@@ -155,6 +174,13 @@ final class FFmpegDecoder {
     private func pendingSamples() throws(AudioFileError) -> FFmpegInput.Samples? {
         if let pending, pendingOffset < pending.count { return pending }
         pending = nil
+        defer {
+            // The end found: the length is what decoded. Frames found past the estimate keep it ahead of the
+            // position, so that a reader stopping at the length reads on to them.
+            if isLengthEstimated {
+                if let pending { frameCount = max(frameCount, position + Int64(pending.count)) } else { settleLength() }
+            }
+        }
         while let samples = try Self.next(from: input, path: path) {
             guard samples.channelCount == channelCount, samples.sampleRate == sampleRate else {
                 throw AudioFileError(path: path, reason: .unsupported(
@@ -166,6 +192,12 @@ final class FFmpegDecoder {
             return samples
         }
         return nil
+    }
+
+    /// Makes the length exact, where decoding ended.
+    private func settleLength() {
+        frameCount = position
+        isLengthEstimated = false
     }
 
     private static func next(from input: FFmpegInput, path: String) throws(AudioFileError) -> FFmpegInput.Samples? {

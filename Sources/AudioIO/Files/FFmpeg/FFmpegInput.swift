@@ -91,7 +91,7 @@ final class FFmpegInput {
             io = avio_alloc_context(
                 buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, Unmanaged.passUnretained(position).toOpaque(),
                 { context, buffer, size in
-                    let count = FFmpegInput.position(context).read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+                    let count = FFmpegInput.position(context).readAvailable(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
                     // libsndfile's end and a failed download look alike here; AudioFile tells them apart.
                     return count > 0 ? Int32(count) : cffmpeg_error_eof()
                 },
@@ -253,6 +253,13 @@ final class FFmpegInput {
               stream.pointee.duration != cffmpeg_no_timestamp(), stream.pointee.duration > 0
         else { return nil }
         return stream.pointee.duration
+    }
+
+    /// The stream's length in frames as the container estimates it, as ffprobe says it: ADTS's and AMR's from the bit
+    /// rate and the file's size, ASF's from its header. `nil` when it gives none.
+    var estimatedFrameCount: Int64? {
+        guard let format, format.pointee.duration != cffmpeg_no_timestamp(), format.pointee.duration > 0 else { return nil }
+        return Int64((Double(format.pointee.duration) * Double(sampleRate) / Double(AV_TIME_BASE)).rounded())
     }
 
     /// The versions of libavformat and libavcodec running, e.g. `["libavformat 59.27.100", "libavcodec 59.37.100"]`,
