@@ -137,11 +137,21 @@ func until(_ condition: () -> Bool) async throws {
     }
 }
 
-/// 30 s of white noise, 16 kHz mono 16-bit (960 KB, 32 KB a second), written in `scratch` as `talk.wav` for a server
-/// to serve, and its samples, which what is downloaded of it must match.
-func noiseTalk(in scratch: ScratchDirectory) throws -> (url: URL, samples: [Float]) {
-    let talk = scratch.file("talk.wav")
-    try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
-    let file = try AudioFile(forReading: talk)
-    return (talk, try file.read(frameCount: Int(file.frameCount)))
+/// What the tests of addresses serve and compare with: 30 s of white noise, 16 kHz mono 16-bit (960 KB, 32 KB a
+/// second), in a scratch directory of its own as `talk.wav`, its samples, and a cache of its own.
+struct NoiseTalk {
+    let scratch: ScratchDirectory
+    let cache: RemoteCache
+    let talk: URL
+    /// The file's samples, which what is downloaded of it must match.
+    let expected: [Float]
+
+    init() throws {
+        scratch = try ScratchDirectory()
+        cache = RemoteCache(directory: scratch.file("cache"))
+        talk = scratch.file("talk.wav")
+        try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
+        let file = try AudioFile(forReading: talk)
+        expected = try file.read(frameCount: Int(file.frameCount))
+    }
 }

@@ -7,16 +7,10 @@ import Testing
 /// whose access log keeps each request's `Authorization`, `Cookie` and `User-Agent`: they go with every request of
 /// the asset, and a redirect to another origin drops the credentials. Rendered offline, compared sample for sample.
 @Suite(.timeLimit(.minutes(1))) struct RemoteHeaderTests {
-    let scratch: ScratchDirectory
-    let cache: RemoteCache
-    /// See ``noiseTalk(in:)``.
-    let talk: URL
-    let expected: [Float]
+    let noise: NoiseTalk
 
     init() throws {
-        scratch = try ScratchDirectory()
-        cache = RemoteCache(directory: scratch.file("cache"))
-        (talk, expected) = try noiseTalk(in: scratch)
+        noise = try NoiseTalk()
     }
 
     /// Options that sign in to `server`'s `/auth/`.
@@ -36,21 +30,21 @@ import Testing
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         switch reader {
         case .audioFile:
-            let file = try AudioFile(forReading: url, options: options, cache: cache)
+            let file = try AudioFile(forReading: url, options: options, cache: noise.cache)
             return try file.read(frameCount: Int(file.frameCount))
         case .audioPlayer:
-            let player = try AudioPlayer(contentsOf: url, options: options, cache: cache)
+            let player = try AudioPlayer(contentsOf: url, options: options, cache: noise.cache)
             player.currentDevice = renderer.device
             if !player.play(), case .failed(.file(let error)) = player.status { throw error }
-            return renderer.render(frameCount: expected.count)
+            return renderer.render(frameCount: noise.expected.count)
         case .playerItem:
-            let item = PlayerItem(asset: AudioAsset(url: url, options: options, cache: cache))
+            let item = PlayerItem(asset: AudioAsset(url: url, options: options, cache: noise.cache))
             let queue = QueuePlayer(items: [item])
             queue.currentDevice = renderer.device
             try await until { item.status != .unknown }
             if case .failed(.file(let error)) = item.status { throw error }
             #expect(queue.play())
-            return renderer.render(frameCount: expected.count)
+            return renderer.render(frameCount: noise.expected.count)
         }
     }
 
@@ -59,11 +53,11 @@ import Testing
     @Test(arguments: Reader.allCases)
     func anAddressThatAsksForATokenPlaysWithItAndIsRefusedWithout(reader: Reader) async throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let address = server.url("auth/talk.wav")
         let played = try await samples(of: address, options: signedIn(to: server), by: reader)
-        #expect(firstDifference(played, expected) == nil)
-        #expect(try await eventually { cache.byteCount == 960_044 }, "kept whole: \(cache.byteCount) bytes")
+        #expect(firstDifference(played, noise.expected) == nil)
+        #expect(try await eventually { noise.cache.byteCount == 960_044 }, "kept whole: \(noise.cache.byteCount) bytes")
         let refused = AudioFileError(path: address.absoluteString, reason: .downloadFailed(.forbidden(status: 401)))
         await #expect(throws: refused) { _ = try await samples(of: address, options: AudioAsset.Options(), by: reader) }
         let requests = server.requests()
@@ -74,9 +68,9 @@ import Testing
     @Test func theTokenGoesWithEveryRangeRequestAndAfterTheServerIsBack() async throws {
         // The first 300 KB (9.6 s) at once, then 1 KB/s: the download is mid-way whenever the test looks.
         let server = try HTTPServer(rate: "1k", rateAfter: "300k")
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
-        let player = try AudioPlayer(contentsOf: server.url("auth/talk.wav"), options: signedIn(to: server), cache: cache)
+        let player = try AudioPlayer(contentsOf: server.url("auth/talk.wav"), options: signedIn(to: server), cache: noise.cache)
         player.currentDevice = renderer.device
         #expect(player.play())
         let rendering = Rendering { renderer.render(frameCount: 30 * 16000) }
@@ -87,7 +81,7 @@ import Testing
         try server.limit(rate: nil)
         try server.start()
         let played = await rendering.samples
-        #expect(firstDifference(played, expected) == nil, "every sample, across the outage")
+        #expect(firstDifference(played, noise.expected) == nil, "every sample, across the outage")
         let requests = server.requests()
         let resumed = requests.filter { $0.range.hasPrefix("bytes=") && !$0.range.hasPrefix("bytes=0-") }
         #expect(!resumed.isEmpty, "resumed with a range request: \(requests.map(\.range))")
@@ -96,15 +90,15 @@ import Testing
 
     @Test func aRedirectToTheSameOriginKeepsTheHeadersAndOneToAnotherDropsAuthorizationAndCookie() async throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let options = AudioAsset.Options(
             httpHeaderFields: ["Authorization": server.authorization, "Cookie": "session=memo"], httpUserAgent: "MemoTests/1.0")
         // /moved/auth/talk.wav to /auth/talk.wav, which asks for the token, on the same origin.
         let same = try await samples(of: server.url("moved/auth/talk.wav"), options: options, by: .audioFile)
-        #expect(firstDifference(same, expected) == nil)
+        #expect(firstDifference(same, noise.expected) == nil)
         // /away/talk.wav to /talk.wav on the other port: another origin.
         let away = try await samples(of: server.url("away/talk.wav"), options: options, by: .audioFile)
-        #expect(firstDifference(away, expected) == nil)
+        #expect(firstDifference(away, noise.expected) == nil)
         let requests = server.requests()
         let first = requests.filter { $0.port == server.port }
         let other = requests.filter { $0.port == server.otherPort }
@@ -123,7 +117,7 @@ import Testing
     ])
     func aFieldThatCannotBeSentFailsBeforeAnyRequestWithoutSayingItsValue(fields: [String: String], name: String) async throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let address = server.url("talk.wav")
         let invalid = AudioFileError(path: address.absoluteString, reason: .downloadFailed(.invalidHeaderField(name)))
         for reader in Reader.allCases {

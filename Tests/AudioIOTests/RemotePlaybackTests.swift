@@ -6,20 +6,14 @@ import Testing
 /// Players of http addresses, on a local nginx that throttles (limit_rate) and counts the bytes it sends, rendered
 /// offline at the file's own rate: what plays is compared sample for sample with the file.
 @Suite(.timeLimit(.minutes(1))) struct RemotePlaybackTests {
-    let scratch: ScratchDirectory
-    let cache: RemoteCache
-    /// See ``noiseTalk(in:)``.
-    let talk: URL
-    let expected: [Float]
+    let noise: NoiseTalk
 
     init() throws {
-        scratch = try ScratchDirectory()
-        cache = RemoteCache(directory: scratch.file("cache"))
-        (talk, expected) = try noiseTalk(in: scratch)
+        noise = try NoiseTalk()
     }
 
     func player(_ url: URL, on renderer: OfflineRenderer) throws -> AudioPlayer {
-        let player = try AudioPlayer(contentsOf: url, cache: cache)
+        let player = try AudioPlayer(contentsOf: url, cache: noise.cache)
         player.currentDevice = renderer.device
         return player
     }
@@ -27,7 +21,7 @@ import Testing
     @Test func theFirstAudioOfAThrottledDownloadPlaysWithinASecond() throws {
         // 128 KB/s: the whole file takes 7.5 s.
         let server = try HTTPServer(rate: "128k")
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let started = ContinuousClock.now
         let player = try player(server.url("talk.wav"), on: renderer)
@@ -37,7 +31,7 @@ import Testing
         let elapsed = ContinuousClock.now - started
         #expect(elapsed < .seconds(1), "the first half second played after \(elapsed)")
         #expect(player.status == .readyToPlay && player.duration == 30)
-        #expect(firstDifference(first, Array(expected.prefix(8000))) == nil)
+        #expect(firstDifference(first, Array(noise.expected.prefix(8000))) == nil)
         let loaded = player.loadedTimeRanges
         #expect(loaded.first?.lowerBound == 0 && (loaded.last?.upperBound ?? 30) < 15, "only the start is here: \(loaded)")
         #expect(!player.isPlaybackLikelyToKeepUp || loaded.first!.upperBound >= 2.5)
@@ -45,17 +39,17 @@ import Testing
 
     @Test func aPlayerOfAFileGoesOnWithAnAddressAndBackWithoutBeingMadeAgain() throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
-        let intro = scratch.file("intro.wav")
+        try server.put(noise.talk, as: "talk.wav")
+        let intro = noise.scratch.file("intro.wav")
         try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 0.5, "whitenoise")
         let introSamples = try AudioFile(forReading: intro).read(frameCount: 8000)
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try player(intro, on: renderer)
         #expect(player.play())
         #expect(firstDifference(renderer.render(frameCount: 4000), Array(introSamples.prefix(4000))) == nil)
-        try player.replaceCurrentItem(with: server.url("talk.wav"), cache: cache)
+        try player.replaceCurrentItem(with: server.url("talk.wav"), cache: noise.cache)
         #expect(player.isPlaying && player.status == .readyToPlay && player.duration == 30, "played on once its header was here")
-        #expect(firstDifference(renderer.render(frameCount: 16000), Array(expected.prefix(16000))) == nil)
+        #expect(firstDifference(renderer.render(frameCount: 16000), Array(noise.expected.prefix(16000))) == nil)
         try player.replaceCurrentItem(with: intro)
         #expect(!player.isPlaybackBufferEmpty && player.loadedTimeRanges == [0..<0.5], "a file again")
         #expect(firstDifference(renderer.render(frameCount: 8000), introSamples) == nil)
@@ -63,14 +57,14 @@ import Testing
 
     @Test func aSeekIntoAPartNotDownloadedAsksForItAndPlaysItsSamples() throws {
         let server = try HTTPServer(rate: "64k")
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try player(server.url("talk.wav"), on: renderer)
         #expect(player.play())
-        #expect(firstDifference(renderer.render(frameCount: 4000), Array(expected.prefix(4000))) == nil)
+        #expect(firstDifference(renderer.render(frameCount: 4000), Array(noise.expected.prefix(4000))) == nil)
         player.currentTime = 20
         let after = renderer.render(frameCount: 16000)
-        #expect(firstDifference(after, Array(expected[320_000..<336_000])) == nil)
+        #expect(firstDifference(after, Array(noise.expected[320_000..<336_000])) == nil)
         // The bytes of 20 s (44 + 20 × 32000) were asked for by a range request of their own, not waited for.
         let ranges = server.requests().map(\.range) + [player.loadedTimeRanges.description]
         #expect(player.loadedTimeRanges.contains { $0.contains(20.5) }, "\(ranges)")
@@ -78,9 +72,9 @@ import Testing
     }
 
     @Test func anOpusAddressFetchesItsEndEarlyForItsLengthAndPlaysBeforeTheMiddleIsHere() throws {
-        let long = scratch.file("long.wav")
+        let long = noise.scratch.file("long.wav")
         try Sox.synth(to: long.path, rate: 16000, channels: 1, seconds: 180, "whitenoise")
-        let opus = scratch.file("long.opus")
+        let opus = noise.scratch.file("long.opus")
         try Tool.output("ffmpeg", ["-v", "error", "-i", long.path, "-c:a", "libopus", "-b:a", "40k", opus.path])
         // About 900 KB at 48 KB/s: some 19 s for all of it. libsndfile finds the length in the last 64 KiB.
         let server = try HTTPServer(rate: "48k")
@@ -103,15 +97,15 @@ import Testing
 
     @Test func aSecondPlayOfTheSameAddressDownloadsNothing() async throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         for pass in 1...2 {
             let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
             let player = try player(server.url("talk.wav"), on: renderer)
             #expect(player.play())
-            let played = renderer.render(frameCount: expected.count)
-            #expect(firstDifference(played, expected) == nil, "pass \(pass)")
+            let played = renderer.render(frameCount: noise.expected.count)
+            #expect(firstDifference(played, noise.expected) == nil, "pass \(pass)")
             // The download goes on to the end after playback, and the cache commits it.
-            #expect(try await eventually { cache.byteCount == 960_044 }, "pass \(pass): \(cache.byteCount) bytes kept")
+            #expect(try await eventually { noise.cache.byteCount == 960_044 }, "pass \(pass): \(noise.cache.byteCount) bytes kept")
         }
         let served = server.requests()
         #expect(server.bodyBytes() == 960_044, "one download in all: \(served.map { "\($0.status) \($0.range) \($0.bodyBytes)" })")
@@ -122,7 +116,7 @@ import Testing
         // the download is mid-way whenever the test looks (if a busy test pool resumes it late, a little further on:
         // 0.03 s of audio a second).
         let server = try HTTPServer(rate: "1k", rateAfter: "300k")
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try player(server.url("talk.wav"), on: renderer)
         #expect(player.play())
@@ -142,35 +136,35 @@ import Testing
         try server.limit(rate: nil)
         try server.start()
         let played = await rendering.samples
-        #expect(firstDifference(played, expected) == nil, "every sample, in order, across the outage")
+        #expect(firstDifference(played, noise.expected) == nil, "every sample, in order, across the outage")
         let resumed = server.requests().filter { $0.range.hasPrefix("bytes=") && !$0.range.hasPrefix("bytes=0-") }
         #expect(!resumed.isEmpty, "the download went on with a range request: \(server.requests().map(\.range))")
     }
 
     @Test func aServerWithoutRangesPlaysFromTheStart() throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try player(server.url("norange/talk.wav"), on: renderer)
         #expect(player.play())
         player.currentTime = 25
-        #expect(firstDifference(renderer.render(frameCount: 16000), Array(expected[400_000..<416_000])) == nil)
+        #expect(firstDifference(renderer.render(frameCount: 16000), Array(noise.expected[400_000..<416_000])) == nil)
         #expect(server.requests().allSatisfy { $0.status == 200 }, "nginx sent the whole file each time")
     }
 
     @Test func aQueueOfAddressesPlaysThemBackToBack() async throws {
         let server = try HTTPServer()
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
-        let queue = QueuePlayer(items: [server.url("talk.wav"), server.url("norange/talk.wav")].map { PlayerItem(asset: AudioAsset(url: $0, cache: cache)) })
+        let queue = QueuePlayer(items: [server.url("talk.wav"), server.url("norange/talk.wav")].map { PlayerItem(asset: AudioAsset(url: $0, cache: noise.cache)) })
         queue.currentDevice = renderer.device
         // As an app does: play once the items are ready (their headers here), for the renderer to have them at once.
         try await until { queue.items().allSatisfy { $0.status == .readyToPlay } }
         #expect(queue.play())
-        let output = scratch.file("queue.wav")
+        let output = noise.scratch.file("queue.wav")
         try renderer.render(to: output, settings: AudioSettings(format: .wav, sampleRate: 16000, channelCount: 1, bitDepth: .float32))
         let played = try AudioFile(forReading: output)
-        #expect(firstDifference(try played.read(frameCount: Int(played.frameCount)), expected + expected) == nil)
+        #expect(firstDifference(try played.read(frameCount: Int(played.frameCount)), noise.expected + noise.expected) == nil)
     }
 
     @Test func aQueueOnADeviceWithoutAClockWaitsForItsItemsDownloadAndNeverStalls() async throws {
@@ -179,14 +173,14 @@ import Testing
         // test pool resumes the test that late), and all of it would take more than 5 minutes. Its download is mid-way
         // whenever the test looks.
         let server = try HTTPServer(rate: "1k", rateAfter: "300k")
-        let intro = scratch.file("intro.wav")
+        let intro = noise.scratch.file("intro.wav")
         try Sox.synth(to: intro.path, rate: 16000, channels: 1, seconds: 2, "whitenoise")
         let introFile = try AudioFile(forReading: intro)
         let introSamples = try introFile.read(frameCount: Int(introFile.frameCount))
         try server.put(intro, as: "intro.wav")
-        try server.put(talk, as: "talk.wav")
+        try server.put(noise.talk, as: "talk.wav")
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
-        let queue = QueuePlayer(items: [server.url("intro.wav"), server.url("talk.wav")].map { PlayerItem(asset: AudioAsset(url: $0, cache: cache)) })
+        let queue = QueuePlayer(items: [server.url("intro.wav"), server.url("talk.wav")].map { PlayerItem(asset: AudioAsset(url: $0, cache: noise.cache)) })
         queue.currentDevice = renderer.device
         let log = EventLog(queue.events())
         #expect(queue.loadedTimeRanges.isEmpty && !queue.isPlaybackLikelyToKeepUp, "not opened before it plays")
@@ -208,7 +202,7 @@ import Testing
         try server.limit(rate: nil)
         try server.start()
         let played = await rendering.samples
-        #expect(firstDifference(Array(played.prefix(32 * 16000)), introSamples + expected) == nil, "every sample, in order, across the outage")
+        #expect(firstDifference(Array(played.prefix(32 * 16000)), introSamples + noise.expected) == nil, "every sample, in order, across the outage")
         #expect(try await eventually { log.events.contains(.finishedPlaying(successfully: true)) }, "\(log.events)")
         #expect(!log.events.contains(.playbackStalled) && !log.events.contains(.playbackResumed), "\(log.events)")
     }
@@ -222,7 +216,7 @@ import Testing
         let forbidden = try player(server.url("private/talk.wav"), on: renderer)
         #expect(!forbidden.play())
         #expect("\(forbidden.status)".contains("HTTP 403"))
-        let nowhere = try AudioPlayer(contentsOf: URL(string: "http://voicememo-test.invalid/talk.wav")!, cache: cache)
+        let nowhere = try AudioPlayer(contentsOf: URL(string: "http://voicememo-test.invalid/talk.wav")!, cache: noise.cache)
         #expect(!nowhere.prepareToPlay())
         #expect(nowhere.status == .failed(.file(AudioFileError(path: "http://voicememo-test.invalid/talk.wav", reason: .downloadFailed(.hostNotFound("voicememo-test.invalid"))))))
     }

@@ -288,3 +288,55 @@ public final class UnansweredPort: @unchecked Sendable {
         URL(string: "http://127.0.0.1:\(port)/\(path)")!
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The rig's faults, as curl meets them: the server breaks HTTP as each fault says, and the port never answers.
+@Suite(.timeLimit(.minutes(1))) struct FaultyHTTPServerTests {
+    /// 100,000 bytes of a counting pattern.
+    let body = Data((0..<100_000).map { UInt8($0 % 251) })
+
+    /// curl's exit status and the bytes it wrote of `url`, with `arguments` before it.
+    func curl(_ url: URL, _ arguments: [String] = []) throws -> (status: Int32, bytes: Data) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("faulty-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try Tool.run("curl", ["-s", "--max-time", "10", "-o", output.path] + arguments + [url.absoluteString])
+        return (result.status, (try? Data(contentsOf: output)) ?? Data())
+    }
+
+    @Test func withoutAFaultItServesTheBodyAndItsRanges() throws {
+        let server = try FaultyHTTPServer(body: body, fault: .none)
+        #expect(try curl(server.url("a")) == (0, body))
+        #expect(try curl(server.url("a"), ["-r", "1000-1999"]) == (0, body[1000..<2000]))
+        #expect(server.requestedRanges == ["-", "bytes=1000-1999"])
+    }
+
+    @Test func eachFaultBreaksTheTransferAsItSays() throws {
+        let server = try FaultyHTTPServer(body: body, fault: .closeAfter(bytes: 30_000, responses: 1))
+        // Closed mid-body: curl's 18, "transfer closed with outstanding read data"; then whole again.
+        let cut = try curl(server.url("a"))
+        #expect(cut.status == 18 && cut.bytes == body[..<30_000])
+        #expect(try curl(server.url("a")) == (0, body))
+
+        server.fault = .rangeNotSatisfiable
+        #expect(try curl(server.url("a"), ["-f"]).status == 22, "a 416 is an HTTP error")
+        server.fault = .redirectLoop
+        #expect(try curl(server.url("a"), ["-L", "--max-redirs", "3"]).status == 47, "too many redirects")
+        server.fault = .contentLengthOffBy(bytes: 10, wholeFileAs200: false)
+        #expect(try curl(server.url("a"), ["-r", "0-999"]).status == 18, "the length says 10 bytes more than come")
+        server.fault = .hostileHead
+        let hostile = try Tool.run("curl", ["-s", "-i", "--max-time", "10", server.url("a").absoluteString])
+        #expect(hostile.standardOutput.hasPrefix("HTTP/1.1 500") && hostile.standardOutput.contains("\u{1B}["))
+        server.fault = .silent
+        #expect(try curl(server.url("a"), ["--max-time", "1"]).status == 28, "nothing comes: curl times out")
+    }
+
+    @Test func anUnansweredPortNeverCompletesAConnection() throws {
+        let port = try UnansweredPort()
+        let started = ContinuousClock.now
+        #expect(try curl(port.url("a"), ["--connect-timeout", "1"]).status == 28)
+        #expect(ContinuousClock.now - started >= .milliseconds(900), "curl waited out its connect timeout")
+    }
+}
+#endif

@@ -56,3 +56,25 @@ public enum Sox {
         return field == "-inf" ? -160 : Double(field) ?? .nan
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The sox helpers against sox itself: what `synth` writes, and levels read as sox's `stats` reads them.
+@Suite struct SoxTests {
+    @Test func aSynthesizedToneHasItsLengthFormatAndLevel() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sox-\(UUID().uuidString).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Sox.synth(to: path, rate: 48000, channels: 1, seconds: 1, "sine 1000")
+        let info = try Sox.info(path)
+        #expect(info.frames == 48000 && info.rate == 48000 && info.channels == 1 && info.bits == 16)
+        let samples = try Sox.samples(of: path)
+        #expect(samples.count == 48000 && samples.allSatisfy { $0 & 0xFFFF == 0 }, "16-bit samples, left-justified")
+        // A sine at half scale: peak −6.02 dBFS, RMS −9.03; `level(of:)` reads what sox's stats reads.
+        let (peak, rms) = try Sox.levels(of: path, channels: 1)
+        #expect(abs(peak[0] - -6.02) < 0.05 && abs(rms[0] - -9.03) < 0.05, "\(peak) \(rms)")
+        #expect(abs(Sox.level(of: samples[...]) - rms[0]) < 0.05)
+        #expect(Sox.level(of: [0, 0, 0][...]) == -160)
+    }
+}
+#endif
