@@ -62,7 +62,7 @@ extension VoiceMemo {
 
         /// The table of `items`, fitted to the terminal's width, and a line of the total.
         private func printTable(_ items: [RemoteCache.Item], capacity: CacheSize) {
-            let width = Terminal(.standardOutput) != nil ? TerminalDisplay.outputColumns : nil
+            let width = TerminalDisplay.outputColumns
             let total = items.reduce(0) { $0 + $1.sizeOnDisk }
             let summary = items.isEmpty
                 ? "The cache is empty; it keeps at most \(capacity.text)."
@@ -107,7 +107,7 @@ extension VoiceMemo {
             /// What the column says of `item`, safe for the terminal.
             func cell(of item: RemoteCache.Item) -> String {
                 switch self {
-                case .address: Cache.address(item.url).terminalSafe
+                case .address: RemoteAddress.shown(item.url).terminalSafe
                 case .downloaded: Cache.downloaded(item)
                 case .size: Describe.size(item.sizeOnDisk)
                 case .lastUsed: Describe.date(item.lastUsed)
@@ -122,15 +122,6 @@ extension VoiceMemo {
             guard address.count > columns, columns > 4 else { return address }
             let start = (columns - 1) / 3
             return address.prefix(start) + "…" + address.suffix(columns - 1 - start)
-        }
-
-        /// `url` as it is shown: without a user name and password.
-        static func address(_ url: URL) -> String {
-            guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false), parts.user != nil || parts.password != nil
-            else { return url.absoluteString }
-            parts.user = nil
-            parts.password = nil
-            return parts.string ?? url.absoluteString
         }
 
         /// `100 %` of a file held whole, `42 % of 4.5 MB` of part of one, or the bytes held when its length is unknown.
@@ -161,7 +152,7 @@ private struct Listing: Encodable {
         let lastUsed: Date
 
         init(_ item: RemoteCache.Item) {
-            url = VoiceMemo.Cache.address(item.url)
+            url = RemoteAddress.shown(item.url)
             length = item.length
             downloaded = item.loadedBytes
             sizeOnDisk = item.sizeOnDisk

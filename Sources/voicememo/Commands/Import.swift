@@ -24,7 +24,7 @@ extension VoiceMemo {
                 A directory imports the audio files in it and in every directory below it (by their extensions; \
                 hidden files and the store's own skipped), in order of their paths. '-' reads standard input (titled from its tags, \
                 else “Memo” and the date and time). An http:// or https:// address is downloaded whole first, \
-                through the cache that play keeps ($XDG_CACHE_HOME/voicememo, at most --cache-size): what play \
+                through the cache that play keeps ($XDG_CACHE_HOME/voicememo/http, at most --cache-size): what play \
                 downloaded is not downloaded again. On a terminal a bar shows how far the download has come (bytes, \
                 rate, time left); elsewhere a line says so at each tenth of it. --header 'Name: value' (repeated for \
                 more) is sent with its every request, as play sends it. Each file gets a line; a file that fails is reported on \

@@ -18,7 +18,7 @@ extension VoiceMemo {
 
                 An http:// or https:// address plays while it downloads: seeking ahead asks for that part at once, \
                 and playback waits when the download falls behind and goes on by itself. What was downloaded is kept \
-                in $XDG_CACHE_HOME/voicememo (else ~/.cache/voicememo), up to --cache-size (else the size 'voicememo \
+                in $XDG_CACHE_HOME/voicememo/http (else ~/.cache/voicememo/http), up to --cache-size (else the size 'voicememo \
                 cache --set-size' keeps, else 1G), the least recently used going first: playing it again, or \
                 importing it, downloads nothing. 'voicememo cache' lists it, and --clear empties it. An address that needs a sign-in takes \
                 --header 'Authorization: Bearer TOKEN' (any header, repeated for more), sent with every request for \
@@ -160,7 +160,7 @@ extension VoiceMemo {
             if json {
                 let summary = PlaySummary(
                     memos: items.compactMap(\.memo?.id), files: items.filter { $0.memo == nil && !$0.isRemote }.map(\.url.path),
-                    addresses: items.filter(\.isRemote).map(\.url.absoluteString),
+                    addresses: items.filter(\.isRemote).map { RemoteAddress.shown($0.url) },
                     completed: ending == .completed, seconds: Date().timeIntervalSince(started),
                     silenceSkipped: skipSilence ? memos.skippedSilenceDuration : nil)
                 print(try MemoJSON.line(summary))

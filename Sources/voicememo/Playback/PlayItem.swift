@@ -14,6 +14,8 @@ struct PlayItem {
     let memo: Memo?
     /// How an address is asked for (`--header`, `--ca-file`); unused for a file.
     var options = AudioAsset.Options()
+    /// A file's markers (not a memo's), read once when the item is made, in seconds.
+    var fileMarkerTimes: [TimeInterval] = []
     /// An address's markers, read in the background once the item is made; nil for a file.
     var remoteMarkers: RemoteMarkers?
 
@@ -24,9 +26,7 @@ struct PlayItem {
     /// before).
     var markerTimes: [TimeInterval] {
         if let memo { return memo.markers.map { $0.time(atSampleRate: memo.sampleRate) } }
-        if let remoteMarkers { return remoteMarkers.times }
-        guard let file = try? AudioFile(forReading: url) else { return [] }
-        return file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
+        return remoteMarkers?.times ?? fileMarkerTimes
     }
 
     /// The items `arguments` name, in order. An `http://` or `https://` argument is an address, asked for with
@@ -60,7 +60,11 @@ struct PlayItem {
             let isFile = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) && !isDirectory
             if argument.contains("/") ? isFile || !namesAMemo(argument) : isFile && !namesAMemo(argument) {
                 let url = URL(fileURLWithPath: argument)
-                items.append(PlayItem(title: url.lastPathComponent, url: url, memo: nil))
+                var item = PlayItem(title: url.lastPathComponent, url: url, memo: nil)
+                if let file = try? AudioFile(forReading: url) {
+                    item.fileMarkerTimes = file.metadata.markers.map { $0.time(atSampleRate: file.sampleRate) }
+                }
+                items.append(item)
                 continue
             }
             let store = try store()

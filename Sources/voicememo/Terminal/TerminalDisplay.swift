@@ -10,7 +10,7 @@ import SystemPackage
 /// the keys: for a command that draws nothing but still listens to the keyboard.
 ///
 /// Ctrl-C still sends SIGINT (the terminal keeps its signal keys): commands watch for it
-/// (``StopSignals``, ``PlayerGroup``) and finish the display. Ctrl-Z hands the terminal back as it was
+/// (``StopSignals``, ``PlaybackRun``) and finish the display. Ctrl-Z hands the terminal back as it was
 /// before the process stops, and `fg` takes it again (``AudioSession`` tells of both, once it is active):
 /// the shell gets its own modes and cursor, and the keys work again after `fg`, also when the shell put
 /// its modes back meanwhile. A display continued in the background (`bg`) draws nothing and leaves the

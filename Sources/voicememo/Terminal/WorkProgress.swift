@@ -40,7 +40,7 @@ final class WorkProgress {
         display.draw([line(columns)], columns: columns)
     }
 
-    /// Prints `line` in place of the progress line, which the next ``show(_:fraction:)`` draws below it.
+    /// Prints `line` in place of the progress line, which the next `show` draws below it.
     func print(_ line: String) {
         if let display { display.note(line) } else { Swift.print(line) }
     }
