@@ -110,6 +110,28 @@ import Testing
         #expect(device.framesTransferred >= 48000, "the whole item was played: \(device.framesTransferred) frames")
     }
 
+    @Test func aPlayerWaitingForItsDeviceWhileAnotherIsInterruptedPlaysOnceItsOwnIsFree() async throws {
+        session.setCategory(.playback)
+        let other = device(), own = device()
+        other.isHeld = true
+        own.isHeld = true
+        var interruptions = session.events().makeAsyncIterator()
+        let refused = try player(ofSeconds: 1, on: other)
+        #expect(!refused.play())
+        #expect(await nextInterruption(&interruptions) == .interruptionBegan(.deviceInUse))
+        let player = try await queuedPlayer(on: own)
+        let events = player.events()
+        #expect(player.play() && player.reasonForWaitingToPlay == .deviceInUse)
+        own.isHeld = false
+        for await event in events {
+            if case .finishedPlaying(let successfully) = event {
+                #expect(successfully)
+                break
+            }
+        }
+        #expect(own.framesTransferred >= 48000 && other.framesTransferred == 0, "\(own.framesTransferred) frames")
+    }
+
     @Test func aPlayerPausedWhileItWaitsForAHeldDeviceStaysPausedWhenItIsFree() async throws {
         session.setCategory(.playback)
         let device = device()

@@ -80,6 +80,8 @@ public final class PlayerGroup: Playback {
             let wasPlaying = isPlaying
             if wasPlaying { players.forEach { $0.pause() } }
             for player in players { player.currentTime = min(max(newValue, 0), player.duration) }
+            // A player that had ended plays again: the group ends when all have, from here.
+            state.withLock { $0.finished = [] }
             if wasPlaying { _ = startTogether() }
         }
     }
@@ -118,10 +120,16 @@ public final class PlayerGroup: Playback {
         players.forEach { $0.pause() }
     }
 
+    /// False, with every player paused, when one cannot start: they play together or not at all.
     private func startTogether() -> Bool {
         guard players.count > 1 else { return lead.play() }
         let time = lead.deviceCurrentTime + Self.startDelay
-        return players.allSatisfy { $0.play(atTime: time) }
+        let started = players.map { $0.play(atTime: time) }
+        guard started.allSatisfy({ $0 }) else {
+            pause()
+            return false
+        }
+        return true
     }
 
     /// The most channels of any player.
@@ -175,8 +183,9 @@ public final class PlayerGroup: Playback {
             }
             if told == .finishedPlaying(successfully: false) { pause() }
         } else if case .timeControlStatusChanged = event {
-            let status = timeControlStatus
+            // Read under the lock, so that two players' events on two threads tell the status they leave, in order.
             told = state.withLock { state in
+                let status = timeControlStatus
                 guard status != state.toldStatus else { return nil }
                 state.toldStatus = status
                 return .timeControlStatusChanged(status)

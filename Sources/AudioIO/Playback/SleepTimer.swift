@@ -24,8 +24,9 @@ public final class SleepTimer: Sendable {
         /// When ``remaining`` was counted, and whether playback was playing then (the time since counts if it was).
         var countedAt = ContinuousClock.now
         var wasPlaying = false
-        /// The fade under way: the volume it started from, and whether a pause holds it.
-        var fade: (from: Float, isHeld: Bool)?
+        /// The fade under way: the volume it started from, the seconds it started over (the volume falls linearly from
+        /// `from` at `span` seconds left to 0 at none), and whether a pause holds it.
+        var fade: (from: Float, span: TimeInterval, isHeld: Bool)?
         /// Whether a task looks at the playback.
         var isRunning = false
         var hasEnded = false
@@ -66,7 +67,22 @@ public final class SleepTimer: Sendable {
     /// Sets the timer to `seconds` of playing from now (nil: off), whether set before or not; a fade under way is
     /// undone when the new time is beyond it.
     public func set(_ seconds: TimeInterval?) {
-        change { _ in seconds }
+        let isPlaying = playback.timeControlStatus == .playing
+        let starts = state.withLock { state in
+            state.remaining = seconds
+            // Set again after it ran out: it counts afresh.
+            if seconds != nil { state.hasEnded = false }
+            state.countedAt = .now
+            state.wasPlaying = isPlaying
+            defer { state.isRunning = true }
+            return !state.isRunning && !state.isInvalidated
+        }
+        guard starts else { return }
+        Task { [self] in
+            while let wait = step() {
+                try? await Task.sleep(for: .seconds(wait))
+            }
+        }
     }
 
     /// Stops looking at the playback, for good: the timer does nothing more.
@@ -83,27 +99,6 @@ public final class SleepTimer: Sendable {
             state.remaining = state.remaining(at: now)
             state.countedAt = now
             state.wasPlaying = isPlaying
-        }
-    }
-
-    /// Sets the time left to what `newValue` makes of the time left now, and starts looking at the playback.
-    private func change(_ newValue: (TimeInterval?) -> TimeInterval?) {
-        let isPlaying = playback.timeControlStatus == .playing
-        let starts = state.withLock { state in
-            let now = ContinuousClock.now
-            state.remaining = newValue(state.remaining(at: now))
-            // Set again after it ran out: it counts afresh.
-            if state.remaining != nil { state.hasEnded = false }
-            state.countedAt = now
-            state.wasPlaying = isPlaying
-            defer { state.isRunning = true }
-            return !state.isRunning && !state.isInvalidated
-        }
-        guard starts else { return }
-        Task { [self] in
-            while let wait = step() {
-                try? await Task.sleep(for: .seconds(wait))
-            }
         }
     }
 
@@ -133,13 +128,13 @@ public final class SleepTimer: Sendable {
                 // In the fade: looked at often, so that a pause holds it where it is heard.
                 switch (state.fade, isPlaying) {
                 case (nil, true):
-                    state.fade = (volume, false)
+                    state.fade = (volume, max(left, 0.001), false)
                     result = (.fade(over: left), 0.1)
                 case (let fade?, false) where !fade.isHeld:
-                    state.fade = (fade.from, true)
-                    result = (.hold(fade.from * Float(left / max(fadeDuration, 0.001))), 0.1)
+                    state.fade = (fade.from, fade.span, true)
+                    result = (.hold(fade.from * Float(max(left, 0) / fade.span)), 0.1)
                 case (let fade?, true) where fade.isHeld:
-                    state.fade = (fade.from, false)
+                    state.fade = (fade.from, fade.span, false)
                     result = (.fade(over: left), 0.1)
                 default:
                     result = (.none, 0.1)

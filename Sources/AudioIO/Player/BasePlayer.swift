@@ -348,7 +348,19 @@ extension BasePlayer: VoiceOwner {
     }
 }
 
+/// A player as the session sees it: paused and resumed by interruptions, and paused where it was when its output is
+/// unplugged; ``play()`` resumes it on the same device.
 extension BasePlayer: AudioSessionParticipant {
+    /// Pauses if playing, in one step under the lock: a pause of the listener's own in between is not undone by the
+    /// interruption's end.
+    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool {
+        withState { state, events in pause(&state, &events) }
+    }
+
+    func resumeAfterInterruption() { play() }
+
+    func deviceInUseWentAway() { pause() }
+
     var deviceInUse: (name: String, isInput: Bool)? {
         state.withLock { $0.engine.flatMap { $0.isOffline ? nil : ($0.deviceName, false) } }
     }

@@ -491,8 +491,9 @@ private final class Download: @unchecked Sendable {
         }
         guard var gap else { isSettled = true; return nil }
         // Not claimed whole: a bounded range, so that nothing is sent past where fetching stops.
-        if let end = fetchEnd.map({ max($0, (demand ?? 0) + RemoteAsset.readAheadBytes) }), end > gap.lowerBound {
-            gap = gap.lowerBound..<min(gap.upperBound, end)
+        // A gap past that (after bytes the cache holds) gets a read-ahead's worth.
+        if let end = fetchEnd.map({ max($0, (demand ?? 0) + RemoteAsset.readAheadBytes) }) {
+            gap = gap.lowerBound..<min(gap.upperBound, max(end, gap.lowerBound + RemoteAsset.readAheadBytes))
         }
         let last = gap.upperBound == Int64.max ? "" : String(gap.upperBound - 1)
         headers.append("Range: bytes=\(gap.lowerBound)-\(last)")

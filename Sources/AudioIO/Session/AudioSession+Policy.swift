@@ -45,20 +45,6 @@ extension AudioSessionParticipant {
     }
 }
 
-/// A player as the session sees it, any ``Playback`` that joins it: paused and resumed by interruptions, and paused
-/// where it was when its output is unplugged; ``Playback/play()`` resumes it on the same device.
-extension AudioSessionParticipant where Self: Playback {
-    func pauseForInterruption(_ reason: AudioSession.InterruptionReason) -> Bool {
-        let wasPlaying = isPlaying
-        if wasPlaying { pause() }
-        return wasPlaying
-    }
-
-    func resumeAfterInterruption() { play() }
-
-    func deviceInUseWentAway() { pause() }
-}
-
 /// A participant, held weakly: the session does not keep players alive.
 struct WeakParticipant {
     weak var value: (any AudioSessionParticipant)?
@@ -117,21 +103,33 @@ extension AudioSession {
     /// it, as if it had been paused, and ends once the device can be opened again, which a thread of its own tries
     /// every ``DeviceInterruptions/retryInterval`` (as the engine does for a device taken while it runs).
     func participant(_ participant: any AudioSessionParticipant, foundBusy device: (name: String, isInput: Bool)) {
-        let begins = withState { state, events in
+        enum Joined { case began, joined, apart }
+        let joined = withState { state, events -> Joined in
             guard !state.isInterrupted else {
-                if state.interruptedDevice == device.name, !state.interrupted.contains(where: { $0 === participant }) {
-                    state.interrupted.append(participant)
-                }
-                return false
+                guard state.interruptedDevice == device.name else { return .apart }
+                if !state.interrupted.contains(where: { $0 === participant }) { state.interrupted.append(participant) }
+                return .joined
             }
             state.isInterrupted = true
             state.interruptedDevice = device.name
             state.interrupted = [participant]
             events.append(.interruptionBegan(.deviceInUse))
-            return true
+            return .began
         }
-        guard begins else { return }
         let direction: StreamDirection = device.isInput ? .capture : .playback
+        if joined == .apart {
+            // Another interruption is under way: one that waits for its device (a Player) is looked after on its own,
+            // started once the device can be opened, unless it no longer waits.
+            guard participant.waitsForDevice else { return }
+            SystemThread.detach(name: "audio-busy", realtime: false) { [weak participant] in
+                while let participant, participant.waitsForDevice {
+                    if StreamFactory.canOpen(device.name, direction: direction) { return participant.resumeAfterInterruption() }
+                    MonotonicClock.sleep(seconds: DeviceInterruptions.retryInterval)
+                }
+            }
+            return
+        }
+        guard joined == .began else { return }
         SystemThread.detach(name: "audio-busy", realtime: false) { [weak self] in
             while let self, state.withLock({ $0.interruptedDevice == device.name }) {
                 if StreamFactory.canOpen(device.name, direction: direction) {
