@@ -62,6 +62,11 @@ import Testing
         #expect(playback.play())
         for await event in events where event == .finishedPlaying(successfully: true) { break }
         #expect(!playback.isPlaying && playback.timeControlStatus == .paused)
+        // A stream hears an event under the player's lock, an observer just after it is let go: wait for the observer,
+        // then a moment for a second end that must not come.
+        let ended = { told.withLock { $0.contains(.finishedPlaying(successfully: true)) } }
+        try await until(ended)
+        try await Task.sleep(for: .milliseconds(200))
         let ends = told.withLock { $0.filter { if case .finishedPlaying = $0 { true } else { false } } }
         #expect(ends == [.finishedPlaying(successfully: true)], "\(ends)")
         // Every frame reached the device: a queue's two items, a group's two players mixed into one stream.
