@@ -151,6 +151,8 @@ private final class Follower: Sendable {
             if isPlaying { published.hasFinished = false }
             var info = self.info(player.item)
             info?.playbackDuration = player.playbackDuration
+            // A live stream's title is what its station says plays now.
+            if let title = (player as? BasePlayer)?.timedMetadata?.title, !title.isEmpty { info?.title = title }
             info?.playbackRate = Double(player.rate)
             let position = player.currentTime
             if info != published.info || change == .itemChanged {

@@ -135,7 +135,8 @@ final class NowPlayingPublisher: Sendable {
         let hasItem = state.info != nil
         published.canPlay = hasItem && (commands.playCommand.isOffered || commands.togglePlayPauseCommand.isOffered)
         published.canPause = hasItem && (commands.pauseCommand.isOffered || commands.togglePlayPauseCommand.isOffered)
-        published.canSeek = hasItem && (commands.changePlaybackPositionCommand.isOffered || commands.skipForwardCommand.isOffered)
+        // A live stream plays as it comes: nowhere to seek to.
+        published.canSeek = hasItem && published.length.isFinite && (commands.changePlaybackPositionCommand.isOffered || commands.skipForwardCommand.isOffered)
         published.canGoNext = commands.nextTrackCommand.isOffered
         published.canGoPrevious = commands.previousTrackCommand.isOffered
         return published

@@ -114,7 +114,7 @@ private final class State: @unchecked Sendable {
     private func serve(_ connection: Int32) {
         var pending = Data()
         while true {
-            guard let head = Self.readHead(connection, pending: &pending) else { return }
+            guard let head = FaultyHTTPServer.readHead(connection, pending: &pending) else { return }
             let lines = head.split(separator: "\r\n")
             let path = lines.first.map { $0.split(separator: " ").dropFirst().first.map(String.init) ?? "/" } ?? "/"
             let range = lines.first { $0.lowercased().hasPrefix("range:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) }
@@ -186,7 +186,7 @@ private final class State: @unchecked Sendable {
         head += "Content-Type: audio/wav\r\nAccept-Ranges: bytes\r\nETag: \"faulty\"\r\nContent-Length: \(length)\r\n\r\n"
         guard send(connection, head) else { return false }
         let wrote = body.withUnsafeBytes { bytes in
-            Self.sendAll(connection, UnsafeRawBufferPointer(rebasing: bytes[first..<(first + sent)]))
+            FaultyHTTPServer.sendAll(connection, UnsafeRawBufferPointer(rebasing: bytes[first..<(first + sent)]))
         }
         if case .stallAfter(_, let count) = fault, number <= count { return holdSilent(connection) }
         return wrote && keepOpen
@@ -200,10 +200,13 @@ private final class State: @unchecked Sendable {
     }
 
     private func send(_ connection: Int32, _ text: String) -> Bool {
-        Array(text.utf8).withUnsafeBytes { Self.sendAll(connection, $0) }
+        Array(text.utf8).withUnsafeBytes { FaultyHTTPServer.sendAll(connection, $0) }
     }
+}
 
-    private static func sendAll(_ connection: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+extension FaultyHTTPServer {
+    /// Sends all of `bytes` on `connection`; false when the client is gone.
+    static func sendAll(_ connection: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var done = 0
         while done < bytes.count {
             let count = Glibc.send(connection, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
@@ -215,7 +218,7 @@ private final class State: @unchecked Sendable {
     }
 
     /// The next request's head (up to the blank line), or nil when the client closed; a body is not expected.
-    private static func readHead(_ connection: Int32, pending: inout Data) -> String? {
+    static func readHead(_ connection: Int32, pending: inout Data) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             if let end = pending.firstRange(of: Data("\r\n\r\n".utf8)) {
@@ -230,9 +233,6 @@ private final class State: @unchecked Sendable {
         }
     }
 
-}
-
-extension FaultyHTTPServer {
     /// A socket listening on a port of 127.0.0.1 the kernel chose.
     static func listen(backlog: Int32) throws -> (socket: Int32, port: Int) {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

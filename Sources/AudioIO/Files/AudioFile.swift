@@ -65,6 +65,14 @@ public final class AudioFile {
     private let name: String
     /// The reader of an `http` or `https` address's bytes.
     let remote: RemoteReader?
+    /// The live stream read, for one.
+    let live: LiveStream?
+    /// Whether it is a live stream (an Icecast or SHOUTcast station's address): it never ends, so ``frameCount`` is
+    /// `Int64.max` and ``duration`` infinite (until the stream fails, when they become what was read); it cannot seek;
+    /// and what the station says plays (its `StreamTitle`) comes as it is read (see ``takeTimedMetadata()``).
+    public var isLive: Bool { live != nil }
+    /// The live stream's metadata read past and not yet taken: each with the frame where it starts.
+    private var timedMetadata: [(frame: Int64, metadata: IcyMetadata)] = []
 
     /// The library that decodes the file.
     private enum Decoder {
@@ -75,8 +83,13 @@ public final class AudioFile {
         case ffmpeg(FFmpegDecoder)
     }
 
-    /// Length in seconds: ``frameCount`` / ``sampleRate``.
-    public var duration: TimeInterval { Double(frameCount) / sampleRate }
+    deinit {
+        // Its thread would receive on for no one.
+        live?.close()
+    }
+
+    /// Length in seconds: ``frameCount`` / ``sampleRate``; infinite for a live stream.
+    public var duration: TimeInterval { frameCount == Int64.max ? .infinity : Double(frameCount) / sampleRate }
 
     /// Opens the file at `url` for reading. An `http` or `https` address is read as it downloads (see
     /// ``RemoteCache``): opening waits for the bytes of the header, and a read for the bytes it needs, which are asked
@@ -99,12 +112,16 @@ public final class AudioFile {
         }
     }
 
-    /// Opens the bytes of `asset` as they download.
+    /// Opens the bytes of `asset` as they download, or, when its first answer says it is a live stream, the stream as it
+    /// comes.
     convenience init(remote asset: RemoteAsset) throws(AudioFileError) {
         let name = asset.name
         let reader: RemoteReader
         do {
             reader = try RemoteReader(asset)
+        } catch .liveStream {
+            try self.init(live: asset.url, options: asset.options)
+            return
         } catch {
             throw AudioFileError(path: name, reason: .downloadFailed(error))
         }
@@ -126,6 +143,29 @@ public final class AudioFile {
             return
         }
         try self.init(libsndfile: file, url: asset.url, name: name, byteCount: reader.byteCount, remote: reader)
+    }
+
+    /// Opens the live stream at `url` (whose first answer said it is one), read through FFmpeg as it comes.
+    private convenience init(live url: URL, options: AudioAsset.Options) throws(AudioFileError) {
+        let name = RemoteAsset.displayName(of: url)
+        let request: (lines: [String], userAgent: String?)
+        do {
+            request = try options.request()
+        } catch {
+            throw AudioFileError(path: name, reason: .downloadFailed(error))
+        }
+        let stream = LiveStream(url: url, name: name, options: options, request: request)
+        do {
+            let decoder = try FFmpegDecoder(.stream(stream, name: name))
+            try self.init(
+                url: url, name: name, byteCount: 0, remote: nil, live: stream, decoder: .ffmpeg(decoder), format: decoder.format,
+                formatName: decoder.formatName, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount,
+                frameCount: decoder.frameCount, bitDepth: nil, isIntegerPCM: false, metadata: decoder.metadata)
+        } catch {
+            stream.close()
+            if let failure = stream.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+            throw error
+        }
     }
 
     /// Opens a local file.
@@ -251,7 +291,8 @@ public final class AudioFile {
 
     /// Checks what the decoder says of the file against what any real file has, and keeps it.
     private init(
-        url: URL, name: String, byteCount: Int64, remote: RemoteReader?, decoder: Decoder, format: AudioFileFormat, formatName: String,
+        url: URL, name: String, byteCount: Int64, remote: RemoteReader?, live: LiveStream? = nil, decoder: Decoder, format: AudioFileFormat,
+        formatName: String,
         sampleRate: Int, channelCount: Int, frameCount: Int64, bitDepth: Int?, isIntegerPCM: Bool, metadata: AudioMetadata
     ) throws(AudioFileError) {
         let path = name
@@ -261,13 +302,14 @@ public final class AudioFile {
         guard AudioSettings.sampleRates.contains(Double(sampleRate)) else {
             throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(sampleRate) Hz"))
         }
-        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 else {
+        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 || live != nil else {
             throw AudioFileError(path: path, reason: .malformed(
                 frameCount < 0 ? "its header claims a negative length" : "its header claims more frames than any file holds"))
         }
         self.url = url
         self.name = name
         self.remote = remote
+        self.live = live
         self.byteCount = byteCount
         self.decoder = decoder
         self.format = format
@@ -302,6 +344,10 @@ public final class AudioFile {
             let frames = try downloading { () throws(AudioFileError) in try ffmpeg.read(into: buffer) }
             framePosition += Int64(frames)
             frameCount = ffmpeg.frameCount
+            if let live {
+                // Metadata before the audio just decoded starts where this read ended, within a packet (26 ms of MP3).
+                timedMetadata += live.takeMetadata(before: ffmpeg.decodedByteOffset).map { (framePosition, $0) }
+            }
             return frames
         }
     }
@@ -310,12 +356,19 @@ public final class AudioFile {
     /// for the end of the file, or damage.
     private func downloading<T>(_ body: () throws(AudioFileError) -> T) throws(AudioFileError) -> T {
         let result: Result<T, AudioFileError> = Result { () throws(AudioFileError) in try body() }
-        if let failure = remote?.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+        if let failure = remote?.failure ?? live?.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
         return try result.get()
     }
 
     /// Whether a read is waiting for bytes of an `http` address to download now.
-    var isWaitingForDownload: Bool { remote?.isWaiting.load(ordering: .relaxed) ?? false }
+    var isWaitingForDownload: Bool { (remote?.isWaiting ?? live?.isWaiting)?.load(ordering: .relaxed) ?? false }
+
+    /// What a live stream's station said plays, read since the last call: each with the frame where it starts to
+    /// play, in order. Empty for other files.
+    public func takeTimedMetadata() -> [(framePosition: Int64, metadata: TimedMetadata)] {
+        defer { timedMetadata.removeAll() }
+        return timedMetadata.map { ($0.frame, TimedMetadata($0.metadata, time: Double($0.frame) / sampleRate)) }
+    }
 
     /// Reads up to `frameCount` interleaved frames into a new array (allocates: not for a real-time thread).
     public func read(frameCount: Int) throws(AudioFileError) -> [Float] {
@@ -395,6 +448,9 @@ public final class AudioFile {
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
+        if isLive, frame != framePosition {
+            throw AudioFileError(path: name, reason: .readFailed("a live stream cannot seek: it plays as it comes"))
+        }
         guard (0...frameCount).contains(frame) else {
             throw AudioFileError(path: name, reason: .readFailed("frame \(frame) is outside 0…\(frameCount)"))
         }

@@ -152,6 +152,9 @@ extension OpusTags {
             self.init(pages: OggPageReader(descriptor: descriptor))
         case .bytes(let bytes, _):
             self.init(pages: OggPageReader(bytes: bytes))
+        case .stream:
+            // Read once, by the decoder: its tags are what FFmpeg gives.
+            return nil
         }
     }
 

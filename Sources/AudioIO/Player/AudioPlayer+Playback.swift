@@ -53,7 +53,8 @@ extension AudioPlayer {
             let (voice, decoder) = try PlaybackPipeline.start(
                 file: file, item: passesHeard, range: state.file.range, on: engine, owner: self, startTime: state.time,
                 controls: state.controls, observers: state.observers, tap: state.tap,
-                onError: { [weak self] error in self?.decoderFailed(error) }
+                onError: { [weak self] error in self?.decoderFailed(error) },
+                onTimedMetadata: { [weak self] item, metadata in self?.decoderRead(metadata, item: item) }
             ) { passes in
                 let loopCount = loops.load(ordering: .relaxed)
                 return loopCount < 0 || passesHeard + passes <= loopCount ? .rewind : .end
@@ -61,8 +62,8 @@ extension AudioPlayer {
             state.engine = engine
             state.voice = voice
             state.decoder = decoder
-            if let reader = file.remote {
-                state.readers[0] = OpenedAddress(reader: reader, duration: file.duration)
+            if let address = OpenedAddress(file) {
+                state.readers[0] = address
                 state.reading = 0
             }
             state.file.decodeFailed = false

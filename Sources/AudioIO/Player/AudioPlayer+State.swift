@@ -30,7 +30,7 @@ extension AudioPlayer {
             case .rateChanged(let rate): delegate.audioPlayerRateDidChange(self, to: rate)
             case .timeJumped: delegate.audioPlayerTimeDidJump(self)
             case .statusChanged, .started, .playbackStalled, .playbackResumed, .currentItemChanged, .itemDidPlayToEnd,
-                 .itemDidFailToPlayToEnd: break
+                 .itemDidFailToPlayToEnd, .timedMetadataChanged: break
             }
         }
     }

@@ -145,7 +145,8 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     }
 
     override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
-        min(max(time, 0), duration)
+        // A live stream plays as it comes: nowhere to seek to.
+        duration.isFinite ? min(max(time, 0), duration) : nil
     }
 
     override func download(in state: State) -> ItemDownload {

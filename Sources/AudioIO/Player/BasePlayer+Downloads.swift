@@ -60,8 +60,9 @@ extension BasePlayer {
     private func lookAtBuffer() {
         withState { state, events in
             fetchAhead(state)
+            hearMetadata(&state, &events)
             guard let voice = state.voice, let engine = state.engine, state.isInMix, state.waitsToMinimizeStalls else { return }
-            let download = state.reading.flatMap { state.readers[$0] }.map { (progress: $0.progress, duration: $0.duration) }
+            let download = state.reading.flatMap { state.readers[$0] }.flatMap { address in address.progress.map { (progress: $0, duration: address.duration) } }
             switch state.buffering.look(
                 at: voice, on: engine, isPlaying: state.isPlaying, decoderWaits: state.decoderWaits, download: download) {
             case .stalled:

@@ -45,6 +45,10 @@ extension BasePlayer {
         var reading: Int?
         /// The decoder opens the next item, an address: it waits for its header, which may take any time.
         var opensAddress = false
+        /// What a live stream's station said, read by the decoder and not yet heard: by the voice's item.
+        var unheardMetadata: [(item: Int, metadata: TimedMetadata)] = []
+        /// What the station said last, as heard.
+        var timedMetadata: TimedMetadata?
 
         /// What ``BasePlayer/withState(_:)`` left to call outside the lock, in order, and whether a thread is calling it.
         var undelivered: [Delivery] = []
@@ -83,7 +87,7 @@ extension BasePlayer {
 
         /// Whether the decoder waits for bytes: of the address it reads, or to open the next.
         var decoderWaits: Bool {
-            opensAddress || reading.flatMap { readers[$0] }?.reader.isWaiting.load(ordering: .relaxed) == true
+            opensAddress || reading.flatMap { readers[$0] }?.isWaiting == true
         }
 
         /// Lets go of the voice and its decoder; the engine drops the voice at its next period.
@@ -95,10 +99,11 @@ extension BasePlayer {
             }
             decoder?.stop()
             // A decoder waiting for bytes no one will hear ends now.
-            readers.values.forEach { $0.reader.cancel() }
+            readers.values.forEach { $0.cancel() }
             readers.removeAll()
             reading = nil
             opensAddress = false
+            unheardMetadata.removeAll()
             buffering.reset()
             voice = nil
             decoder = nil
@@ -120,21 +125,34 @@ extension BasePlayer {
         var isEmpty: Bool { events.isEmpty && completions.isEmpty && observerCalls.isEmpty }
     }
 
-    /// An address the decoder opened: its reader, and its length in seconds.
+    /// An address the decoder opened: its reader (or its live stream), and its length in seconds.
     struct OpenedAddress {
-        let reader: RemoteReader
         let duration: TimeInterval
+        private let reader: RemoteReader?
+        private let live: LiveStream?
         /// Held while the player reads it: it downloads to its end.
-        let wholeDownload: WholeDownloadClaim
+        private let wholeDownload: WholeDownloadClaim?
 
-        init(reader: RemoteReader, duration: TimeInterval) {
-            self.reader = reader
-            self.duration = duration
-            wholeDownload = reader.asset.claimWhole()
+        /// What `file` reads from its address; nil for a file.
+        init?(_ file: AudioFile) {
+            guard file.remote != nil || file.live != nil else { return nil }
+            duration = file.duration
+            reader = file.remote
+            live = file.live
+            wholeDownload = file.remote?.asset.claimWhole()
         }
 
-        /// What is downloaded of it.
-        var progress: RemoteAsset.Progress { reader.asset.progress }
+        /// What is downloaded of it; nil for a live stream, which keeps nothing.
+        var progress: RemoteAsset.Progress? { reader?.asset.progress }
+
+        /// Whether the decoder waits for its bytes.
+        var isWaiting: Bool { (reader?.isWaiting ?? live?.isWaiting)?.load(ordering: .relaxed) ?? false }
+
+        /// Ends a read waiting for bytes no one will hear; a live stream stops receiving.
+        func cancel() {
+            reader?.cancel()
+            live?.close()
+        }
     }
 
     /// What is downloaded of what a player plays now.
@@ -143,7 +161,8 @@ extension BasePlayer {
         case nothing
         /// A file or data, of `duration` seconds: all there.
         case file(duration: TimeInterval)
-        /// An address of `duration` seconds (0 until known); its progress once it is opened.
+        /// An address of `duration` seconds (0 until known, infinite for a live stream); its progress once it is opened
+        /// (never, for a live stream).
         case address(RemoteAsset.Progress?, duration: TimeInterval)
     }
 }

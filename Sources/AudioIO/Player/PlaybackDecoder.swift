@@ -54,6 +54,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
     let skipsSilence: ManagedAtomic<Bool>
     /// Called on the decoder thread when reading fails; the voice then ends where the audio stops.
     var onError: (@Sendable (AudioFileError) -> Void)?
+    /// Called on the decoder thread with what a live stream's station said, as it is read: the voice's item, and the
+    /// metadata with its time in the item.
+    var onTimedMetadata: (@Sendable (_ item: Int, TimedMetadata) -> Void)?
 
     /// The file being read and what turns it into device frames.
     private struct Source {
@@ -218,6 +221,9 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 let file = source.file
                 let wanted = Int(min(Int64(Self.chunkFrames), max(0, source.range.endFrame(of: file) - file.framePosition)))
                 let frames = wanted == 0 ? 0 : try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(wanted * file.channelCount)]))
+                if file.isLive, let onTimedMetadata {
+                    for (_, metadata) in file.takeTimedMetadata() { onTimedMetadata(source.item, metadata) }
+                }
                 if frames > 0 {
                     let read = UnsafeMutableBufferPointer(rebasing: buffers.source[..<(frames * file.channelCount)])
                     // Before the meter, which then shows what is heard, as a player's shows its gain; per file, so a

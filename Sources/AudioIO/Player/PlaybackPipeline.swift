@@ -26,6 +26,7 @@ package enum PlaybackPipeline {
         on engine: StreamEngine, owner: any VoiceOwner, startTime: TimeInterval,
         controls: PlaybackControls = PlaybackControls(), observers: TimeObservers = TimeObservers(), tap: PlayerTap? = nil,
         onError: @escaping @Sendable (AudioFileError) -> Void,
+        onTimedMetadata: (@Sendable (_ item: Int, TimedMetadata) -> Void)? = nil,
         next: @escaping @Sendable (_ completedPasses: Int) -> NextSource
     ) throws -> (Voice, PlaybackDecoder) {
         let voice = Voice(
@@ -40,6 +41,7 @@ package enum PlaybackPipeline {
             rate: controls.rate, enableRate: controls.enableRate, pitchAlgorithm: controls.pitchAlgorithm,
             skipsSilence: controls.skipsSilence, silenceSkipping: controls.silenceSkipping, next: next)
         decoder.onError = onError
+        decoder.onTimedMetadata = onTimedMetadata
         decoder.start(pacedByDevice: !engine.isUnclocked)
         // A quarter of a ring ahead before play may start, so the first periods never wait for the decoder. Not for an
         // address: its bytes may take any time, which the player waits for without holding its lock.

@@ -62,8 +62,9 @@ extension Player {
                     observers: state.observers,
                     tap: state.tap,
                     onError: { [weak self] error in self?.decoderFailed(error, generation: generation) },
+                    onTimedMetadata: { [weak self] item, metadata in self?.decoderRead(metadata, item: item) },
                     next: { [weak self] _ in self?.nextSource(generation: generation, channels: engine.configuration.channelCount) ?? .end })
-                if let reader = file.remote { state.readers[first.token] = OpenedAddress(reader: reader, duration: file.duration) }
+                if let address = OpenedAddress(file) { state.readers[first.token] = address }
                 state.reading = first.token
                 state.engine = engine
                 state.voice = voice
@@ -123,7 +124,7 @@ extension Player {
                 switch opened {
                 case .success(let file):
                     state.reading = next.token
-                    if let reader = file.remote { state.readers[next.token] = OpenedAddress(reader: reader, duration: file.duration) }
+                    if let address = OpenedAddress(file) { state.readers[next.token] = address }
                 case .failure(let error):
                     state.queue.skipped[next.token] = error
                 }
@@ -148,7 +149,7 @@ extension Player {
             let token = voice.currentItem.load(ordering: .acquiring)
             while let first = state.queue.items.first, first.token != token {
                 state.queue.items.removeFirst()
-                state.readers[first.token] = nil
+                state.readers.removeValue(forKey: first.token)?.cancel()
                 state.queue.decoded -= 1
                 state.time = 0
                 events.append(itemEnded(first, &state))

@@ -229,13 +229,15 @@ public class Player: BasePlayer, @unchecked Sendable {
     /// items after it download nothing yet but their headers.
     override func fetchAhead(_ state: State) {
         guard state.queue.items.count > 1, let reading = state.reading, let address = state.readers[reading],
-              address.progress.isLoadedToEnd else { return }
+              address.progress?.isLoadedToEnd == true else { return }
         state.queue.items[1].item.asset.prefetch(seconds: Self.prefetchSeconds)
     }
 
     override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
         guard let item = state.queue.items.first?.item else { return nil }
         let duration = item.duration
+        // A live stream plays as it comes: nowhere to seek to.
+        guard duration != .infinity else { return nil }
         return duration.isNaN ? max(time, 0) : min(max(time, 0), duration)
     }
 

@@ -77,6 +77,9 @@ extension BasePlayer {
         case playbackStalled
         /// Enough is buffered again after ``playbackStalled``: playback goes on where it stalled.
         case playbackResumed
+        /// A live stream's station said what plays now (its `StreamTitle`), and the audio it said it of is being heard:
+        /// ``BasePlayer/timedMetadata`` is the payload.
+        case timedMetadataChanged(TimedMetadata)
     }
 }
 

@@ -51,6 +51,9 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// download sets itself (`Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`); the payload is the field's
     /// name (never its value, which may be a secret). Nothing was sent.
     case invalidHeaderField(String)
+    /// The address is a live stream (an Icecast or SHOUTcast station): it never ends, so it cannot be downloaded
+    /// whole (imported, cached); it plays as it comes, through ``AudioFile``, ``AudioPlayer`` or ``Player``.
+    case liveStream
 
     public var description: String {
         switch self {
@@ -89,6 +92,8 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidHeaderField(let name):
             "the request header field '\(name)' cannot be sent: a name is letters, digits and !#$%&'*+-.^_`|~, given once, "
                 + "a value is one line, and Range, If-Range, If-None-Match and If-Modified-Since are the download's own"
+        case .liveStream:
+            "it is a live stream, which never ends and cannot be downloaded whole; play it instead"
         }
     }
 

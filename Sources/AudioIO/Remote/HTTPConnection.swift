@@ -26,6 +26,10 @@ struct HTTPResponseHead: Sendable {
         return Int64(value.dropFirst(8))
     }
 
+    /// Whether the response is a live stream's: an Icecast or SHOUTcast server's (`icy-` and `ice-` fields, which
+    /// files do not have), a body without an end.
+    var isLiveStream: Bool { fields.keys.contains { $0.hasPrefix("icy-") || $0.hasPrefix("ice-") } }
+
     /// `Content-Length`: the bytes of this body.
     var contentLength: Int64? { fields["content-length"].flatMap { Int64($0) } }
     /// `ETag`, as the server wrote it (quotes and `W/` kept).

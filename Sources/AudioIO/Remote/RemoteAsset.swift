@@ -25,10 +25,13 @@ import SystemPackage
 final class RemoteAsset: @unchecked Sendable {
     /// The address, as given.
     let url: URL
+    /// Its request headers and trust: a live stream's connection (``LiveStream``) is made with them too.
+    let options: AudioAsset.Options
     private let download: Download
 
-    private init(url: URL, download: Download) {
+    private init(url: URL, options: AudioAsset.Options, download: Download) {
         self.url = url
+        self.options = options
         self.download = download
     }
 
@@ -68,7 +71,7 @@ final class RemoteAsset: @unchecked Sendable {
                 certificateAuthorityFile: options.certificateAuthorityFile?.path, timeouts: options.timeouts)
             let download = Download(url: url, name: name, headers: request.lines, connection: connection, firstRetry: options.timeouts.firstRetry,
                                     cache: cache, held: held)
-            let asset = RemoteAsset(url: url, download: download)
+            let asset = RemoteAsset(url: url, options: options, download: download)
             assets[key] = Weak(asset: asset)
             asset.download.start()
             return asset
@@ -427,6 +430,8 @@ private final class Download: @unchecked Sendable {
                     }
                 }
             } catch {
+                // Before the failure is told: whoever hears of it finds no entry left.
+                if error.error == .liveStream { cache.forget(monitor.withLock { held }) }
                 commit()
                 // New bytes, not bytes again: a server without ranges that always drops at one point sends the same
                 // start each time, and would be tried forever.
@@ -606,6 +611,9 @@ private final class Download: @unchecked Sendable {
             if let total = range.total { fileLength = total }
             isSettled = true
             return .body(startingAt: range.first)
+        case 200 where head.isLiveStream:
+            // Never ends: played as it comes (``LiveStream``), never cached.
+            return .failed(TransferFailure(error: .liveStream, isTransient: false))
         case 200:
             // The whole file: the server ignores ranges, or (If-Range, If-None-Match) the file changed.
             let changedVersion = !loaded.isEmpty && isDifferentVersion(head) || plan.isCheck

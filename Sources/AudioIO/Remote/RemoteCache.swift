@@ -304,6 +304,18 @@ public final class RemoteCache: Sendable {
         return listed
     }
 
+    /// Removes `held`'s entry, while it lists no byte: an address found to be a live stream, which is never cached.
+    func forget(_ held: Held) {
+        guard let file = held.file, let lock = try? locked() else { return }
+        defer { lock.unlock() }
+        var index = readIndex()
+        guard let found = index.entries.firstIndex(where: { $0.url == held.url && $0.file == file }),
+              index.entries[found].ranges.isEmpty else { return }
+        index.entries.remove(at: found)
+        guard (try? write(index)) != nil else { return }
+        FileNames.removeIgnoringFailure(path(file))
+    }
+
     /// The entry the index lists for `held`'s file now, read without the lock (the index is replaced in one step).
     func current(_ held: Held) -> Entry? {
         guard let file = held.file else { return nil }

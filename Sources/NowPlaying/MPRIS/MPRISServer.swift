@@ -18,6 +18,7 @@ struct PublishedState: Equatable {
     /// ISO 8601.
     var contentCreated: String?
     /// Seconds; 0: unknown.
+    /// Seconds; infinite for a live stream, which has no `mpris:length`.
     var length: TimeInterval = 0
     var rate = 1.0, minimumRate = 1.0, maximumRate = 1.0, volume = 1.0
     var canGoNext = false, canGoPrevious = false, canPlay = false, canPause = false, canSeek = false, canControl = true
@@ -122,7 +123,7 @@ final class MPRISServer: @unchecked Sendable {
         var cState = mpris_state(
             playback_status: texts[0], track_id: texts[1], title: texts[2], artist: texts[3], album: texts[4],
             art_url: texts[5], url: texts[6], content_created: texts[7],
-            length_microseconds: Int64((state.length * 1e6).rounded()), rate: state.rate, minimum_rate: state.minimumRate,
+            length_microseconds: state.length.isFinite ? Int64((state.length * 1e6).rounded()) : 0, rate: state.rate, minimum_rate: state.minimumRate,
             maximum_rate: state.maximumRate, volume: state.volume, can_go_next: state.canGoNext ? 1 : 0,
             can_go_previous: state.canGoPrevious ? 1 : 0, can_play: state.canPlay ? 1 : 0, can_pause: state.canPause ? 1 : 0,
             can_seek: state.canSeek ? 1 : 0, can_control: state.canControl ? 1 : 0)

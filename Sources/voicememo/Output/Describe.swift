@@ -7,6 +7,8 @@ import SystemEdge
 enum Describe {
     /// `m:ss.s` below an hour, `h:mm:ss` above, e.g. `0:03.2`, `12:07.0`, `1:02:03`.
     static func duration(_ seconds: Double) -> String {
+        // A live stream's length.
+        guard seconds.isFinite else { return "live" }
         let tenths = Int((seconds * 10).rounded())
         let (hours, minutes, rest) = (tenths / 36000, tenths / 600 % 60, tenths % 600)
         if hours > 0 { return "\(hours):\(twoDigits(minutes)):\(twoDigits(rest / 10))" }

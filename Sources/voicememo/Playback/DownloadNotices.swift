@@ -3,7 +3,8 @@ import FoundationEssentials
 import SystemEdge
 
 /// `play`'s lines about the addresses it plays, when it draws no display (output to a pipe or a log): where playback
-/// stalls waiting for the download, and where it goes on. On a terminal the status line says "buffering" instead.
+/// stalls waiting for the download, where it goes on, and what a live stream's station says plays now, as it is heard.
+/// On a terminal the status line says "buffering", and names what is on air, instead.
 struct DownloadNotices {
     private let listeners: [Task<Void, Never>]
 
@@ -38,6 +39,9 @@ struct DownloadNotices {
                 case .playbackResumed:
                     let (title, time) = heard()
                     print("Playing “\(title)” on from \(Describe.duration(time))")
+                case .timedMetadataChanged(let metadata):
+                    guard let onAir = metadata.title, !onAir.isEmpty else { continue }
+                    print("Now playing: \(onAir.terminalSafe)")
                 default:
                     continue
                 }

@@ -29,7 +29,11 @@ struct PlayedMemos: Sendable {
 
     /// What the status line and the remote controls call what plays: the memo heard, or the titles of memos heard
     /// together (`A + B`).
-    var title: String { inTurn == nil ? items.map(\.title).joined(separator: " + ") : heard?.title ?? "" }
+    /// A live stream's is what its station says plays now, once it says it.
+    var title: String {
+        if let onAir = (playback as? BasePlayer)?.timedMetadata?.title, !onAir.isEmpty { return onAir }
+        return inTurn == nil ? items.map(\.title).joined(separator: " + ") : heard?.title ?? ""
+    }
 
     /// Where the memo heard stands among those played in turn, e.g. the 2nd of 3; nil for a memo alone or together.
     var place: (number: Int, count: Int)? { inTurn?.place }

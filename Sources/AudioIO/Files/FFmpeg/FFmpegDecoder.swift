@@ -57,7 +57,7 @@ final class FFmpegDecoder {
         self.source = source
         path = switch source {
         case .file(let path): path
-        case .bytes(_, let name): name
+        case .bytes(_, let name), .stream(_, let name): name
         }
         input = try Self.open(source, path: path)
         sampleRate = input.sampleRate
@@ -69,11 +69,19 @@ final class FFmpegDecoder {
         case "alac": .alac
         case "amr_nb", "amr_wb": .amr
         case let name where name.hasPrefix("wma"): .wma
+        // What a live stream (read only by FFmpeg) may hold.
+        case "mp3": .mp3
+        case "opus": .opus
+        case "vorbis": .vorbis
         default: .other
         }
         metadata = input.metadata
         isMP4 = input.statedFrameCount != nil
-        if let stated = input.statedFrameCount {
+        if case .stream = source {
+            // No end: the length stays past the position until the stream ends (it failed), where it settles.
+            frameCount = Int64.max
+            isLengthEstimated = true
+        } else if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp
         } else if case .bytes = source, let estimate = input.estimatedFrameCount {
@@ -87,6 +95,9 @@ final class FFmpegDecoder {
             input = try Self.open(source, path: path)
         }
     }
+
+    /// The byte offset of the audio decoded last, in the bytes read: where in a live stream the frames just read came.
+    var decodedByteOffset: Int64 { input.lastPacketPosition }
 
     /// Reads up to `buffer.count / channelCount` frames, interleaved; returns how many (0 at the end).
     ///
@@ -218,6 +229,7 @@ final class FFmpegDecoder {
             throw AudioFileError(path: path, reason: .unsupported(error.message))
         }
         do {
+            if case .stream = source { return try FFmpegInput(source, containers: FFmpegInput.streamContainers) }
             return try FFmpegInput(source)
         } catch {
             switch error {

@@ -58,10 +58,21 @@ final class FFmpegInput {
         case file(path: String)
         /// Bytes read through callbacks (an `http` address's), named `name`.
         case bytes(any RandomAccessBytes, name: String)
+        /// A live stream's bytes, read once from front to back (no seeking, no length), named `name`.
+        case stream(LiveStream, name: String)
     }
+
+    /// The containers a live stream is read in: what Icecast and SHOUTcast stations send (MP3, ADTS AAC, Ogg).
+    static let streamContainers: Set<Substring> = ["mp3", "aac", "ogg"]
+
+    /// The byte offset of the last packet handed to the decoder, in the bytes read (-1 before the first): where in a
+    /// live stream the audio being decoded came.
+    private(set) var lastPacketPosition: Int64 = -1
 
     /// The reading position of ``Origin/bytes(_:name:)``, kept alive for the I/O context's callbacks.
     private var bytePosition: BytePosition?
+    /// The stream of ``Origin/stream(_:name:)``, kept alive for the I/O context's callback.
+    private var liveStream: LiveStream?
 
     /// Opens `origin` and the decoder of its best audio stream.
     ///
@@ -105,6 +116,24 @@ final class FFmpegInput {
                 av_free(buffer)
                 throw .failed(FFmpegError(code: cffmpeg_error_io()))
             }
+        case .stream(let stream, let name):
+            path = name
+            liveStream = stream
+            let size = 1 << 14
+            guard let buffer = av_malloc(size) else { throw .failed(FFmpegError(code: cffmpeg_error_io())) }
+            // No seek callback: FFmpeg reads it as a stream, and never looks for its end.
+            io = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, Unmanaged.passUnretained(stream).toOpaque(),
+                { context, buffer, size in
+                    let stream = Unmanaged<LiveStream>.fromOpaque(context!).takeUnretainedValue()
+                    let count = stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+                    return count > 0 ? Int32(count) : cffmpeg_error_eof()
+                },
+                nil, nil)
+            guard io != nil else {
+                av_free(buffer)
+                throw .failed(FFmpegError(code: cffmpeg_error_io()))
+            }
         }
         var container: UnsafePointer<AVInputFormat>?
         // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
@@ -144,7 +173,7 @@ final class FFmpegInput {
         avcodec_free_context(&codec)
         // Closes the container, not the I/O context given to it.
         avformat_close_input(&format)
-        if bytePosition != nil {
+        if bytePosition != nil || liveStream != nil {
             av_freep(&io!.pointee.buffer)
             avio_context_free(&io)
         } else {
@@ -179,7 +208,11 @@ final class FFmpegInput {
             }
             try FFmpegError.check(read)
             defer { av_packet_unref(packet) }
-            try FFmpegError.check(avcodec_send_packet(codec, packet))
+            if packet.pointee.pos >= 0 { lastPacketPosition = packet.pointee.pos }
+            let sent = avcodec_send_packet(codec, packet)
+            // A live stream connected again goes on mid-frame: the decoder finds the next frame, as a radio does.
+            if liveStream != nil, FFmpegError(code: sent).isInvalidData { continue }
+            try FFmpegError.check(sent)
         }
     }
 

@@ -25,7 +25,8 @@ extension PlayerItem {
     /// (a file, or an address whose server takes byte ranges or is downloaded whole); empty before.
     public var seekableTimeRanges: [Range<TimeInterval>] {
         let duration = self.duration
-        return duration > 0 ? [0..<duration] : []
+        // A live stream's time cannot be sought.
+        return duration > 0 && duration.isFinite ? [0..<duration] : []
     }
 
     /// Whether playing the item waits for its download, as `AVPlayerItem.isPlaybackBufferEmpty`: while it is loading,
