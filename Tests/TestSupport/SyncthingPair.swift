@@ -111,9 +111,9 @@ public final class SyncthingPair: Sendable {
                 if status.needTotalItems > 0 { differences.append("\(machine.name) needs \(status.needTotalItems) items") }
                 if status.pullErrors > 0 { differences.append("\(machine.name) failed to pull \(status.pullErrors) items") }
                 let completion = try machine.completion(of: Self.folderID, on: other.deviceID)
-                if completion.needItems + completion.needDeletes > 0 {
-                    differences.append(
-                        "\(machine.name) sees \(other.name) needing \(completion.needItems + completion.needDeletes) items (\(completion.needBytes) bytes)")
+                let needed = completion.needItems + completion.needDeletes
+                if needed > 0 {
+                    differences.append("\(machine.name) sees \(other.name) needing \(needed) items (\(completion.needBytes) bytes)")
                 }
             } catch {
                 differences.append("\(error)")
@@ -179,6 +179,9 @@ import Testing
         try Data("changed on a\n".utf8).write(to: onA)
         try Data("changed on b, longer\n".utf8).write(to: onB)
         try pair.scan()
+        // Apart, they are out of step, and the wait says how.
+        let apart = await #expect(throws: SyncthingFailure.self) { try await pair.waitUntilInSync(within: 1) }
+        #expect("\(apart.map { "\($0)" } ?? "")".contains("a sees b needing 1 items"), "\(String(describing: apart))")
         try await pair.reconnect()
         try await pair.waitUntilInSync()
 
@@ -190,7 +193,8 @@ import Testing
         #expect([kept, lost].sorted() == ["changed on a\n", "changed on b, longer\n"])
         // Named with the device that made the version that won.
         let winner = kept == "changed on a\n" ? pair.a : pair.b
-        #expect(copy.wholeMatch(of: /memo\.sync-conflict-[0-9]{8}-[0-9]{6}-([A-Z0-9]{7})\.txt/)?.output.1 == Substring(winner.shortDeviceID), "\(copy)")
+        let device = copy.wholeMatch(of: /memo\.sync-conflict-[0-9]{8}-[0-9]{6}-([A-Z0-9]{7})\.txt/)?.output.1
+        #expect(device == Substring(winner.shortDeviceID), "\(copy)")
     }
 
     @Test func aTransferKilledMidFileEndsWholeAfterARestart() async throws {
