@@ -55,9 +55,9 @@ public final class HTTPServer: @unchecked Sendable {
         for folder in [root, directory.appendingPathComponent("tmp")] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        port = try Self.freePort()
-        otherPort = try Self.freePort()
-        securePort = tls ? try Self.freePort() : nil
+        port = try Loopback.freePort()
+        otherPort = try Loopback.freePort()
+        securePort = tls ? try Loopback.freePort() : nil
         certificateAuthority = tls ? directory.appendingPathComponent("ca.pem") : nil
         if let securePort, let certificateAuthority {
             let folder = directory
@@ -158,27 +158,12 @@ public final class HTTPServer: @unchecked Sendable {
     public func start() throws {
         try lock.withLock {
             guard pid == nil else { return }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, directory.appendingPathComponent("stderr.log").path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-            try actions.closeDescriptors(from: 3)
-            var attributes = posix_spawnattr_t.defaultSignals()
-            defer { posix_spawnattr_destroy(&attributes) }
-            let arguments = ["nginx", "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", directory.appendingPathComponent("error.log").path]
-            let argv = arguments.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            let environment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nil]
-            defer { environment.forEach { free($0) } }
-            var child: Int32 = 0
-            let result = posix_spawnp(&child, "nginx", &actions, &attributes, argv, environment)
-            guard result == 0 else { throw SpawnFailure(description: "cannot start nginx: \(String(cString: strerror(result)))") }
-            pid = child
+            pid = try spawnServer(
+                ["nginx", "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path, "-e", directory.appendingPathComponent("error.log").path],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], log: directory.appendingPathComponent("stderr.log"))
         }
         let deadline = Date().addingTimeInterval(10)
-        while !Self.accepts(port: port) {
+        while !Loopback.accepts(port: port) {
             guard Date() < deadline, isRunning else {
                 let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                 kill()
@@ -241,36 +226,5 @@ public final class HTTPServer: @unchecked Sendable {
     /// Body bytes sent so far, over every logged response, or over those of `path` (e.g. "/tone.wav").
     public func bodyBytes(of path: String? = nil) -> Int64 {
         requests().filter { path == nil || $0.path == path }.reduce(0) { $0 + $1.bodyBytes }
-    }
-
-    /// A port no one listens on now, from the kernel.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw SpawnFailure(description: "no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Whether something accepts connections on `port` of 127.0.0.1.
-    private static func accepts(port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }

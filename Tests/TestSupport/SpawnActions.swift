@@ -34,6 +34,29 @@ extension posix_spawnattr_t {
     }
 }
 
+/// Starts a server of the tests, `arguments[0]` looked up on `PATH`, with `environment` only: standard input from
+/// /dev/null, standard output and error appended to `log`, nothing else of the test process, signals at their
+/// defaults. Returns its pid, for the caller to stop and reap (`kill`, `waitpid`): a server's pipe that no one read
+/// would fill up and stop it.
+func spawnServer(_ arguments: [String], environment: [String: String], log: URL) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    try actions.closeDescriptors(from: 3)
+    var attributes = posix_spawnattr_t.defaultSignals()
+    defer { posix_spawnattr_destroy(&attributes) }
+    let argv = arguments.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+    guard result == 0 else { throw SpawnFailure(description: "cannot start \(arguments[0]): \(String(cString: strerror(result)))") }
+    return pid
+}
+
 /// A child process could not be started.
 public struct SpawnFailure: Error, CustomStringConvertible {
     public let description: String
