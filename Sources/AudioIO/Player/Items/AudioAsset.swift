@@ -20,12 +20,18 @@ import SystemEdge
 /// let asset = AudioAsset(url: episode, options: AudioAsset.Options(httpHeaderFields: ["Authorization": "Bearer \(token)"]))
 /// ```
 ///
+/// An address of a scheme of the app's own (`memo-enc://…`) gets its bytes from its ``resourceLoader``'s delegate,
+/// and is then played, kept and sought as an `http` address is.
+///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioAsset: Sendable {
     /// The file or address.
     public let url: URL
     /// How an address is asked for: the header fields and user agent of its every request.
     public let options: Options
+    /// Where an address of a scheme other than `http` and `https` gets its bytes: set its delegate before the asset is
+    /// loaded or played, as `AVURLAsset.resourceLoader`'s.
+    public let resourceLoader = AssetResourceLoader()
     /// Where an address's bytes are kept.
     let cache: RemoteCache
     /// What loading found, once it has: the header's facts, or why it cannot be read.
@@ -44,17 +50,19 @@ public final class AudioAsset: Sendable {
         let metadata: AudioMetadata
     }
 
-    /// An asset of the file or `http`/`https` address at `url`; nothing is read until a property is loaded, or a
-    /// player plays it.
+    /// An asset of the file or address at `url`; nothing is read until a property is loaded, or a player plays it.
     ///
     /// - Parameters:
-    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - url: A file's URL, an `http` or `https` address, or an address of another scheme, whose bytes the
+    ///     ``resourceLoader``'s delegate gives.
     ///   - options: The header fields and user agent of an address's requests, as `AVURLAsset(url:options:)`'s;
     ///     unused for a file. A field that cannot be sent fails loading with
     ///     ``DownloadError/invalidHeaderField(_:)``.
     ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
     public init(url: URL, options: Options = Options(), cache: RemoteCache = .shared) {
         self.url = url
+        var options = options
+        options.resourceLoader = LoaderReference(loader: resourceLoader)
         self.options = options
         self.cache = cache
     }
