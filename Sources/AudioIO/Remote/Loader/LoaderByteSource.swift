@@ -8,7 +8,7 @@ import Synchronization
 /// (ETag) is the content's length — so bytes of the address the cache holds are used again, without a data request,
 /// while the length the delegate gives stays the same — and its data the body.
 ///
-/// The content information is asked for alone, first, and again whenever the bytes the cache holds are to be checked.
+/// The content information is asked for alone, once per asset, before its first data request.
 /// Without byte ranges, every data request asks for the content from its start to its end.
 final class LoaderByteSource: ByteSource, @unchecked Sendable {
     private let url: URL
@@ -34,7 +34,8 @@ final class LoaderByteSource: ByteSource, @unchecked Sendable {
     ) throws(TransferFailure) -> TransferEnd {
         defer { stopRequested.store(false, ordering: .relaxed) }
         var range = request.range.map { ($0.start, $0.end) }
-        if content == nil || request.ifNoneMatch != nil || request.ifRange != nil {
+        // Asked once per asset, and for a check of the bytes the cache holds: later requests go by that answer.
+        if content == nil || request.ifNoneMatch != nil {
             let information = AssetResourceLoadingContentInformationRequest()
             let asked = AssetResourceLoadingRequest(url: url, contentInformationRequest: information, dataRequest: nil)
             guard try run(asked, body: { _ in true }) == .completed else { return .stopped }
@@ -46,13 +47,13 @@ final class LoaderByteSource: ByteSource, @unchecked Sendable {
                 _ = receive(HTTPResponseHead(status: 304, fields: ["etag": version]))
                 return .stopped
             }
-            // Another version than the bytes here: all of it, as a server answers.
-            if request.ifNoneMatch != nil || request.ifRange.map({ $0 != version }) ?? false { range = nil }
             content = fresh
+            // Another version than the bytes here: all of it, as a server answers.
+            if request.ifNoneMatch != nil { range = nil }
         }
         guard let content else { return .stopped }
         let version = Self.validator(length: content.length)
-        if !content.ranges { range = nil }
+        if !content.ranges || request.ifRange.map({ $0 != version }) ?? false { range = nil }
         var head = HTTPResponseHead(status: 200, fields: ["etag": version, "content-length": String(content.length)])
         if !content.ranges { head.fields["accept-ranges"] = "none" }
         var start: Int64 = 0
