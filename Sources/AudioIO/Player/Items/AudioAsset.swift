@@ -34,6 +34,12 @@ public final class AudioAsset: Sendable {
     public let resourceLoader = AssetResourceLoader()
     /// Where an address's bytes are kept.
     let cache: RemoteCache
+    /// ``options`` with the asset's ``resourceLoader``: what its address is opened with.
+    var openingOptions: Options {
+        var options = options
+        options.resourceLoader = LoaderReference(loader: resourceLoader)
+        return options
+    }
     /// What loading found, once it has: the header's facts, or why it cannot be read.
     private let loaded = Mutex<Result<Facts, AudioFileError>?>(nil)
     /// Held while the header is read: a second loader waits for the first, and finds what it found.
@@ -61,8 +67,6 @@ public final class AudioAsset: Sendable {
     ///   - cache: Where an address's bytes are kept, and found when it is played again; unused for a file.
     public init(url: URL, options: Options = Options(), cache: RemoteCache = .shared) {
         self.url = url
-        var options = options
-        options.resourceLoader = LoaderReference(loader: resourceLoader)
         self.options = options
         self.cache = cache
     }
@@ -98,7 +102,7 @@ public final class AudioAsset: Sendable {
         loading.withLock { _ in
             if let result = loaded.withLock({ $0 }) { return result }
             let result = Result { () throws(AudioFileError) in
-                let file = try AudioFile(forReading: url, options: options, cache: cache)
+                let file = try AudioFile(forReading: url, options: openingOptions, cache: cache)
                 download.withLock { $0 = file.remote?.asset }
                 guard file.frameCount > 0 else { throw AudioFileError(path: RemoteAsset.displayName(of: url), reason: .noAudio) }
                 return Facts(
