@@ -99,12 +99,13 @@ import Testing
         player.play()
         try await until { titles.all.count >= 2 }
         player.pause()
+        // Two at least: a busy machine may look later, when the station has gone round again.
         let told = titles.all
-        #expect(told.map(\.metadata.title) == ["Song A", "Song B"])
+        #expect(told.prefix(2).map(\.metadata.title) == ["Song A", "Song B"])
         for (metadata, heard) in told {
             #expect(heard >= metadata.time, "told at \(heard) s, before its audio at \(metadata.time) s was heard")
         }
-        #expect(player.timedMetadata?.title == "Song B")
+        try await until { titles.all.last?.metadata == player.timedMetadata }
         #expect(player.playbackDuration == .infinity)
         let position = player.currentTime
         player.currentTime = 0.5
@@ -179,7 +180,7 @@ private final class Titles: @unchecked Sendable {
             try await until { titles.all.count >= 2 }
             player.stop()
             let told = titles.all
-            #expect(told.map(\.metadata.title) == ["Song A", "Song B"])
+            #expect(told.prefix(2).map(\.metadata.title) == ["Song A", "Song B"])
             for (metadata, heard) in told {
                 #expect(heard >= metadata.time && heard < metadata.time + 0.1, "told at \(heard) s, of \(metadata.time) s")
             }

@@ -37,6 +37,8 @@ extension AudioAsset {
         public var certificateAuthorityFile: URL?
         /// How long a transfer waits for a connection and for a byte: fixed for users, shortened by tests.
         var timeouts = TransferTimeouts()
+        /// The resource loader of the asset these options are of, which answers for an address of another scheme.
+        var resourceLoader: LoaderReference?
 
         /// Options with the header fields `httpHeaderFields`, the user agent `httpUserAgent` and the CA file
         /// `certificateAuthorityFile`; the defaults send no field of their own and the library's user agent, and trust
@@ -103,4 +105,11 @@ extension AudioAsset {
             value.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
         }
     }
+}
+
+/// An ``AssetResourceLoader`` in ``AudioAsset/Options``: the same loader, whatever its delegate, is equal.
+struct LoaderReference: Sendable, Equatable {
+    let loader: AssetResourceLoader
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.loader === rhs.loader }
 }

@@ -44,8 +44,17 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file changed on the server (its ETag or Last-Modified) while it was being read, so the bytes already read
     /// and those to come are of different files.
     case changedOnServer
-    /// The address is not one this library downloads: only `http` and `https` are; the payload says what it is.
+    /// The address is not one this library downloads: only `http` and `https` are, and another scheme only through an
+    /// ``AudioAsset/resourceLoader`` with a delegate; the payload says what it is.
     case unsupportedAddress(String)
+    /// The app's ``AssetResourceLoaderDelegate`` did not take a request for the bytes: it answered false to
+    /// ``AssetResourceLoaderDelegate/resourceLoader(_:shouldWaitForLoadingOfRequestedResource:)``, or the asset's
+    /// ``AudioAsset/resourceLoader`` had no delegate when the bytes were wanted.
+    case loaderRefused
+    /// The app's ``AssetResourceLoaderDelegate`` finished a request with an error
+    /// (``AssetResourceLoadingRequest/finishLoading(with:)``), or answered what cannot be used (no content length,
+    /// fewer bytes than asked for); the payload is the error's description, or what was wrong.
+    case loaderFailed(String)
     /// A request header field of the asset's ``AudioAsset/Options`` cannot be sent: its name is not an HTTP token or
     /// is given twice (in another case), its value holds a line break or another control character, or it is one the
     /// download sets itself (`Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`); the payload is the field's
@@ -88,7 +97,11 @@ public enum DownloadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .changedOnServer:
             "the file changed on the server while it was being read; play or import it again"
         case .unsupportedAddress(let what):
-            "\(what) is not an address this can download; give an http or https address, or a file's path"
+            "\(what) is not an address this can download; give an http or https address, a file's path, or an asset with a resource loader"
+        case .loaderRefused:
+            "the app's resource loader did not take the request for the bytes; set a delegate that answers this address's scheme"
+        case .loaderFailed(let why):
+            "the app's resource loader failed (\(why)); check the loader, or try again"
         case .invalidHeaderField(let name):
             "the request header field '\(name)' cannot be sent: a name is letters, digits and !#$%&'*+-.^_`|~, given once, "
                 + "a value is one line, and Range, If-Range, If-None-Match and If-Modified-Since are the download's own"

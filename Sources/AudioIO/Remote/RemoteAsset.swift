@@ -4,8 +4,10 @@ import Synchronization
 import SystemEdge
 import SystemPackage
 
-/// The bytes of one `http` or `https` address, readable at any offset while they download: a read of bytes not yet
-/// here blocks until they are, and one far from where the download is sends a range request for them at once.
+/// The bytes of one address, readable at any offset while they download: a read of bytes not yet here blocks until
+/// they are, and one far from where the download is sends a range request for them at once. They come from a
+/// ``ByteSource``: an `http` or `https` server, or the app's ``AssetResourceLoaderDelegate`` for another scheme (its
+/// answers put in HTTP's terms, so that everything below holds for both).
 ///
 /// One thread per address downloads into a ``RemoteCache`` data file: first what a reader waits for, then onward from
 /// where reading last ended — to the end of the file while a player holds a ``WholeDownloadClaim`` (it plays the
@@ -37,40 +39,51 @@ final class RemoteAsset: @unchecked Sendable {
 
     deinit { download.close() }
 
-    /// The shared asset of `url` with `options` in `cache`, started when no one has it yet.
+    /// The shared asset of `url` with `options` in `cache`, started when no one has it yet: an `http` or `https`
+    /// address downloads with libcurl, any other scheme's bytes come from the delegate of `options`' resource loader.
     ///
-    /// - Throws: ``AudioFileError`` with ``DownloadError/unsupportedAddress(_:)`` for an address that is not http or
-    ///   https, ``DownloadError/invalidHeaderField(_:)`` for a header field of `options` that cannot be sent,
-    ///   `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold the bytes.
+    /// - Throws: ``AudioFileError`` with ``DownloadError/unsupportedAddress(_:)`` for an address that is neither http
+    ///   nor https and has no resource loader, ``DownloadError/invalidHeaderField(_:)`` for a header field of `options`
+    ///   that cannot be sent, `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold
+    ///   the bytes.
     static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
         let name = displayName(of: url)
-        guard isRemote(url), url.host != nil else {
+        let key: String
+        let makeSource: () -> any ByteSource
+        if isHTTP(url), url.host != nil {
+            let request: (lines: [String], userAgent: String?)
+            do {
+                request = try options.request()
+            } catch {
+                throw AudioFileError(path: name, reason: .downloadFailed(error))
+            }
+            if let missing = HTTPConnection.libraryFailure {
+                throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
+            }
+            // Assets with other headers download apart: each request carries its opener's fields, never another's. So do
+            // those trusting other CAs, or waiting other times.
+            let trust = options.certificateAuthorityFile?.path ?? ""
+            key = ([cache.directory.path, url.absoluteString, request.userAgent ?? "", trust, "\(options.timeouts)"] + request.lines)
+                .joined(separator: "\n")
+            makeSource = {
+                let connection = HTTPConnection(
+                    userAgent: request.userAgent ?? HTTPConnection.defaultUserAgent,
+                    certificateAuthorityFile: options.certificateAuthorityFile?.path, timeouts: options.timeouts)
+                return HTTPByteSource(url: url, headers: request.lines, connection: connection)
+            }
+        } else if isRemote(url), !isHTTP(url), let loader = options.resourceLoader?.loader {
+            // Each asset's loader answers for its own assets: another's delegate may decrypt with another key.
+            key = [cache.directory.path, url.absoluteString, "loader \(ObjectIdentifier(loader).hashValue)"].joined(separator: "\n")
+            makeSource = { LoaderByteSource(url: url, loader: loader) }
+        } else {
             throw AudioFileError(path: name, reason: .downloadFailed(.unsupportedAddress("'\(name)'")))
         }
-        let request: (lines: [String], userAgent: String?)
-        do {
-            request = try options.request()
-        } catch {
-            throw AudioFileError(path: name, reason: .downloadFailed(error))
-        }
-        if let missing = HTTPConnection.libraryFailure {
-            throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
-        }
-        // Assets with other headers download apart: each request carries its opener's fields, never another's. So do
-        // those trusting other CAs, or waiting other times.
-        let trust = options.certificateAuthorityFile?.path ?? ""
-        let key = ([cache.directory.path, url.absoluteString, request.userAgent ?? "", trust, "\(options.timeouts)"] + request.lines)
-            .joined(separator: "\n")
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
             // One that failed is not shared: opening again is trying again.
             if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
-            let connection = HTTPConnection(
-                userAgent: request.userAgent ?? HTTPConnection.defaultUserAgent,
-                certificateAuthorityFile: options.certificateAuthorityFile?.path, timeouts: options.timeouts)
-            let download = Download(url: url, name: name, headers: request.lines, connection: connection, firstRetry: options.timeouts.firstRetry,
-                                    cache: cache, held: held)
+            let download = Download(url: url, name: name, source: makeSource(), firstRetry: options.timeouts.firstRetry, cache: cache, held: held)
             let asset = RemoteAsset(url: url, options: options, download: download)
             assets[key] = Weak(asset: asset)
             asset.download.start()
@@ -84,8 +97,15 @@ final class RemoteAsset: @unchecked Sendable {
 
     private static let registry = Mutex<[String: Weak]>([:])
 
-    /// Whether `url` is one this library downloads: `http` or `https`.
+    /// Whether `url` is an address rather than a file: any scheme but `file`. An `http` or `https` address downloads;
+    /// another scheme's bytes come from its asset's resource loader.
     static func isRemote(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased() else { return false }
+        return scheme != "file"
+    }
+
+    /// Whether `url` is one libcurl downloads: `http` or `https`.
+    static func isHTTP(_ url: URL) -> Bool {
         guard let scheme = url.scheme?.lowercased() else { return false }
         return scheme == "http" || scheme == "https"
     }
@@ -179,9 +199,7 @@ private final class Download: @unchecked Sendable {
     let url: URL
     let name: String
     private let cache: RemoteCache
-    /// The asset's own header lines, sent before each request's.
-    private let headers: [String]
-    private let connection: HTTPConnection
+    private let source: any ByteSource
     /// The first back-off after a failed transfer.
     private let firstRetry: Duration
     private let monitor = Monitor()
@@ -232,11 +250,10 @@ private final class Download: @unchecked Sendable {
     /// Tries without a byte arriving before a transient failure is final.
     static let attempts = 8
 
-    init(url: URL, name: String, headers: [String], connection: HTTPConnection, firstRetry: Duration, cache: RemoteCache, held: RemoteCache.Held) {
+    init(url: URL, name: String, source: any ByteSource, firstRetry: Duration, cache: RemoteCache, held: RemoteCache.Held) {
         self.url = url
         self.name = name
-        self.headers = headers
-        self.connection = connection
+        self.source = source
         self.firstRetry = firstRetry
         self.cache = cache
         self.held = held
@@ -258,7 +275,7 @@ private final class Download: @unchecked Sendable {
             isClosed = true
             monitor.broadcast()
         }
-        connection.interrupt()
+        source.interrupt()
     }
 
     var progress: RemoteAsset.Progress {
@@ -309,7 +326,7 @@ private final class Download: @unchecked Sendable {
                     monitor.broadcast()
                     // A transfer far from the offset is stopped, and the thread asks for the offset's range.
                     if let writing, supportsRanges, offset < writing || offset > writing + jumpDistance {
-                        connection.interrupt()
+                        source.interrupt()
                     }
                 }
                 waiting?.store(true, ordering: .relaxed)
@@ -389,13 +406,13 @@ private final class Download: @unchecked Sendable {
 
     // MARK: The thread
 
-    /// A request to make: its headers, and where its body goes.
+    /// A request to make, and where its body goes.
     private struct Plan {
         /// The first byte asked for (0 for the whole file).
         var start: Int64
         /// The byte after the last one wanted, when the request asks for a bounded range.
         var end: Int64?
-        var headers: [String]
+        var request: ByteRequest
         /// A request that only checks bytes the cache holds whole: no body is wanted unless the file changed.
         var isCheck: Bool
     }
@@ -438,7 +455,11 @@ private final class Download: @unchecked Sendable {
                 let arrived = monitor.withLock { loaded.byteCount } > coveredBefore
                 attempt = arrived ? 1 : attempt + 1
                 lastError = error.error
-                let refused = if case .forbidden = error.error { true } else { false }
+                // Nor is an app's loader that refuses or fails: its answer is the truth about the bytes, not a network's.
+                let refused = switch error.error {
+                case .forbidden, .loaderRefused, .loaderFailed: true
+                default: false
+                }
                 let giveUp = monitor.withLock { () -> Bool in
                     // A server that refuses these headers (401, 403) is not gone: the bytes are not theirs to have.
                     if plan.isCheck, !refused {
@@ -469,17 +490,15 @@ private final class Download: @unchecked Sendable {
     /// The next request, or nil when there is nothing to download (the file is whole, or failed). Under the lock.
     private func nextPlan() -> Plan? {
         guard failure == nil else { return nil }
-        var headers: [String] = []
         // Bytes the cache holds without a validator cannot be checked with the server: downloaded again.
         if !isSettled, entityTag == nil, lastModified == nil { loaded = ByteRanges() }
         if !isSettled, let fileLength, loaded.covers(length: fileLength) {
-            if let entityTag { headers.append("If-None-Match: \(entityTag)") }
-            if let lastModified { headers.append("If-Modified-Since: \(lastModified)") }
-            return Plan(start: 0, end: nil, headers: headers, isCheck: true)
+            let check = ByteRequest(ifNoneMatch: entityTag, ifModifiedSince: lastModified)
+            return Plan(start: 0, end: nil, request: check, isCheck: true)
         }
         guard supportsRanges else {
             if let fileLength, loaded.covers(length: fileLength) { return nil }
-            return Plan(start: 0, end: nil, headers: [], isCheck: false)
+            return Plan(start: 0, end: nil, request: ByteRequest(), isCheck: false)
         }
         let gap: Range<Int64>?
         if let length = fileLength {
@@ -500,10 +519,9 @@ private final class Download: @unchecked Sendable {
         if let end = fetchEnd.map({ max($0, (demand ?? 0) + RemoteAsset.readAheadBytes) }) {
             gap = gap.lowerBound..<min(gap.upperBound, max(end, gap.lowerBound + RemoteAsset.readAheadBytes))
         }
-        let last = gap.upperBound == Int64.max ? "" : String(gap.upperBound - 1)
-        headers.append("Range: bytes=\(gap.lowerBound)-\(last)")
-        if let validator = entityTag ?? lastModified, !loaded.isEmpty { headers.append("If-Range: \(validator)") }
-        return Plan(start: gap.lowerBound, end: gap.upperBound == Int64.max ? nil : gap.upperBound, headers: headers, isCheck: false)
+        let end = gap.upperBound == Int64.max ? nil : gap.upperBound
+        let request = ByteRequest(range: (gap.lowerBound, end), ifRange: loaded.isEmpty ? nil : entityTag ?? lastModified)
+        return Plan(start: gap.lowerBound, end: end, request: request, isCheck: false)
     }
 
     /// Runs `plan`'s request, writing what arrives and committing it as it goes.
@@ -515,7 +533,7 @@ private final class Download: @unchecked Sendable {
         var started: ContinuousClock.Instant?
         var received: Int64 = 0
         var file = monitor.withLock { held }
-        let end = try connection.get(url.absoluteString, headers: headers + plan.headers, receive: { head in
+        let end = try source.get(plan.request, receive: { head in
             self.monitor.withLock {
                 defer { self.monitor.broadcast() }
                 switch self.accept(head, plan: plan) {

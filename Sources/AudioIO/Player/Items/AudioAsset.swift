@@ -20,14 +20,26 @@ import SystemEdge
 /// let asset = AudioAsset(url: episode, options: AudioAsset.Options(httpHeaderFields: ["Authorization": "Bearer \(token)"]))
 /// ```
 ///
+/// An address of a scheme of the app's own (`memo-enc://…`) gets its bytes from its ``resourceLoader``'s delegate,
+/// and is then played, kept and sought as an `http` address is.
+///
 /// **Thread safety**: every member may be used from any thread.
 public final class AudioAsset: Sendable {
     /// The file or address.
     public let url: URL
     /// How an address is asked for: the header fields and user agent of its every request.
     public let options: Options
+    /// Where an address of a scheme other than `http` and `https` gets its bytes: set its delegate before the asset is
+    /// loaded or played, as `AVURLAsset.resourceLoader`'s.
+    public let resourceLoader = AssetResourceLoader()
     /// Where an address's bytes are kept.
     let cache: RemoteCache
+    /// ``options`` with the asset's ``resourceLoader``: what its address is opened with.
+    var openingOptions: Options {
+        var options = options
+        options.resourceLoader = LoaderReference(loader: resourceLoader)
+        return options
+    }
     /// What loading found, once it has: the header's facts, or why it cannot be read.
     private let loaded = Mutex<Result<Facts, AudioFileError>?>(nil)
     /// Held while the header is read: a second loader waits for the first, and finds what it found.
@@ -44,11 +56,11 @@ public final class AudioAsset: Sendable {
         let metadata: AudioMetadata
     }
 
-    /// An asset of the file or `http`/`https` address at `url`; nothing is read until a property is loaded, or a
-    /// player plays it.
+    /// An asset of the file or address at `url`; nothing is read until a property is loaded, or a player plays it.
     ///
     /// - Parameters:
-    ///   - url: A file's URL, or an `http` or `https` address.
+    ///   - url: A file's URL, an `http` or `https` address, or an address of another scheme, whose bytes the
+    ///     ``resourceLoader``'s delegate gives.
     ///   - options: The header fields and user agent of an address's requests, as `AVURLAsset(url:options:)`'s;
     ///     unused for a file. A field that cannot be sent fails loading with
     ///     ``DownloadError/invalidHeaderField(_:)``.
@@ -90,7 +102,7 @@ public final class AudioAsset: Sendable {
         loading.withLock { _ in
             if let result = loaded.withLock({ $0 }) { return result }
             let result = Result { () throws(AudioFileError) in
-                let file = try AudioFile(forReading: url, options: options, cache: cache)
+                let file = try AudioFile(forReading: url, options: openingOptions, cache: cache)
                 download.withLock { $0 = file.remote?.asset }
                 guard file.frameCount > 0 else { throw AudioFileError(path: RemoteAsset.displayName(of: url), reason: .noAudio) }
                 return Facts(
