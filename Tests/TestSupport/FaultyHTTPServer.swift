@@ -44,17 +44,18 @@ public final class FaultyHTTPServer: @unchecked Sendable {
     /// The port it listens on.
     public let port: Int
     private let state: State
+    private let loop: ConnectionLoop
 
     /// Starts serving `body` with `fault`.
     public init(body: Data, fault: Fault) throws {
         let (listener, port) = try Self.listen(backlog: 16)
         self.port = port
-        state = State(body: body, fault: fault, listener: listener)
+        state = State(body: body, fault: fault)
         // The threads hold the state, not the server: the server's end stops them.
-        Thread.detachNewThread { [state] in state.acceptLoop() }
+        loop = ConnectionLoop(listener: listener) { [state] in state.serve($0) }
     }
 
-    deinit { state.stop() }
+    deinit { loop.stop() }
 
     /// The fault of the requests to come; a connection silent already stays so.
     public var fault: Fault {
@@ -74,44 +75,17 @@ public final class FaultyHTTPServer: @unchecked Sendable {
 /// What the server's threads share, under `lock`.
 private final class State: @unchecked Sendable {
     let body: Data
-    let listener: Int32
     let lock = NSLock()
     var currentFault: FaultyHTTPServer.Fault
     var responses = 0
     var ranges: [String] = []
-    var connections: Set<Int32> = []
 
-    init(body: Data, fault: FaultyHTTPServer.Fault, listener: Int32) {
+    init(body: Data, fault: FaultyHTTPServer.Fault) {
         self.body = body
-        self.listener = listener
         currentFault = fault
     }
 
-    func stop() {
-        // Wakes the accept and every read with an error; each thread then closes its own socket.
-        shutdown(listener, Int32(SHUT_RDWR))
-        lock.withLock { connections.forEach { shutdown($0, Int32(SHUT_RDWR)) } }
-    }
-
-    func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if errno == EINTR { continue }
-                close(listener)
-                return
-            }
-            lock.withLock { _ = connections.insert(connection) }
-            Thread.detachNewThread { [self] in
-                serve(connection)
-                lock.withLock { _ = connections.remove(connection) }
-                close(connection)
-            }
-        }
-    }
-
-    /// Answers the requests of one connection until the client or the fault closes it.
-    private func serve(_ connection: Int32) {
+    func serve(_ connection: Int32) {
         var pending = Data()
         while true {
             guard let head = FaultyHTTPServer.readHead(connection, pending: &pending) else { return }

@@ -14,6 +14,7 @@ public final class IcecastServer: @unchecked Sendable {
     /// The port it listens on.
     public let port: Int
     private let station: Station
+    private let loop: ConnectionLoop
 
     /// Starts serving `audio` as a station whose title is `titles`' last one at or before each offset of `audio`
     /// (offsets in its bytes; the titles start again as the audio does), sent at `bytesPerSecond` (as fast as the
@@ -27,11 +28,11 @@ public final class IcecastServer: @unchecked Sendable {
         self.port = port
         station = Station(
             audio: audio, titles: titles.sorted { $0.offset < $1.offset }, interval: metadataInterval, contentType: contentType,
-            bytesPerSecond: bytesPerSecond, firstListenerBytes: firstListenerBytes, listener: listener)
-        Thread.detachNewThread { [station] in station.acceptLoop() }
+            bytesPerSecond: bytesPerSecond, firstListenerBytes: firstListenerBytes)
+        loop = ConnectionLoop(listener: listener) { [station] in station.serve($0) }
     }
 
-    deinit { station.stop() }
+    deinit { loop.stop() }
 
     /// The station's address.
     public var url: URL { URL(string: "http://127.0.0.1:\(port)/stream")! }
@@ -64,14 +65,12 @@ private final class Station: @unchecked Sendable {
     let contentType: String
     let bytesPerSecond: Int?
     let firstListenerBytes: Int?
-    let listener: Int32
     let lock = NSLock()
     var askedForMetadata: [Bool] = []
-    var sockets: Set<Int32> = []
 
     init(
         audio: Data, titles: [(offset: Int, title: String)], interval: Int, contentType: String, bytesPerSecond: Int?,
-        firstListenerBytes: Int?, listener: Int32
+        firstListenerBytes: Int?
     ) {
         self.audio = audio
         self.titles = titles
@@ -79,29 +78,6 @@ private final class Station: @unchecked Sendable {
         self.contentType = contentType
         self.bytesPerSecond = bytesPerSecond
         self.firstListenerBytes = firstListenerBytes
-        self.listener = listener
-    }
-
-    func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        lock.withLock { sockets.forEach { shutdown($0, Int32(SHUT_RDWR)) } }
-    }
-
-    func acceptLoop() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if errno == EINTR { continue }
-                close(listener)
-                return
-            }
-            lock.withLock { _ = sockets.insert(connection) }
-            Thread.detachNewThread { [self] in
-                serve(connection)
-                lock.withLock { _ = sockets.remove(connection) }
-                close(connection)
-            }
-        }
     }
 
     /// The title at `offset` of the audio.
@@ -109,7 +85,7 @@ private final class Station: @unchecked Sendable {
         titles.last { $0.offset <= offset % audio.count }?.title ?? ""
     }
 
-    private func serve(_ connection: Int32) {
+    func serve(_ connection: Int32) {
         var pending = Data()
         guard let head = FaultyHTTPServer.readHead(connection, pending: &pending) else { return }
         let asks = head.lowercased().contains("\r\nicy-metadata: 1")

@@ -60,8 +60,9 @@ import Testing
             let play = try cli.start(
                 ["play", station.url.absoluteString, "--device", "pulse", "--no-meter"], with: try server.environment.merging(bus.environment) { $1 })
             defer { if play.isRunning { play.kill() } }
-            #expect(try await eventually { try playerctl("metadata", "title") == "Song A" })
-            #expect(try await eventually { try playerctl("metadata", "title") == "Song B" })
+            // Song B from 2 s to 4 s of the station's audio, Song A again once it goes round (a second of it, each time).
+            #expect(try await eventually(within: 20) { try playerctl("metadata", "title") == "Song B" })
+            #expect(try await eventually(within: 20) { try playerctl("metadata", "title") == "Song A" })
             #expect(try playerctl("metadata", "mpris:length") == "", "a live stream has no length")
             let canSeek = try Tool.run("busctl", ["--user", "get-property", "org.mpris.MediaPlayer2.voicememo", "/org/mpris/MediaPlayer2",
                                                   "org.mpris.MediaPlayer2.Player", "CanSeek"], environment: bus.environment)
