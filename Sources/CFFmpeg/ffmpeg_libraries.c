@@ -17,6 +17,7 @@
     PROCEDURE(av_dict_free, (AVDictionary **m), (m)) \
     FUNCTION(AVDictionaryEntry *, av_dict_get, (const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags), (m, key, prev, flags)) \
     FUNCTION(int, av_dict_set, (AVDictionary **pm, const char *key, const char *value, int flags), (pm, key, value, flags)) \
+    FUNCTION(const AVInputFormat *, av_find_input_format, (const char *short_name), (short_name)) \
     FUNCTION(int, av_find_best_stream, (AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb, int related_stream, const AVCodec **decoder_ret, int flags), (ic, type, wanted_stream_nb, related_stream, decoder_ret, flags)) \
     FUNCTION(AVFrame *, av_frame_alloc, (void), ()) \
     PROCEDURE(av_frame_free, (AVFrame **frame), (frame)) \

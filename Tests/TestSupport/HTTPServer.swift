@@ -55,9 +55,10 @@ public final class HTTPServer: @unchecked Sendable {
         for folder in [root, directory.appendingPathComponent("tmp")] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        port = try Loopback.freePort()
-        otherPort = try Loopback.freePort()
-        securePort = tls ? try Loopback.freePort() : nil
+        let ports = try Loopback.freePorts(3)
+        port = ports[0]
+        otherPort = ports[1]
+        securePort = tls ? ports[2] : nil
         certificateAuthority = tls ? directory.appendingPathComponent("ca.pem") : nil
         if let securePort, let certificateAuthority {
             let folder = directory

@@ -2,10 +2,20 @@ import Foundation
 
 /// Ports of 127.0.0.1 for the servers the tests start: one free now, and whether one accepts connections yet.
 enum Loopback {
-    /// A port no one listens on now, from the kernel.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
+    /// `count` ports no one listens on now, all different: each is held until all are found, since the kernel may hand
+    /// a port just let go out again.
+    static func freePorts(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        return try (0..<count).map { _ in
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            sockets.append(socket)
+            return try port(boundBy: socket)
+        }
+    }
+
+    /// Binds `socket` to a port the kernel chooses, and returns it.
+    private static func port(boundBy socket: Int32) throws -> Int {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -43,8 +43,9 @@ public final class SyncthingMachine: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Tool.output("syncthing", ["generate", "--home", home.path, "--no-default-folder"])
         deviceID = try Tool.output("syncthing", ["--home", home.path, "--device-id"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        guiPort = try Loopback.freePort()
-        listenPort = try Loopback.freePort()
+        let ports = try Loopback.freePorts(2)
+        guiPort = ports[0]
+        listenPort = ports[1]
     }
 
     deinit { kill() }

@@ -356,8 +356,16 @@ public final class AudioFile {
     /// for the end of the file, or damage.
     private func downloading<T>(_ body: () throws(AudioFileError) -> T) throws(AudioFileError) -> T {
         let result: Result<T, AudioFileError> = Result { () throws(AudioFileError) in try body() }
-        if let failure = remote?.failure ?? live?.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
+        if let failure = remote?.failure ?? live?.failure ?? segmentFailure {
+            throw AudioFileError(path: name, reason: .downloadFailed(failure))
+        }
         return try result.get()
+    }
+
+    /// Why a segment of an HLS playlist could not be had, once one could not.
+    private var segmentFailure: DownloadError? {
+        guard case .ffmpeg(let decoder) = decoder else { return nil }
+        return decoder.segmentFailure
     }
 
     /// Whether a read is waiting for bytes of an `http` address to download now.

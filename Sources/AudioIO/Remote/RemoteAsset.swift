@@ -27,13 +27,17 @@ import SystemPackage
 final class RemoteAsset: @unchecked Sendable {
     /// The address, as given.
     let url: URL
-    /// Its request headers and trust: a live stream's connection (``LiveStream``) is made with them too.
+    /// Its request headers and trust: a live stream's connection (``LiveStream``) is made with them too, and a playlist's
+    /// segments (HLS) are downloaded with them.
     let options: AudioAsset.Options
+    /// Where its bytes are kept, and a playlist's segments'.
+    let cache: RemoteCache
     private let download: Download
 
-    private init(url: URL, options: AudioAsset.Options, download: Download) {
+    private init(url: URL, options: AudioAsset.Options, cache: RemoteCache, download: Download) {
         self.url = url
         self.options = options
+        self.cache = cache
         self.download = download
     }
 
@@ -84,7 +88,7 @@ final class RemoteAsset: @unchecked Sendable {
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
             let download = Download(url: url, name: name, source: makeSource(), firstRetry: options.timeouts.firstRetry, cache: cache, held: held)
-            let asset = RemoteAsset(url: url, options: options, download: download)
+            let asset = RemoteAsset(url: url, options: options, cache: cache, download: download)
             assets[key] = Weak(asset: asset)
             asset.download.start()
             return asset

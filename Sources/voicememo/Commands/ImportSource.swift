@@ -91,7 +91,25 @@ final class Spool {
         let spool = try Spool(name: name)
         try RemoteCache.shared.download(address, options: options, to: spool.url, progress: report.update)
         report.finish()
+        let head = try? { () throws -> [UInt8] in
+            let file = try FileDescriptor.open(spool.url.path, .readOnly, options: .closeOnExec)
+            return try file.closeAfter {
+                var bytes = [UInt8](repeating: 0, count: 7)
+                let count = try bytes.withUnsafeMutableBytes { try file.read(into: $0) }
+                return Array(bytes.prefix(count))
+            }
+        }()
+        if head == Array("#EXTM3U".utf8) { throw PlaylistImport(address: address) }
         return spool
+    }
+
+    /// An address that is an HLS playlist: segments a player joins, not one file to keep.
+    struct PlaylistImport: Error, CustomStringConvertible {
+        let address: URL
+
+        var description: String {
+            "cannot import '\(RemoteAddress.shown(address).terminalSafe)': it is an HLS playlist of segments, not one file; play it instead"
+        }
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

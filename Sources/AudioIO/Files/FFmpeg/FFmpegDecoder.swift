@@ -96,6 +96,9 @@ final class FFmpegDecoder {
         }
     }
 
+    /// Why a segment of a playlist (HLS) could not be had, once one could not.
+    var segmentFailure: DownloadError? { input.nestedFailure }
+
     /// The byte offset of the audio decoded last, in the bytes read: where in a live stream the frames just read came.
     var decodedByteOffset: Int64 { input.lastPacketPosition }
 

@@ -73,6 +73,11 @@ final class FFmpegInput {
     private var bytePosition: BytePosition?
     /// The stream of ``Origin/stream(_:name:)``, kept alive for the I/O context's callback.
     private var liveStream: LiveStream?
+    /// What a playlist of ``Origin/bytes(_:name:)`` opens, for an address's.
+    private var nested: NestedAddresses?
+
+    /// Why an address a playlist names (a segment) could not be had: the demuxer skips it, the reader must not.
+    var nestedFailure: DownloadError? { nested?.failure }
 
     /// Opens `origin` and the decoder of its best audio stream.
     ///
@@ -97,25 +102,10 @@ final class FFmpegInput {
             path = name
             let position = BytePosition(bytes)
             bytePosition = position
-            let size = 1 << 16
-            guard let buffer = av_malloc(size) else { throw .failed(FFmpegError(code: cffmpeg_error_io())) }
-            io = avio_alloc_context(
-                buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, Unmanaged.passUnretained(position).toOpaque(),
-                { context, buffer, size in
-                    let count = FFmpegInput.position(context).readAvailable(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
-                    // libsndfile's end and a failed download look alike here; AudioFile tells them apart.
-                    return count > 0 ? Int32(count) : cffmpeg_error_eof()
-                },
-                nil,
-                { context, offset, whence in
-                    let position = FFmpegInput.position(context)
-                    if whence & cffmpeg_seek_size() != 0 { return position.bytes.byteCount }
-                    return position.seek(offset, from: whence & ~AVSEEK_FORCE)
-                })
-            guard io != nil else {
-                av_free(buffer)
-                throw .failed(FFmpegError(code: cffmpeg_error_io()))
-            }
+            io = Self.context(reading: position)
+            guard io != nil else { throw .failed(FFmpegError(code: cffmpeg_error_io())) }
+            // An address's playlist (HLS) opens its segments as addresses of its own, with the same headers and cache.
+            if let reader = bytes as? RemoteReader { nested = NestedAddresses(of: reader.asset) }
         case .stream(let stream, let name):
             path = name
             liveStream = stream
@@ -137,12 +127,26 @@ final class FFmpegInput {
         }
         var container: UnsafePointer<AVInputFormat>?
         // By content only: given the name, FFmpeg takes any bytes named .m4a for an MP4.
-        guard av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0, let container,
-              String(cString: container.pointee.name).split(separator: ",").contains(where: containers.contains)
-        else { throw .unrecognized }
+        let probed = av_probe_input_buffer2(io, &container, nil, nil, 0, 0) >= 0
+        if nested != nil, let position = bytePosition, Self.isPlaylist(position.bytes) {
+            // FFmpeg's HLS demuxer knows a playlist by its name only; this one is known by its first line.
+            container = av_find_input_format("hls")
+        } else {
+            guard probed, let container,
+                  String(cString: container.pointee.name).split(separator: ",").contains(where: containers.contains)
+            else { throw .unrecognized }
+        }
         format = avformat_alloc_context()
         format?.pointee.pb = io
-        var code = avformat_open_input(&format, path, container, nil)
+        var options: OpaquePointer?
+        if let nested, let format {
+            nested.serve(format)
+            // The segments' I/O is ours, not FFmpeg's HTTP: the demuxer must not reuse it as an HTTP connection.
+            av_dict_set(&options, "http_persistent", "0", 0)
+            av_dict_set(&options, "http_multiple", "0", 0)
+        }
+        defer { av_dict_free(&options) }
+        var code = avformat_open_input(&format, path, container, &options)
         guard code >= 0 else { throw .failed(FFmpegError(code: code)) }
         code = avformat_find_stream_info(format, nil)
         guard code >= 0, let format else { throw .failed(FFmpegError(code: code)) }
@@ -183,6 +187,36 @@ final class FFmpegInput {
 
     private static func position(_ context: UnsafeMutableRawPointer?) -> BytePosition {
         Unmanaged<BytePosition>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// An I/O context reading `position`'s bytes (which it does not keep alive); nil when FFmpeg is out of memory.
+    ///
+    /// The corresponding C function is `avio_alloc_context`.
+    static func context(reading position: BytePosition) -> UnsafeMutablePointer<AVIOContext>? {
+        let size = 1 << 16
+        guard let buffer = av_malloc(size) else { return nil }
+        let context = avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, Unmanaged.passUnretained(position).toOpaque(),
+            { context, buffer, size in
+                let count = FFmpegInput.position(context).readAvailable(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
+                // libsndfile's end and a failed download look alike here; AudioFile tells them apart.
+                return count > 0 ? Int32(count) : cffmpeg_error_eof()
+            },
+            nil,
+            { context, offset, whence in
+                let position = FFmpegInput.position(context)
+                if whence & cffmpeg_seek_size() != 0 { return position.bytes.byteCount }
+                return position.seek(offset, from: whence & ~AVSEEK_FORCE)
+            })
+        if context == nil { av_free(buffer) }
+        return context
+    }
+
+    /// Whether `bytes` begin as an HLS playlist does: `#EXTM3U`.
+    private static func isPlaylist(_ bytes: any RandomAccessBytes) -> Bool {
+        var head = [UInt8](repeating: 0, count: 7)
+        let count = head.withUnsafeMutableBytes { BytePosition(bytes).read(into: $0) }
+        return count == 7 && head == Array("#EXTM3U".utf8)
     }
 
     /// The next decoded frame, or `nil` at the end of the stream. Its samples are valid until the next call.
