@@ -47,6 +47,22 @@ import Testing
     }
 }
 
+/// On a terminal, the status line names the song on air and says the stream is live; `q` stops it.
+@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct LiveStreamTerminalTests {
+    @Test func theStatusLineNamesTheSongOnAirAndSaysLive() async throws {
+        let cli = try CLI()
+        let station = try IcecastServer(audio: try IcecastServer.twoTones(in: cli.scratch), titles: IcecastServer.twoTonesTitles)
+        let server = try PulseAudioServer()
+        defer { server.stop() }
+        let play = try PseudoTerminal(
+            CLI.binary, ["play", station.url.absoluteString, "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+        // `▶ Song B  0:02.5 / live` once the second song is heard, its waveform never drawn.
+        #expect(play.read(until: { $0.contains("Song B") && $0.contains(" / live") }, timeout: 20), "\(play.screen.suffix(2000))")
+        play.type("q")
+        #expect(play.waitForExit(timeout: 10) == 0, "\(play.screen.suffix(2000))")
+    }
+}
+
 /// The desktop sees a station's song as the title, with no length and no seeking.
 @Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct LiveStreamNowPlayingTests {
     @Test func theDesktopShowsTheSongOnAirWithNoLength() async throws {

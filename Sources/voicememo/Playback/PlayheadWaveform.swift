@@ -74,7 +74,8 @@ final class PlayheadWaveform: Sendable {
     /// second), while it is the item heard; each measure replaces the waveform drawn.
     private func measureDownloaded(_ item: PlayItem) {
         Task.detached(priority: .utility) { [weak self] in
-            guard let file = try? AudioFile(forReading: item.url, options: item.options), file.frameCount > 0 else { return }
+            // A live stream has no whole to draw.
+            guard let file = try? AudioFile(forReading: item.url, options: item.options), file.frameCount > 0, !file.isLive else { return }
             var meter = AudioMeasurement(channelCount: file.channelCount, sampleRate: file.sampleRate, measuringLoudness: false)
             // What a read may take of the bytes after its frames, in seconds, kept short of the download's end so that
             // a read never waits for one.
