@@ -46,17 +46,24 @@ import Testing
         #expect(try await eventually { log.events.contains(.finishedPlaying(successfully: true)) }, "\(log.events)")
     }
 
-    @Test func aSeekCancelsTheRequestUnderWayAndAsksAtItsOffset() async throws {
-        // Bytes from 100 KB on are held back: the request of the start is under way when the player seeks.
-        let loader = MemoryLoader(talkBytes, chunk: 4096, held: 100_000..<500_000)
+    /// A player of the talk through `loader` that plays its first quarter second, then seeks to 20 s: each rendered
+    /// frame checked against the talk's.
+    func playThenSeekTo20(through loader: MemoryLoader) async throws -> (Player, OfflineRenderer) {
         let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
         let player = try await player(URL(string: "memo-mem://talk.wav")!, loader: loader, on: renderer)
         #expect(player.play())
         #expect(firstDifference(renderer.render(frameCount: 4000), Array(noise.expected.prefix(4000))) == nil)
         player.currentTime = 20
         #expect(firstDifference(renderer.render(frameCount: 16000), Array(noise.expected[320_000..<336_000])) == nil)
+        return (player, renderer)
+    }
+
+    @Test func aSeekCancelsTheRequestUnderWayAndAsksAtItsOffset() async throws {
+        // Bytes from 100 KB on are held back: the request of the start is under way when the player seeks.
+        let loader = MemoryLoader(talkBytes, chunk: 4096, held: 100_000..<500_000)
+        let (player, _) = try await playThenSeekTo20(through: loader)
         // 20 s is byte 44 + 20 × 32000: asked for by a request of its own, and the one that was under way cancelled.
-        let asked = loader.log
+        let asked = withExtendedLifetime(player) { loader.log }
         #expect(asked.first == .information && asked.filter { $0 == .information }.count == 1, "asked once: \(asked)")
         #expect(asked.contains { if case .cancelled = $0 { true } else { false } }, "\(asked)")
         #expect(asked.contains { if case .data(let offset, _, _) = $0 { (600_000...640_044).contains(offset) } else { false } }, "\(asked)")
@@ -64,12 +71,7 @@ import Testing
 
     @Test func withoutByteRangesOneRequestStreamsFromTheStartAndASeekWaitsForIt() async throws {
         let loader = MemoryLoader(talkBytes, byteRanges: false, chunk: 4096, pause: .milliseconds(5))
-        let renderer = try OfflineRenderer(sampleRate: 16000, channelCount: 1)
-        let player = try await player(URL(string: "memo-mem://talk.wav")!, loader: loader, on: renderer)
-        #expect(player.play())
-        #expect(firstDifference(renderer.render(frameCount: 4000), Array(noise.expected.prefix(4000))) == nil)
-        player.currentTime = 20
-        #expect(firstDifference(renderer.render(frameCount: 16000), Array(noise.expected[320_000..<336_000])) == nil)
+        let (player, renderer) = try await playThenSeekTo20(through: loader)
         player.currentTime = 1
         #expect(firstDifference(renderer.render(frameCount: 16000), Array(noise.expected[16000..<32000])) == nil)
         // One request of every byte, from the first, never cancelled: the seeks waited for it, or found their bytes here.
