@@ -67,10 +67,11 @@ public final class AudioFile {
     let remote: RemoteReader?
     /// The live stream read, for one.
     let live: LiveStream?
-    /// Whether it is a live stream (an Icecast or SHOUTcast station's address): it never ends, so ``frameCount`` is
-    /// `Int64.max` and ``duration`` infinite (until the stream fails, when they become what was read); it cannot seek;
-    /// and what the station says plays (its `StreamTitle`) comes as it is read (see ``takeTimedMetadata()``).
-    public var isLive: Bool { live != nil }
+    /// Whether it is a live stream (an Icecast or SHOUTcast station's address, or a live HLS playlist): it has no end
+    /// yet, so ``frameCount`` is `Int64.max` and ``duration`` infinite (until the stream ends, when they become what was
+    /// read); it cannot seek; and what a station says plays (its `StreamTitle`) comes as it is read (see
+    /// ``takeTimedMetadata()``).
+    public var isLive: Bool { frameCount == .max }
     /// The live stream's metadata read past and not yet taken: each with the frame where it starts.
     private var timedMetadata: [(frame: Int64, metadata: IcyMetadata)] = []
 
@@ -302,7 +303,7 @@ public final class AudioFile {
         guard AudioSettings.sampleRates.contains(Double(sampleRate)) else {
             throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(sampleRate) Hz"))
         }
-        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 || live != nil else {
+        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 || frameCount == .max else {
             throw AudioFileError(path: path, reason: .malformed(
                 frameCount < 0 ? "its header claims a negative length" : "its header claims more frames than any file holds"))
         }

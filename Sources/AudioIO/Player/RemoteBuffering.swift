@@ -114,9 +114,10 @@ struct RemoteBuffering {
 
 extension RemoteAsset.Progress {
     /// The stretches downloaded, in seconds of a file of `duration` seconds, in order: the byte ranges in proportion to
-    /// the file's length (exact for PCM, close for the others). Empty until the length is known.
+    /// the file's length (exact for PCM, close for the others). Empty until the length is known, and for a live
+    /// playlist (an infinite duration), whose bytes say nothing of its time.
     func loadedTimeRanges(duration: TimeInterval) -> [Range<TimeInterval>] {
-        guard duration > 0, let length, length > 0 else { return [] }
+        guard duration > 0, duration.isFinite, let length, length > 0 else { return [] }
         return loaded.ranges.map { bytes in
             Double(bytes.lowerBound) / Double(length) * duration..<min(Double(bytes.upperBound) / Double(length) * duration, duration)
         }

@@ -50,7 +50,10 @@ final class RemoteAsset: @unchecked Sendable {
     ///   nor https and has no resource loader, ``DownloadError/invalidHeaderField(_:)`` for a header field of `options`
     ///   that cannot be sent, `unsupported` when libcurl cannot be loaded, or when not even a temporary file can hold
     ///   the bytes.
-    static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache) throws(AudioFileError) -> RemoteAsset {
+    ///
+    /// A `fresh` asset is never one already open: its bytes the cache holds are checked with the server (a live
+    /// playlist, rewritten as it goes, is fetched anew each time its demuxer opens it).
+    static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache, fresh: Bool = false) throws(AudioFileError) -> RemoteAsset {
         let name = displayName(of: url)
         let key: String
         let makeSource: () -> any ByteSource
@@ -84,7 +87,7 @@ final class RemoteAsset: @unchecked Sendable {
         }
         return try registry.withLock { (assets: inout [String: Weak]) throws(AudioFileError) -> RemoteAsset in
             // One that failed is not shared: opening again is trying again.
-            if let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
+            if !fresh, let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
             let held = try cache.take(url.absoluteString)
             let download = Download(url: url, name: name, source: makeSource(), firstRetry: options.timeouts.firstRetry, cache: cache, held: held)

@@ -81,6 +81,10 @@ final class FFmpegDecoder {
             // No end: the length stays past the position until the stream ends (it failed), where it settles.
             frameCount = Int64.max
             isLengthEstimated = true
+        } else if input.isLivePlaylist {
+            // A live HLS playlist: no end until it says it ends.
+            frameCount = Int64.max
+            isLengthEstimated = true
         } else if let stated = input.statedFrameCount {
             frameCount = stated
             origin = try pendingSamples()?.timestamp

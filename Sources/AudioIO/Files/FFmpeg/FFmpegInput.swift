@@ -322,6 +322,12 @@ final class FFmpegInput {
         return stream.pointee.duration
     }
 
+    /// Whether it is a live HLS playlist: one without an end (`#EXT-X-ENDLIST`), whose demuxer knows no duration.
+    var isLivePlaylist: Bool {
+        guard let format, String(cString: format.pointee.iformat.pointee.name) == "hls" else { return false }
+        return format.pointee.duration == cffmpeg_no_timestamp() || format.pointee.duration <= 0
+    }
+
     /// The stream's length in frames as the container estimates it, as ffprobe says it: ADTS's and AMR's from the bit
     /// rate and the file's size, ASF's from its header. `nil` when it gives none.
     var estimatedFrameCount: Int64? {

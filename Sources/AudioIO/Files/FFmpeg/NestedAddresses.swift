@@ -49,7 +49,9 @@ final class NestedAddresses {
             return cffmpeg_error_io()
         }
         do {
-            let reader = try RemoteReader(RemoteAsset.open(url, options: options, cache: cache))
+            // A playlist may be a live one's, rewritten as it goes: fetched anew (or found unchanged) each time.
+            let isPlaylist = ["m3u8", "m3u"].contains(url.pathExtension.lowercased())
+            let reader = try RemoteReader(RemoteAsset.open(url, options: options, cache: cache, fresh: isPlaylist))
             let position = BytePosition(reader)
             guard let opened = FFmpegInput.context(reading: position) else { return cffmpeg_error_io() }
             self.opened[opened] = (position, reader)
