@@ -24,18 +24,21 @@ public struct MemoStore: Sendable {
     /// The store directory.
     public let directory: URL
     /// `directory`'s path, kept: `list --json` gives the path of each of thousands of memos.
-    private let directoryPath: String
+    let directoryPath: String
     /// The index as this process read it last.
     private let lastRead = MemoIndex.LastRead()
+    /// What this machine keeps of the store outside it: its id, the edits folded into the index.
+    let local: LocalState
 
     /// The index file.
     var indexURL: URL { directory.appendingPathComponent("memos.json") }
 
-    /// Opens the store at `directory`, creating it (mode 0700) if needed.
+    /// Opens the store at `directory`, creating it (mode 0700) if needed, as the machine whose state is in
+    /// `stateDirectory` (see ``defaultStateDirectory(environment:)``).
     ///
     /// - Throws: ``MemoStoreError/directoryUnusable(path:reason:)`` when it cannot be created or is not a
     ///   directory.
-    public init(directory: URL) throws(MemoStoreError) {
+    public init(directory: URL, stateDirectory: URL = MemoStore.defaultStateDirectory()) throws(MemoStoreError) {
         let path = directory.path
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -50,6 +53,14 @@ public struct MemoStore: Sendable {
         }
         self.directory = directory.standardizedFileURL
         directoryPath = self.directory.path
+        local = LocalState(directory: stateDirectory, store: self.directory)
+    }
+
+    /// Where this machine keeps its id and what it knows of each store, outside the store (which a sync tool may
+    /// share): `$XDG_STATE_HOME/voicememo`, else `~/.local/state/voicememo`. Two processes with different ones are
+    /// two machines.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        UserDirectories(environment: environment).state.appendingPathComponent("voicememo")
     }
 
     /// Where the store is unless told otherwise: `$VOICEMEMO_HOME`, else `$XDG_DATA_HOME/voicememo`,
@@ -124,7 +135,11 @@ public struct MemoStore: Sendable {
         var reconciled = try reconciledIndex(entering: fileName, access: .changing)
         // What the trash has kept for its days goes whenever the store is used (a look at its directory when not due).
         MemoTrash(store: directory).purgeExpired()
+        reconciled.index.beginTracking()
         let result = try body(&reconciled.index)
+        try writeLocalEdits(of: reconciled.index, sync: &reconciled.sync)
+        defer { finishSync(reconciled.sync) }
+        if let machine = try? local.machineID() { reconciled.index.machine = machine }
         if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {
             let journal = try reconciled.index.save(to: indexURL, journal: reconciled.journal, wholly: reconciled.isRebuilt)
             if let journal {
@@ -150,6 +165,8 @@ public struct MemoStore: Sendable {
         /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
         /// pending, and a later change is sure to show in the identity. Nil when the cache vouches for it already.
         var vouchableDirectory: MemoIndexCache.Identity?
+        /// What it knows of the store's edit files.
+        var sync: SyncPass
     }
 
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
@@ -159,7 +176,7 @@ public struct MemoStore: Sendable {
         let vouchedDirectory = reconciled.vouchedDirectory
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
-        if let vouchedDirectory, vouchedDirectory == directoryIdentity,
+        if reconciled.sync.isCurrent, let vouchedDirectory, vouchedDirectory == directoryIdentity,
            reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live) }) {
             return reconciled
         }
@@ -204,13 +221,16 @@ public struct MemoStore: Sendable {
             }
         }
         reconciled.index.remove(atPositions: dropped)
+        var adopted: Set<String> = []
         for name in unlisted.sorted().map(Memo.fileName(forKey:)) {
             guard name != entering, let memo = adoptedMemo(fileName: name, access: access) else {
                 isPending = true
                 continue
             }
             reconciled.index.append(memo)
+            adopted.insert(memo.id)
         }
+        foldEdits(names: listing.otherNames, adopted: adopted, into: &reconciled.index, sync: &reconciled.sync, access: access)
         if !isPending, let directoryIdentity, directoryIdentity.revealsLaterChanges(ofDirectoryAt: directoryPath) {
             reconciled.vouchableDirectory = directoryIdentity
         }
@@ -220,16 +240,18 @@ public struct MemoStore: Sendable {
     /// The index as its file (or its cache) has it, rebuilt empty when missing or damaged (a damaged one is kept
     /// aside when the store may be changed), and the directory its cache vouches for.
     private func loadedIndex(access: Access) throws(MemoStoreError) -> ReconciledIndex {
+        // Before the index: an index replaced after this shows as another than the one the edits were folded into.
+        let sync = startSync()
         switch MemoIndex.load(from: indexURL, remembering: lastRead, taking: access == .changing) {
         case .index(let loaded, let vouched, let journal):
-            return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched)
+            return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched, sync: sync)
         case .missing:
-            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true, sync: sync)
         case .inaccessible(let error):
             throw .indexInaccessible(path: indexURL.path, reason: error.description)
         case .unreadable:
             if access == .changing { keepDamagedIndexAside() }
-            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true, sync: sync)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
         }
@@ -314,7 +336,8 @@ public struct MemoStore: Sendable {
         var spared = false
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
-            if name.hasSuffix(".tmp") {
+            // A sync tool's temporary file is the file it is writing now: Syncthing's `.syncthing.<name>.tmp`.
+            if name.hasSuffix(".tmp"), !name.hasPrefix(".syncthing.") {
                 FileNames.removeIgnoringFailure(path)
             } else if let suffix = [".title", ".markers", Self.waveformSuffix].first(where: name.hasSuffix),
                       !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
