@@ -147,12 +147,13 @@ extension MemoStore {
         return reread
     }
 
-    /// Moves the audio of `memo`, deleted on another machine, to the trash as a delete here does, unless the trash
-    /// has its delete already (a sync tool brought that machine's); when it cannot be kept, the audio stays.
+    /// Moves the audio of `memo`, deleted on another machine, to the trash as a delete here does, unless the trash's
+    /// last version of it is its delete already (a sync tool brought that machine's); when it cannot be kept, the
+    /// audio stays.
     private func moveToTrash(_ memo: Memo) {
         let trash = MemoTrash(store: directory)
         let path = filePath(of: memo)
-        if !trash.versions().contains(where: { $0.memo.id == memo.id && $0.edit == .delete }) {
+        if trash.versions().last(where: { $0.memo.id == memo.id })?.edit != .delete {
             guard (try? trash.keep(memo, file: path, waveform: waveformPath(of: memo.id), before: .delete)) != nil else { return }
         }
         for leftover in [path, titlePath(of: memo.id), waveformPath(of: memo.id), markersPath(of: memo.id)] {
@@ -180,17 +181,19 @@ extension MemoStore {
 
     /// Writes the edits that `index`'s tracked changes made (see ``MemoIndex/beginTracking()``), each in its own
     /// file, with the clock one past the highest seen: a memo added, or whose recording finished, sets every field; one
-    /// taken out is deleted; one changed sets what changed. A recording running sets nothing until it is finished.
+    /// taken out is deleted; one changed sets what changed; one brought back from the trash is undeleted, and takes the
+    /// fields the store's changes give it. A recording running sets nothing until it is finished.
     ///
     /// - Throws: ``MemoStoreError/stateUnusable(path:reason:)`` without a machine id,
     ///   ``MemoStoreError/indexWriteFailed(path:reason:)`` when an edit cannot be written.
-    func writeLocalEdits(of index: MemoIndex, sync: inout SyncPass) throws(MemoStoreError) {
+    func writeLocalEdits(of index: inout MemoIndex, sync: inout SyncPass) throws(MemoStoreError) {
         guard let tracked = index.tracked, !(tracked.originals.isEmpty && tracked.added.isEmpty) else { return }
         let ids = Set(tracked.originals.keys).union(tracked.added)
         var current: [String: Memo] = [:]
         for memo in index.memos where ids.contains(memo.id) { current[memo.id] = memo }
         let clock = sync.state.clock + 1
         var records: [MemoEditRecord] = []
+        var restored: Set<String> = []
         var machine: String?
         for id in ids.sorted() {
             let now = current[id]
@@ -202,6 +205,11 @@ extension MemoStore {
                 fields = [.deleted]
             } else if let before, let now, before.state != .recording {
                 fields = Self.changedFields(from: before, to: now)
+            } else if before == nil, sync.state.folded.contains(where: { $0.hasPrefix(id + ".") }) {
+                // Brought back from the trash: undeleted, with its fields as the store's changes have them (another
+                // machine may have renamed it since the version kept here).
+                fields = [.audio, .deleted]
+                restored.insert(id)
             } else {
                 fields = MemoEditRecord.Field.allCases
             }
@@ -220,6 +228,11 @@ extension MemoStore {
         for record in records {
             sync.state.folded.insert(record.fileName)
             sync.edits?[record.id, default: []].append(record.fileName)
+        }
+        for id in restored.sorted() {
+            let names = sync.state.folded.filter { $0.hasPrefix(id + ".") }
+            _ = fold(names.compactMap { MemoEditRecord.read(at: directoryPath + "/" + $0, named: $0) }, of: id, into: &index,
+                     keepingUnrecorded: false, access: .changing)
         }
     }
 

@@ -137,7 +137,7 @@ public struct MemoStore: Sendable {
         MemoTrash(store: directory).purgeExpired()
         reconciled.index.beginTracking()
         let result = try body(&reconciled.index)
-        try writeLocalEdits(of: reconciled.index, sync: &reconciled.sync)
+        try writeLocalEdits(of: &reconciled.index, sync: &reconciled.sync)
         defer { finishSync(reconciled.sync) }
         if let machine = try? local.machineID() { reconciled.index.machine = machine }
         if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {

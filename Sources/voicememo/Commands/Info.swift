@@ -21,8 +21,8 @@ extension VoiceMemo {
                 The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
                 as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest. \
                 Titles it had before, on this machine or another sharing the store, show as Earlier titles \
-                (titleHistory in --json: every title, the last the memo's, each with the clock and machine of its \
-                change).
+                (titleHistory in --json, when it had others: every title, the last the memo's, each with the clock \
+                and machine of its change).
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -40,7 +40,7 @@ extension VoiceMemo {
             let history = try store.titleHistory(of: memo)
             if json {
                 var output = MemoJSON(memo, in: store)
-                output.titleHistory = history
+                if history.count > 1 { output.titleHistory = history }
                 print(try MemoJSON.line(output))
                 return
             }
