@@ -5,6 +5,11 @@ import SystemPackage
 
 /// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
 ///
+/// The directory may be shared between machines by a sync tool: each change to a memo is also a file of its own,
+/// `<id>.<clock>-<machine>.change`, written once by the machine that made it, and what those files say together
+/// (the last change of each field winning, by clock then machine id) is folded into the index wherever they arrive;
+/// the machine's id is kept outside the store, in `stateDirectory` (see ``init(directory:stateDirectory:)``).
+///
 /// The audio files are the truth. The index is read and written under an exclusive lock, always
 /// atomically (temporary file, fsync, rename), so concurrent processes lose nothing. Whenever the index is
 /// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
