@@ -5,7 +5,9 @@ import SystemPackage
 
 /// What this machine keeps of a store outside it, where no sync tool ships it: under `$XDG_STATE_HOME/voicememo`
 /// (default `~/.local/state/voicememo`), the machine's id, `machine-id`, made on first use, and per store
-/// `stores/<key>.json`, which edit files the store's index already has folded in (see ``MemoStore``).
+/// `stores/<key>.json`, what it knows of the store, and `stores/<key>.folded`, the names of the change files its index
+/// has folded in, one a line (read only when the store's directory is, so that `list` does not parse thousands of
+/// names each time; see ``MemoStore``).
 ///
 /// A machine is who writes, not where the store is: two processes with different state directories are two machines,
 /// even on one computer.
@@ -14,11 +16,15 @@ struct LocalState {
     let directory: URL
     /// The store's file in `stores/`: its key is a hash of the store's path, so that each store has its own.
     let storePath: String
+    /// The store's `stores/<key>.folded`.
+    let foldedPath: String
 
     init(directory: URL, store: URL) {
         self.directory = directory
         let key = Array(store.standardizedFileURL.path.utf8).withUnsafeBytes(MemoRecordWriter.checksum(of:))
-        storePath = directory.appendingPathComponent("stores").appendingPathComponent(String(key, radix: 16) + ".json").path
+        let stem = directory.appendingPathComponent("stores").appendingPathComponent(String(key, radix: 16)).path
+        storePath = stem + ".json"
+        foldedPath = stem + ".folded"
     }
 
     /// This machine's id: 16 lowercase hexadecimal digits, random, made on first use and kept in `machine-id`. Two
@@ -55,13 +61,11 @@ struct LocalState {
 
     /// What `stores/<key>.json` holds.
     struct Store: Codable, Equatable {
-        /// The identities of the store's `memos.json` and `memos.journal` when the edits below were folded into it;
-        /// another identity (a sync tool brought another machine's index, an older voicememo wrote it) means they
-        /// must all be folded in again.
+        /// The identities of the store's `memos.json` and `memos.journal` when the changes in `.folded` were folded
+        /// into it; another identity (a sync tool brought another machine's index, an older voicememo wrote it) means
+        /// they must all be folded in again.
         var index: String?
         var journal: String?
-        /// The names of the edit files folded into the index.
-        var folded: Set<String> = []
         /// The highest clock of any edit seen in the store: this machine's next edit has the one after.
         var clock = 0
         /// The sync tools' conflict copies merged here, all told.
@@ -91,6 +95,24 @@ struct LocalState {
     private func makeDirectory(_ path: String) throws {
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The names of the change files folded into the store's index, as last saved; none when they cannot be read.
+    func loadFolded() -> Set<String> {
+        guard let bytes = try? DurableFile.contents(of: foldedPath) else { return [] }
+        return Set(bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// Saves the names of the change files folded into the store's index; a failure only costs a fold of every change
+    /// next time.
+    func saveFolded(_ names: Set<String>) {
+        do {
+            try makeDirectory(directory.appendingPathComponent("stores").path)
+            let text = names.sorted().map { $0 + "\n" }.joined()
+            try DurableFile.write(Array(text.utf8), replacing: foldedPath, permissions: [.ownerReadWrite], syncing: false)
+        } catch {
+            return
+        }
     }
 
     /// The identity of the file at `path` as ``Store`` records it, or nil when there is none.

@@ -14,6 +14,30 @@ extension MemoStore {
         let loaded: LocalState.Store
         /// Whether the index is the one the state's edits were folded into.
         let isCurrent: Bool
+        /// The names of the change files folded into the index, once read (see ``folded(in:)``).
+        private(set) var foldedNames: Set<String>?
+        /// Whether ``foldedNames`` changed since it was read.
+        private(set) var foldedChanged = false
+
+        init(state: LocalState.Store, loaded: LocalState.Store, isCurrent: Bool) {
+            (self.state, self.loaded, self.isCurrent) = (state, loaded, isCurrent)
+            // Folded into another index, they are all to be folded again.
+            if !isCurrent { foldedNames = [] }
+        }
+
+        /// The names of the change files folded into the index, read from `local` the first time.
+        mutating func folded(in local: LocalState) -> Set<String> {
+            if let foldedNames { return foldedNames }
+            let names = local.loadFolded()
+            foldedNames = names
+            return names
+        }
+
+        /// Sets the names of the change files folded into the index.
+        mutating func setFolded(_ names: Set<String>, in local: LocalState) {
+            if names != folded(in: local) || !isCurrent { foldedChanged = true }
+            foldedNames = names
+        }
         /// The edit files by memo id, when the directory was read.
         var edits: [String: [String]]?
     }
@@ -24,11 +48,9 @@ extension MemoStore {
     /// another machine's, an older voicememo wrote it, it is the first use), every edit is to be folded again.
     func startSync() -> SyncPass {
         let loaded = local.load()
-        var state = loaded
-        let isCurrent = state.index != nil && state.index == LocalState.identity(of: indexURL.path)
-            && state.journal == LocalState.identity(of: journalPath)
-        if !isCurrent { state.folded = [] }
-        return SyncPass(state: state, loaded: loaded, isCurrent: isCurrent)
+        let isCurrent = loaded.index != nil && loaded.index == LocalState.identity(of: indexURL.path)
+            && loaded.journal == LocalState.identity(of: journalPath)
+        return SyncPass(state: loaded, loaded: loaded, isCurrent: isCurrent)
     }
 
     /// Folds into `index` the edits in `names` (the directory's names other than audio files) that it lacks, and those
@@ -58,7 +80,8 @@ extension MemoStore {
                 refold.insert(parsed.id)
             }
         }
-        for (id, list) in edits where list.contains(where: { !sync.state.folded.contains($0) }) { refold.insert(id) }
+        let folded = sync.folded(in: local)
+        for (id, list) in edits where list.contains(where: { !folded.contains($0) }) { refold.insert(id) }
         // What a program that writes no edits changed in the index (an older voicememo, a hand) becomes this machine's
         // edit; not what another machine's index says (a sync tool's copy, behind its change files), nor what a file
         // adopted just now says of itself (a title cut short to fit its tags).
@@ -90,7 +113,7 @@ extension MemoStore {
             }
             if written { try? DurableFile.syncDirectory(containing: indexURL.path) }
         }
-        sync.state.folded = Set(edits.values.joined())
+        sync.setFolded(Set(edits.values.joined()), in: local)
         sync.edits = edits
     }
 
@@ -205,7 +228,7 @@ extension MemoStore {
                 fields = [.deleted]
             } else if let before, let now, before.state != .recording {
                 fields = Self.changedFields(from: before, to: now)
-            } else if before == nil, sync.state.folded.contains(where: { $0.hasPrefix(id + ".") }) {
+            } else if before == nil, sync.folded(in: local).contains(where: { $0.hasPrefix(id + ".") }) {
                 // Brought back from the trash: undeleted, with its fields as the store's changes have them (another
                 // machine may have renamed it since the version kept here).
                 fields = [.audio, .deleted]
@@ -225,12 +248,10 @@ extension MemoStore {
             throw .indexWriteFailed(path: directoryPath, reason: "\(error)")
         }
         sync.state.clock = clock
-        for record in records {
-            sync.state.folded.insert(record.fileName)
-            sync.edits?[record.id, default: []].append(record.fileName)
-        }
+        sync.setFolded(sync.folded(in: local).union(records.map(\.fileName)), in: local)
+        for record in records { sync.edits?[record.id, default: []].append(record.fileName) }
         for id in restored.sorted() {
-            let names = sync.state.folded.filter { $0.hasPrefix(id + ".") }
+            let names = sync.folded(in: local).filter { $0.hasPrefix(id + ".") }
             _ = fold(names.compactMap { MemoEditRecord.read(at: directoryPath + "/" + $0, named: $0) }, of: id, into: &index,
                      keepingUnrecorded: false, access: .changing)
         }
@@ -262,6 +283,7 @@ extension MemoStore {
         var state = sync.state
         state.index = LocalState.identity(of: indexURL.path)
         state.journal = LocalState.identity(of: journalPath)
+        if sync.foldedChanged, let names = sync.foldedNames { local.saveFolded(names) }
         if state != sync.loaded { local.save(state) }
     }
 }
