@@ -213,7 +213,15 @@ public struct MemoStore: Sendable {
             }
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
-                if recordingStatus(of: memo.id, access: access) == .live { continue }
+                let status = recordingStatus(of: memo.id, access: access)
+                if status == .live { continue }
+                // Another machine's recording, finished there: its file is adopted again, whole, with that machine's
+                // changes.
+                if status == .finishedElsewhere {
+                    if fileIsThere, let key { unlisted.insert(key) }
+                    dropped.append(position)
+                    continue
+                }
                 // Its process died: the memo keeps what reached the disk, even if that is nothing. One that died before
                 // it made its file has no memo to show.
                 if fileIsThere {
@@ -318,7 +326,7 @@ public struct MemoStore: Sendable {
         if access == .changing, status != .live { keepWaveform(facts.waveform, of: id) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
         let state: Memo.State = switch status {
-        case .none: .complete
+        case .none, .finishedElsewhere: .complete
         case .live: .recording
         case .ended: .recovered
         }
@@ -347,7 +355,9 @@ public struct MemoStore: Sendable {
             } else if let suffix = [".title", ".markers", Self.waveformSuffix].first(where: name.hasSuffix),
                       !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
                 FileNames.removeIgnoringFailure(path)
-            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
+            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))),
+                      // Another machine's, brought by a sync tool ahead of its memo's file: that machine's to settle.
+                      recordingOwner(at: path).map({ $0 == (try? local.machineID()) }) ?? true {
                 spared = !removeUnlocked(path) || spared
             } else if name.hasSuffix(".partial") {
                 let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date

@@ -158,6 +158,35 @@ import Testing
         #expect((status["memos"] as? [String: Int])?["complete"] == 11)
     }
 
+    @Test func aRecordingUnderWayOnAnotherMachineIsListedAsRecordingThereAndNeverRecoveredHere() throws {
+        let (a, b) = (try Machine(), try Machine())
+        let source = try a.importTone(title: "Source", seconds: 1)
+        let whole = try Data(contentsOf: a.home.appendingPathComponent(source + ".wav"))
+        let owner = try machineID(a)
+        try run(b, "list")
+        // What a sync tool brings of A's recording under way: its file as written so far, and its lock, with A's id.
+        let id = "0123456789ab"
+        let file = b.home.appendingPathComponent(id + ".wav")
+        let lock = b.home.appendingPathComponent(".\(id).recording")
+        try whole.prefix(whole.count / 2).write(to: file)
+        try Data((owner + "\n").utf8).write(to: lock)
+        let listed = try #require(JSONSerialization.jsonObject(with: Data(run(b, "list", "--json").utf8)) as? [[String: Any]])
+        #expect(listed.first { $0["id"] as? String == id }?["state"] as? String == "recording")
+        #expect(try Data(contentsOf: file) == whole.prefix(whole.count / 2), "never repaired here")
+        #expect(FileManager.default.fileExists(atPath: lock.path))
+        // A finishes it: the whole file and A's change for it arrive; the memo is complete, with A's title.
+        try whole.write(to: file)
+        let change = """
+            {"clock": 5, "createdAt": "2026-11-28T12:00:00Z", "deleted": false, "fields": ["title", "createdAt", "audio", "deleted"],
+             "id": "\(id)", "machine": "\(owner)", "madeAt": "2026-11-28T12:00:01Z", "title": "Finished on A"}
+            """
+        try Data(change.utf8).write(to: b.home.appendingPathComponent("\(id).5-\(owner).change"))
+        let memo = try b.json(b.run("info", id, "--json"))
+        #expect(memo["state"] as? String == "complete" && memo["title"] as? String == "Finished on A")
+        #expect(abs((memo["duration"] as? Double ?? 0) - 1) < 0.01)
+        #expect(!FileManager.default.fileExists(atPath: lock.path))
+    }
+
     @Test func syncStatusSaysWhoChangedWhatAndAConflictCopyIsMerged() throws {
         let (a, b) = (try Machine(), try Machine())
         let id = try a.importTone(title: "Shared")
