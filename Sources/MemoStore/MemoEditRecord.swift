@@ -69,7 +69,7 @@ struct MemoEditRecord: Codable, Equatable {
 
     static let fileExtension = "change"
 
-    /// The id, clock and machine an edit file's name gives, or nil when `name` is no edit file's: exactly
+    /// The id, clock and machine an change file's name gives, or nil when `name` is no change file's: exactly
     /// `<12 hex digits>.<decimal clock>-<16 hex digits>.change`, so that a sync tool's temporary or partial file
     /// (`.syncthing.….tmp`, `….~tmp~`, rsync's `.….XXXXXX`) is never taken for one.
     static func parse(fileName name: String) -> (id: String, stamp: Stamp)? {
@@ -91,7 +91,7 @@ struct MemoEditRecord: Codable, Equatable {
         character.isASCIIDigit || ("a"..."f").contains(character)
     }
 
-    /// The name of the file a Syncthing conflict copy `name` is a copy of, when it is one of an edit file:
+    /// The name of the file a Syncthing conflict copy `name` is a copy of, when it is one of an change file:
     /// `<name>.sync-conflict-<date>-<time>-<device>.<extension>` for `<name>.<extension>`.
     static func original(ofConflictCopy name: String) -> String? {
         guard let marker = name.firstRange(of: ".sync-conflict-") else { return nil }

@@ -33,7 +33,7 @@ struct MemoIndex: Codable {
     /// of 50,000 memos before and after.
     private(set) var changes: [MemoJournal.Change] = []
     /// Since ``beginTracking()``: each memo changed or taken out as it was before, and the ids of those added. What
-    /// the store turns into edit files (see ``MemoEditRecord``).
+    /// the store turns into change files (see ``MemoEditRecord``).
     private(set) var tracked: (originals: [String: Memo], added: Set<String>)?
 
     private enum CodingKeys: String, CodingKey {

@@ -62,7 +62,7 @@ struct MemoMerge {
     private static func value(of field: MemoEditRecord.Field, in record: MemoEditRecord) -> AnyHashable {
         switch field {
         case .title: AnyHashable(record.title)
-        // Whole seconds: what an edit file's date keeps.
+        // Whole seconds: what an change file's date keeps.
         case .createdAt: AnyHashable(record.createdAt.map { $0.timeIntervalSince1970.rounded(.down) })
         case .artist: AnyHashable(record.artist)
         case .album: AnyHashable(record.album)

@@ -3,10 +3,10 @@ import FoundationEssentials
 import SystemEdge
 import SystemPackage
 
-/// A store shared by a sync tool: each change is an edit file (``MemoEditRecord``) that only its machine writes, once,
-/// and the index is what the edit files say together (``MemoMerge``), folded into it as they come.
+/// A store shared by a sync tool: each change is an change file (``MemoEditRecord``) that only its machine writes, once,
+/// and the index is what the change files say together (``MemoMerge``), folded into it as they come.
 extension MemoStore {
-    /// What a reconciliation knows of the store's edit files.
+    /// What a reconciliation knows of the store's change files.
     struct SyncPass {
         /// This machine's state of the store, as it is to be saved.
         var state: LocalState.Store
@@ -38,8 +38,6 @@ extension MemoStore {
             if names != folded(in: local) || !isCurrent { foldedChanged = true }
             foldedNames = names
         }
-        /// The edit files by memo id, when the directory was read.
-        var edits: [String: [String]]?
     }
 
     var journalPath: String { directory.appendingPathComponent(MemoJournal.fileName).path }
@@ -55,7 +53,7 @@ extension MemoStore {
 
     /// Folds into `index` the edits in `names` (the directory's names other than audio files) that it lacks, and those
     /// of the memos `adopted` just now; when the store may be changed, merges the sync tools' conflict copies of edit
-    /// files first, and gives every memo without an edit file one that says what the index has (a store of an older
+    /// files first, and gives every memo without an change file one that says what the index has (a store of an older
     /// voicememo, a file copied in), of clock 0, which any real edit overrides.
     func foldEdits(names: [String], adopted: Set<String>, into index: inout MemoIndex, sync: inout SyncPass, access: Access) {
         var edits: [String: [String]] = [:]
@@ -114,7 +112,6 @@ extension MemoStore {
             if written { try? DurableFile.syncDirectory(containing: indexURL.path) }
         }
         sync.setFolded(Set(edits.values.joined()), in: local)
-        sync.edits = edits
     }
 
     /// The machine whose voicememo wrote `memos.json`, read from the JSON itself (its binary cache does not keep it); nil
@@ -184,7 +181,7 @@ extension MemoStore {
         }
     }
 
-    /// Merges the Syncthing conflict copy `copy` of the edit file `original` and removes it: of two different files
+    /// Merges the Syncthing conflict copy `copy` of the change file `original` and removes it: of two different files
     /// of one name, the one whose bytes sort last is kept, the same on every machine. Returns whether it merged one.
     private func mergeConflictCopy(_ copy: String, into original: String) -> Bool {
         let copyPath = directoryPath + "/" + copy
@@ -249,7 +246,6 @@ extension MemoStore {
         }
         sync.state.clock = clock
         sync.setFolded(sync.folded(in: local).union(records.map(\.fileName)), in: local)
-        for record in records { sync.edits?[record.id, default: []].append(record.fileName) }
         for id in restored.sorted() {
             let names = sync.folded(in: local).filter { $0.hasPrefix(id + ".") }
             _ = fold(names.compactMap { MemoEditRecord.read(at: directoryPath + "/" + $0, named: $0) }, of: id, into: &index,
@@ -321,7 +317,7 @@ extension MemoStore {
         return MemoMerge(listing.compactMap { MemoEditRecord.read(at: directoryPath + "/" + $0, named: $0) }).titles
     }
 
-    /// How the store stands as this machine shares it with others (see ``SyncStatus``); reads every edit file.
+    /// How the store stands as this machine shares it with others (see ``SyncStatus``); reads every change file.
     ///
     /// - Throws: what ``memos()`` throws, and ``MemoStoreError/stateUnusable(path:reason:)`` without a machine id.
     public func syncStatus() throws(MemoStoreError) -> SyncStatus {

@@ -170,7 +170,7 @@ public struct MemoStore: Sendable {
         /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
         /// pending, and a later change is sure to show in the identity. Nil when the cache vouches for it already.
         var vouchableDirectory: MemoIndexCache.Identity?
-        /// What it knows of the store's edit files.
+        /// What it knows of the store's change files.
         var sync: SyncPass
     }
 
