@@ -10,7 +10,7 @@ BENCH_BUILD = VOICEMEMO_BENCHMARKS=1 $(SWIFT) build -c release --scratch-path .b
 # Debian packages: the C libraries we link, the tools the tests check our files with (and python3, which chooses the
 # groups `make test` runs), the benchmark anchors.
 BUILD_PACKAGES = pkg-config libasound2-dev libsndfile1-dev libopus-dev libsoxr-dev libsoundtouch-dev libogg-dev libavformat-dev libavcodec-dev libsystemd-dev libcurl4-openssl-dev libebur128-dev libwebrtc-audio-processing-dev
-TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl python3 syncthing
+TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-plugins espeak-ng strace ffmpeg dbus playerctl nginx-light openssl python3 syncthing rsync
 BENCH_PACKAGES = soundstretch time libspeexdsp-dev g++ python3-venv
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 

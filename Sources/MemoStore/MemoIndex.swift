@@ -22,15 +22,22 @@ struct MemoIndex: Codable {
     var schemaVersion = MemoIndex.currentSchemaVersion
     /// Which writing of `memos.json` this is: 16 hexadecimal digits, random; `nil` in schema 1.
     var generation: String?
+    /// The machine whose voicememo wrote `memos.json` (see ``LocalState/machineID()``); `nil` when a voicememo that
+    /// writes no change files wrote it. An index a sync tool brought from another machine says what that machine had
+    /// folded in; one of this machine or of none may hold changes that no change file has (an older voicememo's).
+    var machine: String?
     /// The memos, in the order they were added; changed through ``put(_:)``, ``replace(at:with:)``, ``append(_:)``
     /// and ``remove(atPositions:)``, which note each change.
     private(set) var memos: [Memo] = []
     /// The changes made since the index was read, in order: what a save appends to the journal, with no comparison
     /// of 50,000 memos before and after.
     private(set) var changes: [MemoJournal.Change] = []
+    /// Since ``beginTracking()``: each memo changed or taken out as it was before, and the ids of those added. What
+    /// the store turns into change files (see ``MemoEditRecord``).
+    private(set) var tracked: (originals: [String: Memo], added: Set<String>)?
 
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, generation, memos
+        case schemaVersion, generation, machine, memos
     }
 
     init(schemaVersion: Int = MemoIndex.currentSchemaVersion, generation: String? = nil, memos: [Memo] = []) {
@@ -48,8 +55,20 @@ struct MemoIndex: Codable {
         }
     }
 
+    /// Notes from now on what each change does to the memos, for ``tracked``.
+    mutating func beginTracking() {
+        tracked = ([:], [])
+    }
+
+    /// Notes `memo` as it was before a change, if it is the first.
+    private mutating func track(before memo: Memo) {
+        guard tracked != nil, tracked?.originals[memo.id] == nil, tracked?.added.contains(memo.id) == false else { return }
+        tracked?.originals[memo.id] = memo
+    }
+
     /// Puts `memo` in place of the one at `position`.
     mutating func replace(at position: Int, with memo: Memo) {
+        track(before: memos[position])
         if memos[position].id != memo.id { changes.append(.remove(id: memos[position].id)) }
         memos[position] = memo
         changes.append(.put(memo))
@@ -57,6 +76,7 @@ struct MemoIndex: Codable {
 
     /// Adds `memo` after the others.
     mutating func append(_ memo: Memo) {
+        if tracked != nil, tracked?.originals[memo.id] == nil { tracked?.added.insert(memo.id) }
         memos.append(memo)
         changes.append(.put(memo))
     }
@@ -64,7 +84,10 @@ struct MemoIndex: Codable {
     /// Takes out the memos at `positions`.
     mutating func remove(atPositions positions: [Int]) {
         guard !positions.isEmpty else { return }
-        for position in positions { changes.append(.remove(id: memos[position].id)) }
+        for position in positions {
+            track(before: memos[position])
+            changes.append(.remove(id: memos[position].id))
+        }
         memos.removeSubranges(RangeSet(positions, within: memos))
     }
 
@@ -173,6 +196,7 @@ struct MemoIndex: Codable {
     ) {
         var saved = index
         saved.changes = []
+        saved.tracked = nil
         lastRead.value.withLock { $0 = (LastRead.Source(url), .index(saved, vouchedDirectory: vouchedDirectory, journal: journal)) }
     }
 

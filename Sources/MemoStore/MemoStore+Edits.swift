@@ -216,7 +216,7 @@ extension MemoStore {
     /// kept beside it first, then its audio moved back from the trash in one step (a rename), then its waveform, and its
     /// record removed. A process killed before the index is saved leaves the audio in the store, which the next
     /// reconciliation adopts with the title and markers kept beside it.
-    private func bringBack(_ version: TrashedVersion, into index: inout MemoIndex) throws(MemoStoreError) -> Memo {
+    func bringBack(_ version: TrashedVersion, into index: inout MemoIndex) throws(MemoStoreError) -> Memo {
         guard version.edit == .delete else { throw .noMatch(version.memo.id) }
         let file = filePath(of: version.memo)
         let fileTitle = (try? AudioFile(forReading: URL(filePath: version.path, directoryHint: .notDirectory)))?.metadata.title

@@ -1,6 +1,7 @@
 import AudioIO
 import FoundationEssentials
 import SystemEdge
+import SystemPackage
 
 extension MemoStore {
     /// Lists a new memo in state ``Memo/State/recording`` for a recording about to start in this process.
@@ -36,6 +37,7 @@ extension MemoStore {
                 let id = Memo.newID(unlike: index.memos)
                 lockPath = recordingLockPath(of: id)
                 let lock = try FileLock(path: recordingLockPath(of: id), storePath: directory.path)
+                markOwnRecording(at: recordingLockPath(of: id))
                 let silence = Array(repeating: AudioLevels.floor, count: settings.channelCount)
                 let memo = Memo(
                     id: id, title: title, createdAt: createdAt, duration: 0, fileName: Memo.fileName(id: id, format: settings.format),
@@ -114,6 +116,9 @@ extension MemoStore {
         case live
         /// The lock was free: the recording ended without being finished. Its lock file is gone now.
         case ended
+        /// Another machine sharing the store made the lock and has finished the recording since (a change of the memo
+        /// from it is here): its file is a finished memo's. The copy of its lock is gone now.
+        case finishedElsewhere
     }
 
     /// What the lock file of memo `id` says of its recording. When the store may be changed (the caller holds its
@@ -126,10 +131,42 @@ extension MemoStore {
         case .held:
             return .live
         case .acquired(let lock):
+            defer { lock.unlock() }
+            // A lock a sync tool brought from another machine is that machine's recording, whose file arrives as it is
+            // written: it is never recovered here, only by that machine, and it is live until that machine's change
+            // for it comes (a change is written only once a recording is finished or recovered).
+            if let owner = recordingOwner(at: path), owner != (try? local.machineID()) {
+                guard hasChange(of: id, from: owner) else { return .live }
+                if access == .changing { FileNames.removeIgnoringFailure(path) }
+                return .finishedElsewhere
+            }
             if access == .changing { FileNames.removeIgnoringFailure(path) }
-            lock.unlock()
             return .ended
         }
+    }
+
+    /// Writes this machine's id into the recording lock at `path`, which this process holds: another machine that gets
+    /// a copy of it knows whose recording it is.
+    private func markOwnRecording(at path: String) {
+        guard let machine = try? local.machineID(),
+              let descriptor = try? FileDescriptor.open(path, .writeOnly, options: [.noFollow, .closeOnExec])
+        else { return }
+        _ = try? descriptor.closeAfter { try descriptor.writeAll(Array((machine + "\n").utf8)) }
+    }
+
+    /// The machine whose id the recording lock at `path` holds, if any.
+    func recordingOwner(at path: String) -> String? {
+        guard let bytes = try? DurableFile.contents(of: path),
+              let text = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first,
+              MemoEditRecord.isMachineID(text)
+        else { return nil }
+        return String(text)
+    }
+
+    /// Whether a change of memo `id` made by `machine` is in the store.
+    private func hasChange(of id: String, from machine: String) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directoryPath)) ?? []
+        return names.contains { MemoEditRecord.parse(fileName: $0).map { $0.id == id && $0.stamp.machine == machine } ?? false }
     }
 
     private func recordingLockPath(of id: String) -> String {

@@ -5,6 +5,11 @@ import SystemPackage
 
 /// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
 ///
+/// The directory may be shared between machines by a sync tool: each change to a memo is also a file of its own,
+/// `<id>.<clock>-<machine>.change`, written once by the machine that made it, and what those files say together
+/// (the last change of each field winning, by clock then machine id) is folded into the index wherever they arrive;
+/// the machine's id is kept outside the store, in `stateDirectory` (see ``init(directory:stateDirectory:)``).
+///
 /// The audio files are the truth. The index is read and written under an exclusive lock, always
 /// atomically (temporary file, fsync, rename), so concurrent processes lose nothing. Whenever the index is
 /// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
@@ -24,18 +29,21 @@ public struct MemoStore: Sendable {
     /// The store directory.
     public let directory: URL
     /// `directory`'s path, kept: `list --json` gives the path of each of thousands of memos.
-    private let directoryPath: String
+    let directoryPath: String
     /// The index as this process read it last.
     private let lastRead = MemoIndex.LastRead()
+    /// What this machine keeps of the store outside it: its id, the edits folded into the index.
+    let local: LocalState
 
     /// The index file.
     var indexURL: URL { directory.appendingPathComponent("memos.json") }
 
-    /// Opens the store at `directory`, creating it (mode 0700) if needed.
+    /// Opens the store at `directory`, creating it (mode 0700) if needed, as the machine whose state is in
+    /// `stateDirectory` (see ``defaultStateDirectory(environment:)``).
     ///
     /// - Throws: ``MemoStoreError/directoryUnusable(path:reason:)`` when it cannot be created or is not a
     ///   directory.
-    public init(directory: URL) throws(MemoStoreError) {
+    public init(directory: URL, stateDirectory: URL = MemoStore.defaultStateDirectory()) throws(MemoStoreError) {
         let path = directory.path
         var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -50,6 +58,14 @@ public struct MemoStore: Sendable {
         }
         self.directory = directory.standardizedFileURL
         directoryPath = self.directory.path
+        local = LocalState(directory: stateDirectory, store: self.directory)
+    }
+
+    /// Where this machine keeps its id and what it knows of each store, outside the store (which a sync tool may
+    /// share): `$XDG_STATE_HOME/voicememo`, else `~/.local/state/voicememo`. Two processes with different ones are
+    /// two machines.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        UserDirectories(environment: environment).state.appendingPathComponent("voicememo")
     }
 
     /// Where the store is unless told otherwise: `$VOICEMEMO_HOME`, else `$XDG_DATA_HOME/voicememo`,
@@ -124,7 +140,11 @@ public struct MemoStore: Sendable {
         var reconciled = try reconciledIndex(entering: fileName, access: .changing)
         // What the trash has kept for its days goes whenever the store is used (a look at its directory when not due).
         MemoTrash(store: directory).purgeExpired()
+        reconciled.index.beginTracking()
         let result = try body(&reconciled.index)
+        try writeLocalEdits(of: &reconciled.index, sync: &reconciled.sync)
+        defer { finishSync(reconciled.sync) }
+        if let machine = try? local.machineID() { reconciled.index.machine = machine }
         if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {
             let journal = try reconciled.index.save(to: indexURL, journal: reconciled.journal, wholly: reconciled.isRebuilt)
             if let journal {
@@ -150,6 +170,8 @@ public struct MemoStore: Sendable {
         /// The identity the directory had when it was read, if the index's cache may vouch for it: nothing was left
         /// pending, and a later change is sure to show in the identity. Nil when the cache vouches for it already.
         var vouchableDirectory: MemoIndexCache.Identity?
+        /// What it knows of the store's change files.
+        var sync: SyncPass
     }
 
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
@@ -159,7 +181,7 @@ public struct MemoStore: Sendable {
         let vouchedDirectory = reconciled.vouchedDirectory
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
-        if let vouchedDirectory, vouchedDirectory == directoryIdentity,
+        if reconciled.sync.isCurrent, let vouchedDirectory, vouchedDirectory == directoryIdentity,
            reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live) }) {
             return reconciled
         }
@@ -191,7 +213,15 @@ public struct MemoStore: Sendable {
             }
             if memo.state == .recording {
                 // A live recording keeps its entry, even before its file exists.
-                if recordingStatus(of: memo.id, access: access) == .live { continue }
+                let status = recordingStatus(of: memo.id, access: access)
+                if status == .live { continue }
+                // Another machine's recording, finished there: its file is adopted again, whole, with that machine's
+                // changes.
+                if status == .finishedElsewhere {
+                    if fileIsThere, let key { unlisted.insert(key) }
+                    dropped.append(position)
+                    continue
+                }
                 // Its process died: the memo keeps what reached the disk, even if that is nothing. One that died before
                 // it made its file has no memo to show.
                 if fileIsThere {
@@ -204,13 +234,16 @@ public struct MemoStore: Sendable {
             }
         }
         reconciled.index.remove(atPositions: dropped)
+        var adopted: Set<String> = []
         for name in unlisted.sorted().map(Memo.fileName(forKey:)) {
             guard name != entering, let memo = adoptedMemo(fileName: name, access: access) else {
                 isPending = true
                 continue
             }
             reconciled.index.append(memo)
+            adopted.insert(memo.id)
         }
+        foldEdits(names: listing.otherNames, adopted: adopted, into: &reconciled.index, sync: &reconciled.sync, access: access)
         if !isPending, let directoryIdentity, directoryIdentity.revealsLaterChanges(ofDirectoryAt: directoryPath) {
             reconciled.vouchableDirectory = directoryIdentity
         }
@@ -220,16 +253,18 @@ public struct MemoStore: Sendable {
     /// The index as its file (or its cache) has it, rebuilt empty when missing or damaged (a damaged one is kept
     /// aside when the store may be changed), and the directory its cache vouches for.
     private func loadedIndex(access: Access) throws(MemoStoreError) -> ReconciledIndex {
+        // Before the index: an index replaced after this shows as another than the one the edits were folded into.
+        let sync = startSync()
         switch MemoIndex.load(from: indexURL, remembering: lastRead, taking: access == .changing) {
         case .index(let loaded, let vouched, let journal):
-            return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched)
+            return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched, sync: sync)
         case .missing:
-            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true, sync: sync)
         case .inaccessible(let error):
             throw .indexInaccessible(path: indexURL.path, reason: error.description)
         case .unreadable:
             if access == .changing { keepDamagedIndexAside() }
-            return ReconciledIndex(index: MemoIndex(), isRebuilt: true)
+            return ReconciledIndex(index: MemoIndex(), isRebuilt: true, sync: sync)
         case .newerSchema(let version):
             throw .newerSchema(path: indexURL.path, version: version)
         }
@@ -291,7 +326,7 @@ public struct MemoStore: Sendable {
         if access == .changing, status != .live { keepWaveform(facts.waveform, of: id) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
         let state: Memo.State = switch status {
-        case .none: .complete
+        case .none, .finishedElsewhere: .complete
         case .live: .recording
         case .ended: .recovered
         }
@@ -314,12 +349,15 @@ public struct MemoStore: Sendable {
         var spared = false
         for name in hidden {
             let path = directory.appendingPathComponent(name).path
-            if name.hasSuffix(".tmp") {
+            // A sync tool's temporary file is the file it is writing now: Syncthing's `.syncthing.<name>.tmp`.
+            if name.hasSuffix(".tmp"), !name.hasPrefix(".syncthing.") {
                 FileNames.removeIgnoringFailure(path)
             } else if let suffix = [".title", ".markers", Self.waveformSuffix].first(where: name.hasSuffix),
                       !Memo.fileKeys(ofID: name.dropFirst().dropLast(suffix.count)).contains(where: listing.storeFiles.contains) {
                 FileNames.removeIgnoringFailure(path)
-            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))) {
+            } else if name.hasSuffix(".recording"), !listed.contains(String(name.dropFirst().dropLast(".recording".count))),
+                      // Another machine's, brought by a sync tool ahead of its memo's file: that machine's to settle.
+                      recordingOwner(at: path).map({ $0 == (try? local.machineID()) }) ?? true {
                 spared = !removeUnlocked(path) || spared
             } else if name.hasSuffix(".partial") {
                 let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date

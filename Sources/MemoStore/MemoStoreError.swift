@@ -16,6 +16,9 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case indexInaccessible(path: String, reason: String)
     /// Writing the index failed; the previous index is intact.
     case indexWriteFailed(path: String, reason: String)
+    /// This machine's state directory (`$XDG_STATE_HOME/voicememo`: its id, the edits its index has) cannot be made or
+    /// read.
+    case stateUnusable(path: String, reason: String)
     /// No memo matches the reference.
     case noMatch(String)
     /// The reference is the start of an id, but shorter than ``MemoStore/minimumPrefixLength`` characters: too short to
@@ -72,6 +75,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "cannot read the memo index '\(path)': \(reason); check its permissions (nothing was changed)"
         case .indexWriteFailed(let path, let reason):
             "cannot save the memo index '\(path)': \(reason); the previous index is unchanged, free some space and try again"
+        case .stateUnusable(let path, let reason):
+            "cannot use voicememo's state directory '\(path)': \(reason); set XDG_STATE_HOME to a writable directory"
         case .noMatch(let reference):
             "no memo matches '\(reference)'; run 'voicememo list' to see ids and titles"
         case .prefixTooShort(let reference):

@@ -105,7 +105,7 @@ struct MemoTrash {
     ///
     /// - Throws: ``MemoStoreError/editFailed(path:reason:)``; nothing is kept then.
     func keep(_ memo: Memo, file: String, waveform: String? = nil, before edit: MemoEdit) throws(MemoStoreError) -> TrashedVersion {
-        let number = (names().compactMap(Entry.init(name:)).map(\.number).max() ?? 0) + 1
+        let number = Self.nextNumber(after: names().compactMap(Entry.init(name:)).map(\.number).max() ?? 0)
         let stem = path + "/\(number).\(memo.id)"
         let version = TrashedVersion(number: number, memo: memo, edit: edit, trashedAt: Date(), path: stem + "." + memo.format.rawValue)
         do {
@@ -127,6 +127,13 @@ struct MemoTrash {
         // Derived data: without it, the waveform is measured again when asked for.
         if let waveform { try? FileNames.link(waveform, as: waveformPath(of: version)) }
         return version
+    }
+
+    /// The number of a version kept after one numbered `last`: higher, and unlike any another machine sharing the store
+    /// gives its own version at the same time (a sync tool would put one over the other): the next multiple of 2^20
+    /// above `last`, plus 20 random bits.
+    static func nextNumber(after last: Int) -> Int {
+        ((last >> 20) + 1) << 20 | Int.random(in: 0..<(1 << 20))
     }
 
     /// Where the waveform of `version` is kept.

@@ -19,7 +19,7 @@ struct VoiceMemo: AsyncParsableCommand {
         subcommands: [
             Record.self, List.self, Play.self, Info.self, Rename.self, Delete.self, Import.self, Export.self,
             Trim.self, Restore.self, Undo.self, Trash.self, Enhance.self, WaveformCommand.self, Meter.self, Devices.self,
-            Presets.self, Cache.self,
+            Presets.self, Cache.self, Sync.self,
         ])
 
     // A flag of its own rather than the configuration's `version`, which every run would build: asking each library its

@@ -95,7 +95,7 @@ extension MemoStoreTests {
         let recording = try variedStore()
         let truth = try store.memos()
         let healthy = try Data(contentsOf: URL(fileURLWithPath: cache))
-        let other = try MemoStore(directory: scratch.file("other"))
+        let other = try MemoStore(directory: scratch.file("other"), stateDirectory: scratch.file("state"))
         _ = try other.importAudio(from: tone("o.wav"), title: "Someone else's")
         let foreign = try Data(contentsOf: other.directory.appendingPathComponent(".memos.cache"))
         var flipped = healthy

@@ -11,7 +11,7 @@ import Testing
 
     init() throws {
         scratch = try ScratchDirectory()
-        store = try MemoStore(directory: scratch.file("store"))
+        store = try MemoStore(directory: scratch.file("store"), stateDirectory: scratch.file("state"))
     }
 
     @Test(arguments: [AudioFileFormat.wav, .opus])

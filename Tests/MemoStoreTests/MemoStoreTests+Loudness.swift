@@ -71,9 +71,9 @@ extension MemoStoreTests {
         let written = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: URL(fileURLWithPath: index)))
         #expect(written.schemaVersion == 3 && written.memos == measured, "written whole as schema 3")
         // Another process, from the JSON and from the cache made of it.
-        #expect(try MemoStore(directory: store.directory).memos() == measured)
+        #expect(try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos() == measured)
         try FileManager.default.removeItem(atPath: cache)
-        #expect(try MemoStore(directory: store.directory).memos() == measured)
+        #expect(try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos() == measured)
         // Measured once: asked again, nothing is written.
         let identity = MemoIndexCache.Identity(path: index)
         #expect(store.measuringLoudness(of: measured) == measured && MemoIndexCache.Identity(path: index) == identity)
@@ -117,8 +117,8 @@ extension MemoStoreTests {
         let imported = try store.importAudio(from: markedTone("loud.wav", markers: markers, seconds: 0.5), title: "Loud")
         #expect(imported.loudness != nil && imported.artist == "Ann" && imported.comment == "take 2" && imported.markers == markers)
         try FileManager.default.removeItem(atPath: cache)
-        #expect(try MemoStore(directory: store.directory).memos() == memos + [imported], "from the JSON and the journal")
-        #expect(try MemoStore(directory: store.directory).memos() == memos + [imported], "from the cache and the journal")
+        #expect(try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos() == memos + [imported], "from the JSON and the journal")
+        #expect(try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos() == memos + [imported], "from the cache and the journal")
     }
 
     @Test func memosSortLoudestFirstWithTheUnmeasuredLast() {

@@ -30,7 +30,7 @@ extension MemoStoreTests {
         #expect(entries[0]["nonFiniteSamples"] as? Int == 1234 && entries[1]["nonFiniteSamples"] == nil)
         // From memos.json alone, in another process.
         try FileManager.default.removeItem(atPath: cache)
-        #expect(try MemoStore(directory: store.directory).memos().map(\.nonFiniteSampleCount) == [1234, 0])
+        #expect(try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos().map(\.nonFiniteSampleCount) == [1234, 0])
     }
 
     @Test func aRecordingsCountOfNonFiniteSamplesIsKeptInTheJournal() throws {
@@ -59,7 +59,7 @@ extension MemoStoreTests {
         }
         #expect(kinds.suffix(2) == [4, 3], "\(kinds)")
         try FileManager.default.removeItem(atPath: cache)
-        let reread = try MemoStore(directory: store.directory).memos()
+        let reread = try MemoStore(directory: store.directory, stateDirectory: scratch.file("state")).memos()
         #expect(reread.first { $0.id == garbage.id }?.nonFiniteSampleCount == 99)
         #expect(reread.filter { $0.id != garbage.id }.allSatisfy { $0.nonFiniteSampleCount == 0 })
     }

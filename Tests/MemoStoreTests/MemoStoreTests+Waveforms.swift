@@ -12,7 +12,7 @@ import Testing
 
     init() throws {
         scratch = try ScratchDirectory()
-        store = try MemoStore(directory: scratch.file("store"))
+        store = try MemoStore(directory: scratch.file("store"), stateDirectory: scratch.file("state"))
     }
 
     func imported(seconds: Double = 1, format: AudioFileFormat = .wav) throws -> Memo {

@@ -10,7 +10,7 @@ import Testing
 
     init() throws {
         scratch = try ScratchDirectory()
-        store = try MemoStore(directory: scratch.file("store"))
+        store = try MemoStore(directory: scratch.file("store"), stateDirectory: scratch.file("state"))
     }
 
     func tone(_ name: String, rate: Int = 48000, channels: Int = 1, seconds: Double = 1) throws -> URL {

@@ -19,15 +19,19 @@ struct CLI {
     }()
 
     /// ``Tool/environment`` with `VOICEMEMO_HOME` set to this test's store, `XDG_CACHE_HOME` to a cache of its own
-    /// (downloads of http addresses) and `XDG_CONFIG_HOME` to settings of its own: the user's (a cache size, presets)
-    /// change nothing.
+    /// (downloads of http addresses), `XDG_CONFIG_HOME` to settings of its own: the user's (a cache size, presets)
+    /// change nothing, and `XDG_STATE_HOME` to a machine of its own.
     var environment: [String: String] {
         var environment = Tool.environment
         environment["VOICEMEMO_HOME"] = home.path
         environment["XDG_CACHE_HOME"] = cacheHome.path
         environment["XDG_CONFIG_HOME"] = configHome.path
+        environment["XDG_STATE_HOME"] = stateHome.path
         return environment
     }
+
+    /// This test's `XDG_STATE_HOME`: the machine's id and what it knows of the store are in `voicememo` in it.
+    var stateHome: URL { scratch.file("state") }
 
     /// This test's `XDG_CONFIG_HOME`.
     var configHome: URL { scratch.file("config") }

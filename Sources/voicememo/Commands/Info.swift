@@ -19,7 +19,10 @@ extension VoiceMemo {
                 any): silence in the file, and in its levels, loudness and waveform; a 32-bit float file keeps \
                 them as they came. \
                 The waveform spans the terminal's width (80 columns off a terminal) in two rows: each column \
-                as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest.
+                as tall as the loudest sample of its stretch of the memo, on a scale of 30 dB below the loudest. \
+                Titles it had before, on this machine or another sharing the store, show as Earlier titles \
+                (titleHistory in --json, when it had others: every title, the last the memo's, each with the clock \
+                and machine of its change).
                 """)
 
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
@@ -34,8 +37,11 @@ extension VoiceMemo {
         func run() async throws {
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
             let memo = store.measuringLoudness(of: [try store.memo(matching: memo)])[0]
+            let history = try store.titleHistory(of: memo)
             if json {
-                print(try MemoJSON.line(MemoJSON(memo, in: store)))
+                var output = MemoJSON(memo, in: store)
+                if history.count > 1 { output.titleHistory = history }
+                print(try MemoJSON.line(output))
                 return
             }
             var fields = [
@@ -55,6 +61,8 @@ extension VoiceMemo {
             ]
             let tags = [("Artist", memo.artist), ("Album", memo.album), ("Comment", memo.comment)]
             fields.insert(contentsOf: tags.compactMap { label, value in value.map { (label, $0.terminalSafe) } }, at: 2)
+            let earlier = history.dropLast().map(\.title).filter { $0 != memo.title }
+            if !earlier.isEmpty { fields.insert(("Earlier titles", earlier.reversed().map(\.terminalSafe).joined(separator: "; ")), at: 1) }
             if !memo.markers.isEmpty { fields.append(("Markers", "\(memo.markers.count)")) }
             if memo.nonFiniteSampleCount > 0 {
                 fields.append(("Non-finite samples", "\(memo.nonFiniteSampleCount) (NaN or infinity, taken as silence)"))

@@ -26,6 +26,9 @@ struct MemoJSON: Encodable {
     let markers: [MarkerJSON]
     /// Samples the device delivered as NaN or ±infinity while it was recorded; omitted when there were none.
     let nonFiniteSamples: Int64?
+    /// Every title the memo was given on any machine, the last its title (`info --json` only, when it had others; see
+    /// `MemoStore.titleHistory(of:)`).
+    var titleHistory: [TitleChange]?
 
     /// A marker: where it is, in frames and seconds, and its name.
     struct MarkerJSON: Encodable {
