@@ -11,6 +11,10 @@ public enum MemoEdit: Codable, Equatable, Sendable {
     case rename
     /// The memo was deleted: the version is the memo whole, and restoring it puts it back in the store.
     case delete
+    /// Two machines changed the memo's audio at once (a rename writes the title into it, a trim cuts it), and the sync
+    /// tool kept the one it did not choose as a conflict copy: the version is that copy, kept here rather than left in
+    /// the store, so that nothing is lost and nothing is left to clean up.
+    case syncConflict
 
     /// Where a time of the version before the edit lies in the version after it, in seconds; `nil` when the edit
     /// removed it (a delete removes every time). What anything pinned to a time of the memo (a marker) needs to follow
@@ -18,7 +22,7 @@ public enum MemoEdit: Codable, Equatable, Sendable {
     public func timeAfter(_ time: Double) -> Double? {
         switch self {
         case .trim(let start, let end): (start...end).contains(time) ? time - start : nil
-        case .rename: time
+        case .rename, .syncConflict: time
         case .delete: nil
         }
     }
@@ -30,7 +34,7 @@ public enum MemoEdit: Codable, Equatable, Sendable {
         case .trim(let start, let end):
             let frames = Int64((start * sampleRate).rounded())..<Int64((end * sampleRate).rounded())
             return markers.compactMap { $0.inExcerpt(frames) }
-        case .rename: return markers
+        case .rename, .syncConflict: return markers
         case .delete: return []
         }
     }

@@ -67,6 +67,7 @@ extension MemoStore {
             }
         }
         var refold = adopted
+        if access == .changing { keepAudioConflictCopies(names, of: index) }
         if access == .changing {
             for conflict in conflicts {
                 guard mergeConflictCopy(conflict.copy, into: conflict.original),
@@ -112,6 +113,23 @@ extension MemoStore {
             if written { try? DurableFile.syncDirectory(containing: indexURL.path) }
         }
         sync.setFolded(Set(edits.values.joined()), in: local)
+    }
+
+    /// Moves each sync tool's conflict copy of a memo's audio (Syncthing's `<id>.sync-conflict-<when>-<device>.<format>`,
+    /// made when two machines changed the audio at once) to the trash, as a version of the memo: kept, and out of the
+    /// store. The same on every machine: the copy is synced too, and whichever machine moves it first, its removal
+    /// reaches the others.
+    private func keepAudioConflictCopies(_ names: [String], of index: MemoIndex) {
+        let trash = MemoTrash(store: directory)
+        for name in names {
+            guard let marker = name.firstRange(of: ".sync-conflict-"), let dot = name[marker.upperBound...].lastIndex(of: ".")
+            else { continue }
+            let original = String(name[..<marker.lowerBound] + name[dot...])
+            guard Memo.fileKey(ofFileName: original) != nil, let memo = index.memos.first(where: { $0.fileName == original }) else { continue }
+            let copy = directoryPath + "/" + name
+            guard (try? trash.keep(memo, file: copy, before: .syncConflict)) != nil else { continue }
+            FileNames.removeIgnoringFailure(copy)
+        }
     }
 
     /// The machine whose voicememo wrote `memos.json`, read from the JSON itself (its binary cache does not keep it); nil

@@ -77,6 +77,7 @@ enum Describe {
         case .trim(let start, let end): "trim \(duration(start))–\(duration(end))"
         case .rename: "rename"
         case .delete: "delete"
+        case .syncConflict: "sync conflict"
         }
     }
 

@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// One memo collection on two machines kept in step by two real Syncthing instances: each machine is a `voicememo`
+/// with its own `XDG_STATE_HOME` (its id and index) and its store in its machine's shared folder. Whatever both do, once
+/// the folders are in step both list the same memos, each titled by the deterministic winner, with nothing lost or
+/// resurrected and nothing left for a person to clean up.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SyncthingStoreTests {
+    /// One machine: the CLI with its store in `folder` and its state in a directory of its own.
+    struct Machine {
+        let cli: CLI
+        let folder: URL
+        let state: URL
+
+        var environment: [String: String] { ["VOICEMEMO_HOME": folder.path, "XDG_STATE_HOME": state.path] }
+
+        @discardableResult
+        func run(_ arguments: String...) throws -> ToolResult { try run(arguments) }
+
+        @discardableResult
+        func run(_ arguments: [String]) throws -> ToolResult {
+            let result = try cli.run(arguments, with: environment)
+            #expect(result.status == 0, "\(arguments.joined(separator: " ")): \(result.standardError)")
+            return result
+        }
+
+        /// `list --json`, each memo as sorted JSON with its file named without the machine's folder, in order of id.
+        func memos() throws -> [String] {
+            let listed = try JSONSerialization.jsonObject(with: Data(run("list", "--json").standardOutput.utf8)) as? [[String: Any]] ?? []
+            return try listed.map { memo in
+                var memo = memo
+                memo["file"] = (memo["file"] as? String).map { ($0 as NSString).lastPathComponent }
+                return String(decoding: try JSONSerialization.data(withJSONObject: memo, options: [.sortedKeys]), as: UTF8.self)
+            }.sorted()
+        }
+    }
+
+    let scratch: ScratchDirectory
+    let cli: CLI
+
+    init() throws {
+        cli = try CLI()
+        scratch = cli.scratch
+    }
+
+    func machines(receivingRate: Int? = nil) async throws -> (SyncthingPair, Machine, Machine) {
+        // What the README tells a person to keep out of sync: each machine's own cache of the list.
+        let pair = try await SyncthingPair(
+            sharing: scratch.file("a/memos"), and: scratch.file("b/memos"), homesIn: scratch.url, receivingRate: receivingRate,
+            ignoring: ["memos.json", "memos.journal", ".memos.cache", ".lock"])
+        let a = Machine(cli: cli, folder: pair.a.folder, state: scratch.file("a/state"))
+        let b = Machine(cli: cli, folder: pair.b.folder, state: scratch.file("b/state"))
+        return (pair, a, b)
+    }
+
+    /// Waits until the folders are in step, lets each machine read what came (merging what sync tools leave), waits
+    /// again, and checks that both list the same and that nothing is left for a person to clean up.
+    func converge(_ pair: SyncthingPair, _ a: Machine, _ b: Machine) async throws -> [[String: Any]] {
+        try await pair.waitUntilInSync(within: 60)
+        _ = try a.memos()
+        _ = try b.memos()
+        try await pair.waitUntilInSync(within: 60)
+        let listed = try a.memos()
+        let onB = try b.memos()
+        #expect(onB == listed, "both machines list the same memos: \(zip(listed, onB).filter { $0 != $1 }.prefix(2)), \(listed.count) and \(onB.count)")
+        for machine in [pair.a, pair.b] {
+            #expect(machine.conflictCopies().isEmpty, "conflict copies merged and removed: \(machine.conflictCopies())")
+        }
+        return try listed.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    /// `count` tones of 0.2 s in a directory of their own.
+    func tones(_ count: Int, named name: String) throws -> URL {
+        let directory = scratch.file(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for number in 0..<count {
+            try Sox.synth(to: directory.appendingPathComponent(String(format: "%@-%03d.wav", name, number)).path, rate: 16000,
+                          channels: 1, seconds: 0.2, "sine \(300 + number)")
+        }
+        return directory
+    }
+
+    @Test func concurrentRenamesDeletesAndTrimsConvergeOnBothMachines() async throws {
+        let (pair, a, b) = try await machines()
+        defer { pair.stop() }
+        try a.run("import", try tones(3, named: "talk").path)
+        var listed = try await converge(pair, a, b)
+        #expect(listed.count == 3)
+        let ids = listed.compactMap { $0["id"] as? String }
+
+        // Apart: both rename the first; A deletes the second while B renames it; B trims the third.
+        try await pair.disconnect()
+        try a.run("rename", ids[0], "Title from A")
+        try b.run("rename", ids[0], "Title from B")
+        try a.run("delete", ids[1])
+        try b.run("rename", ids[1], "Renamed on B")
+        try b.run("trim", ids[2], "--end", "0.1")
+        try await pair.reconnect()
+        listed = try await converge(pair, a, b)
+
+        let first = try #require(listed.first { $0["id"] as? String == ids[0] })
+        let title = try #require(first["title"] as? String)
+        #expect(["Title from A", "Title from B"].contains(title), "one of the two titles, the same everywhere")
+        // The other title is the memo's history, on both machines.
+        let other = title == "Title from A" ? "Title from B" : "Title from A"
+        for machine in [a, b] {
+            #expect(try machine.run("info", ids[0], "--json").standardOutput.contains(other), "\(other) kept as an earlier title")
+        }
+        #expect(!listed.contains { $0["id"] as? String == ids[1] }, "deleted on A, renamed on B before: the delete is later")
+        let third = try #require(listed.first { $0["id"] as? String == ids[2] })
+        #expect(third["duration"] as? Double == 0.1, "the trim reached A")
+        // Both renamed the first memo's audio (its title is in its tags): the copy Syncthing did not choose is in a trash.
+        let trashes = try a.run("trash").standardOutput + b.run("trash").standardOutput
+        #expect(trashes.contains("sync conflict"), "\(trashes)")
+    }
+
+    @Test func manyImportsOnOneWhileTheOtherDeletesLoseNothingAndResurrectNothing() async throws {
+        let (pair, a, b) = try await machines()
+        defer { pair.stop() }
+        try a.run("import", try tones(60, named: "first").path)
+        let before = try await converge(pair, a, b)
+        #expect(before.count == 60)
+        let deleted = Set(before.prefix(15).compactMap { $0["id"] as? String })
+        try b.run(["delete"] + Array(deleted))
+        try a.run("import", try tones(60, named: "second").path)
+        let after = try await converge(pair, a, b)
+        #expect(after.count == 105, "60 + 60 imported, 15 deleted")
+        #expect(after.allSatisfy { !deleted.contains($0["id"] as? String ?? "") }, "no deleted memo comes back")
+    }
+
+    @Test func aMemoHalfArrivedWhenSyncthingIsKilledIsNeverListedAndArrivesWhole() async throws {
+        // 20 MB at 4 MB a second: B's Syncthing is killed while the audio arrives.
+        let (pair, a, b) = try await machines(receivingRate: 4000)
+        defer { pair.stop() }
+        let long = scratch.path("long.wav")
+        try Sox.synth(to: long, rate: 48000, channels: 2, seconds: 110, "whitenoise")
+        let imported = try JSONSerialization.jsonObject(with: Data(a.run("import", long, "--json").standardOutput.utf8)) as? [String: Any]
+        let id = try #require(imported?["id"] as? String)
+        let arriving = pair.b.temporaryFile(for: "\(id).wav")
+        #expect(try await eventually(within: 30) { FileManager.default.fileExists(atPath: arriving.path) }, "the audio is arriving on B")
+        #expect(pair.b.kill(), "B's Syncthing was running when killed")
+        #expect(FileManager.default.fileExists(atPath: arriving.path), "killed with the audio half here")
+        // Whatever B has of it now, it lists no half memo, and takes nothing of Syncthing's for a memo.
+        #expect(try !b.memos().contains { $0.contains(id) }, "not listed until its audio is whole")
+        #expect(FileManager.default.fileExists(atPath: arriving.path), "Syncthing's temporary file left alone")
+        try await pair.restart(pair.b)
+        let listed = try await converge(pair, a, b)
+        let memo = try #require(listed.first { $0["id"] as? String == id })
+        #expect(memo["duration"] as? Double == 110 && memo["state"] as? String == "complete")
+    }
+}
