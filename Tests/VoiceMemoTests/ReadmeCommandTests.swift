@@ -8,7 +8,8 @@ import Testing
 /// test must substitute, it does: the README's id prefixes (3f2a, 9c1e, 77b0) are the memos the rig seeds before the
 /// block (with Lesson, which the block plays but never makes); `~` is a home of the test's; `pulse` is a PulseAudio
 /// server of the test's own; a line with no device plays into a file (`file:'PATH',raw`) and records from a file
-/// microphone (``ALSATestDevices``); example.com is a local nginx; the session bus is a private one. Commands that run
+/// microphone (``ALSATestDevices``); example.com is a local nginx, radio.example a local Icecast-style station
+/// (``IcecastServer``); the session bus is a private one. Commands that run
 /// until stopped are stopped once they are seen running.
 @Suite(.serialized, .timeLimit(.minutes(2)), .tags(.player)) struct ReadmeCommandTests {
     /// How a line of the block is run in the rig, and what is checked of it.
@@ -391,6 +392,24 @@ import Testing
             let signedIn = rig.http.requests().filter { $0.path == "/auth/talk.opus" }
             #expect(!signedIn.isEmpty && signedIn.allSatisfy { $0.status == 206 && $0.authorization == rig.http.authorization }, "\(signedIn)")
         }),
+        ("voicememo play http://radio.example/stream", { rig in
+            let speaker = rig.speaker()
+            let play = try rig.start("voicememo play http://radio.example/stream", appending: ["--device", speaker.device])
+            defer { if play.isRunning { play.kill() } }
+            #expect(play.nextLine()?.hasPrefix("Playing “stream” (live) on ") == true)
+            #expect(play.nextLine() == "Now playing: Song A")
+            #expect(play.isRunning, "until stopped")
+            play.send(SIGINT)
+            #expect(play.finish().status == 130)
+            #expect(try rig.played(speaker.file).contains { $0 != 0 })
+        }),
+        ("voicememo play https://example.com/talk.m3u8", { rig in
+            let speaker = rig.speaker()
+            let result = try rig.shell("voicememo play https://example.com/talk.m3u8", appending: ["--device", speaker.device])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(try rig.played(speaker.file).contains { $0 != 0 })
+            #expect(rig.http.requests().contains { $0.path.hasSuffix(".ts") }, "its segments came through the cache")
+        }),
         ("voicememo cache", { rig in
             let result = try rig.shell("voicememo cache")
             #expect(result.status == 0, "\(result.standardError)")
@@ -506,6 +525,8 @@ final class Rig: @unchecked Sendable {
     let server: PulseAudioServer
     let bus: SessionBus
     let http: HTTPServer
+    /// The README's radio station, `http://radio.example/stream`.
+    let station: IcecastServer
     let home: URL
     let work: ScratchDirectory
     /// The README's id prefixes, and the ids of the memos they stand for.
@@ -557,6 +578,14 @@ final class Rig: @unchecked Sendable {
         try Tool.output("opusenc", ["--quiet", spoken, work.path("talk.opus")])
         http = try HTTPServer()
         try http.put(work.file("talk.opus"), as: "talk.opus")
+        try Tool.output("ffmpeg", [
+            "-loglevel", "error", "-i", spoken, "-c:a", "aac", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+            "-hls_segment_filename", work.path("talk%03d.ts"), work.path("talk.m3u8"),
+        ])
+        for name in try FileManager.default.contentsOfDirectory(atPath: work.url.path) where name.hasPrefix("talk") && (name.hasSuffix(".ts") || name.hasSuffix(".m3u8")) {
+            try http.put(work.file(name), as: name)
+        }
+        station = try IcecastServer(audio: try IcecastServer.twoTones(in: work), titles: IcecastServer.twoTonesTitles, bytesPerSecond: 32_000)
 
         // The memos the README takes as there: 3f2a a talk in Opus, 9c1e a tone in WAV, 77b0 a chime in Opus, and a
         // Lesson of noise (so that a range of it played is told from any other).
@@ -591,6 +620,7 @@ final class Rig: @unchecked Sendable {
         var line = line
         for (prefix, id) in ids { line = line.replacingOccurrences(of: " \(prefix)", with: " \(id)") }
         line = line.replacingOccurrences(of: "https://example.com/", with: http.url("").absoluteString)
+        line = line.replacingOccurrences(of: "http://radio.example/stream", with: station.url.absoluteString)
         let extra = appending.map { " '" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined()
         if let pipe = line.range(of: " | ") {
             line.insert(contentsOf: extra, at: pipe.lowerBound)
