@@ -303,7 +303,9 @@ public final class AudioFile {
         guard AudioSettings.sampleRates.contains(Double(sampleRate)) else {
             throw AudioFileError(path: path, reason: .malformed("its header claims a rate of \(sampleRate) Hz"))
         }
-        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 || frameCount == .max else {
+        // A live stream's length is Int64.max until it ends; any other file claiming it is damaged.
+        let isLive = if case .ffmpeg(let ffmpeg) = decoder { ffmpeg.isLive } else { false }
+        guard frameCount >= 0, frameCount < Int64(Int32.max) * 1024 || isLive else {
             throw AudioFileError(path: path, reason: .malformed(
                 frameCount < 0 ? "its header claims a negative length" : "its header claims more frames than any file holds"))
         }

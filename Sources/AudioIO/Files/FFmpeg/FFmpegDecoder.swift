@@ -22,6 +22,9 @@ final class FFmpegDecoder {
     /// The frames in the stream; while ``isLengthEstimated``, an estimate kept ahead of ``position`` as long as
     /// frames decode, and set to the position where they end.
     private(set) var frameCount: Int64
+    /// Whether it reads a live stream or a live HLS playlist, with no end yet: ``frameCount`` is `Int64.max` until it
+    /// ends.
+    let isLive: Bool
     /// Whether ``frameCount`` is the container's estimate (ADTS, ASF and AMR read through callbacks), not yet what
     /// decoding the whole stream counted.
     private var isLengthEstimated = false
@@ -77,6 +80,7 @@ final class FFmpegDecoder {
         }
         metadata = input.metadata
         isMP4 = input.statedFrameCount != nil
+        isLive = if case .stream = source { true } else { input.isLivePlaylist }
         if case .stream = source {
             // No end: the length stays past the position until the stream ends (it failed), where it settles.
             frameCount = Int64.max
