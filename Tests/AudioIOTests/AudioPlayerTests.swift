@@ -328,7 +328,9 @@ import Testing
             .statusChanged(.readyToPlay), .timeControlStatusChanged(.playing), .started, .timeControlStatusChanged(.paused),
             .finishedPlaying(successfully: true),
         ])
-        // The delegate is told all but the status and the start, which have no delegate method (as in AVAudioPlayer).
+        // The delegate is told all but the status and the start, which have no delegate method (as in AVAudioPlayer): after
+        // the events' subscribers, on the thread that delivers them, so the end may reach it a moment after them.
+        try await until { delegate.finishes == [true] }
         #expect(delegate.told.withLock { $0 } == seen.filter { $0 != .started && $0 != .statusChanged(.readyToPlay) })
         #expect(player.status == .readyToPlay && !player.isPlaying)
     }
