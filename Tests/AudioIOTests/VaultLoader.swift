@@ -54,3 +54,20 @@ final class VaultLoader: AssetResourceLoaderDelegate {
         })
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The example's keystream: any range of a vault decrypts alone to the plain bytes there, and the vault is not them.
+@Suite struct VaultLoaderTests {
+    @Test func anyRangeOfAVaultDecryptsToThePlainBytesThere() {
+        let plain = Data((0..<4096).map { UInt8($0 % 251) })
+        let vault = VaultLoader.crypt(plain, at: 0, key: 35)
+        #expect(vault != plain && zip(vault, plain).filter { $0 != $1 }.count > 4000, "scrambled")
+        for (start, end) in [(0, 4096), (1, 2), (1000, 3001), (4095, 4096)] {
+            #expect(VaultLoader.crypt(vault[start..<end], at: Int64(start), key: 35) == plain[start..<end], "\(start)..<\(end)")
+        }
+        #expect(VaultLoader.crypt(vault, at: 0, key: 36) != plain, "another key reads nothing")
+    }
+}
+#endif

@@ -38,3 +38,26 @@ final class ConnectionLoop: @unchecked Sendable {
         }
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// Each connection is served on its own, and none after the loop stops.
+@Suite(.timeLimit(.minutes(1))) struct ConnectionLoopTests {
+    @Test func eachConnectionIsServedUntilTheLoopStops() throws {
+        let (listener, port) = try FaultyHTTPServer.listen(backlog: 16)
+        let loop = ConnectionLoop(listener: listener) { connection in
+            var pending = Data()
+            guard FaultyHTTPServer.readHead(connection, pending: &pending) != nil else { return }
+            _ = Data("HTTP/1.0 200 OK\r\n\r\nserved".utf8).withUnsafeBytes { FaultyHTTPServer.sendAll(connection, $0) }
+        }
+        let url = "http://127.0.0.1:\(port)/"
+        for _ in 0..<3 {
+            let result = try Tool.run("curl", ["-s", "--max-time", "5", url])
+            #expect(result.status == 0 && result.standardOutput == "served")
+        }
+        loop.stop()
+        #expect(try Tool.run("curl", ["-s", "--max-time", "5", url]).status == 7, "refused once stopped")
+    }
+}
+#endif

@@ -131,3 +131,43 @@ private final class Station: @unchecked Sendable {
         data.withUnsafeBytes { FaultyHTTPServer.sendAll(connection, $0) }
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// The station as curl hears it: Icecast's fields, and metadata blocks every interval only when asked for.
+@Suite(.timeLimit(.minutes(1))) struct IcecastServerTests {
+    @Test func aListenerAskingForMetadataGetsABlockEveryIntervalWithTheTitleOfWhatFollows() throws {
+        let audio = Data((0..<40_000).map { UInt8($0 % 200 + 1) })
+        let station = try IcecastServer(audio: audio, titles: [(0, "A"), (20_000, "B")], metadataInterval: 10_000)
+        let scratch = try ScratchDirectory()
+        // The stream never ends: curl stops at its time limit (28) with what came.
+        let asked = try Tool.run("curl", [
+            "-s", "--max-time", "1", "-H", "Icy-MetaData: 1", "-D", scratch.path("head"), "-o", scratch.path("body"),
+            station.url.absoluteString,
+        ])
+        #expect(asked.status == 28)
+        let head = try String(contentsOfFile: scratch.path("head"), encoding: .utf8)
+        #expect(head.contains("icy-metaint: 10000") && head.contains("icy-name: Test Radio") && !head.contains("Content-Length"))
+        let body = try Data(contentsOf: scratch.file("body"))
+        try #require(body.count > 40_100)
+        /// The block after `blocks` blocks of audio, and where the audio after it starts.
+        var offset = 0
+        var titles: [String] = []
+        for _ in 0..<4 {
+            #expect(body[offset..<(offset + 10_000)] == audio[(titles.count * 10_000 % 40_000)..<(titles.count * 10_000 % 40_000 + 10_000)])
+            offset += 10_000
+            let length = Int(body[offset]) * 16
+            titles.append(String(decoding: body[(offset + 1)..<(offset + 1 + length)].prefix { $0 != 0 }, as: UTF8.self))
+            offset += 1 + length
+        }
+        // A block says the title of the audio after it, and only when it changed.
+        #expect(titles == ["StreamTitle='A';", "StreamTitle='B';", "", "StreamTitle='A';"])
+        let plain = try Tool.run("curl", ["-s", "--max-time", "1", "-D", scratch.path("plain-head"), "-o", scratch.path("plain"), station.url.absoluteString])
+        #expect(plain.status == 28)
+        #expect(try !String(contentsOfFile: scratch.path("plain-head"), encoding: .utf8).contains("icy-metaint"))
+        #expect(try Data(contentsOf: scratch.file("plain")).prefix(40_000) == audio, "the audio alone")
+        #expect(station.connections == [true, false])
+    }
+}
+#endif

@@ -43,3 +43,19 @@ enum Loopback {
         }
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// Free ports are free and different; a port accepts once something listens on it.
+@Suite struct LoopbackTests {
+    @Test func freePortsAreDifferentAndAcceptOnlyOnceListenedOn() throws {
+        let ports = try Loopback.freePorts(3)
+        #expect(Set(ports).count == 3 && ports.allSatisfy { (1...65535).contains($0) })
+        #expect(ports.allSatisfy { !Loopback.accepts(port: $0) })
+        let (listener, port) = try FaultyHTTPServer.listen(backlog: 1)
+        defer { close(listener) }
+        #expect(Loopback.accepts(port: port))
+    }
+}
+#endif

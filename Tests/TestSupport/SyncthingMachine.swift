@@ -249,3 +249,29 @@ public enum SyncthingFailure: Error, CustomStringConvertible {
         }
     }
 }
+
+#if canImport(Testing)
+import Testing
+
+/// One machine alone: it starts on its ports, answers its REST API, names its files as Syncthing does, and is gone
+/// once killed.
+@Suite(.timeLimit(.minutes(1))) struct SyncthingMachineTests {
+    @Test func aMachineStartsAnswersAndIsGoneOnceKilled() throws {
+        let scratch = try ScratchDirectory()
+        let machine = try SyncthingMachine(name: "a", home: scratch.file("home"), folder: scratch.file("folder"))
+        #expect(machine.deviceID.count == 63 && machine.shortDeviceID.count == 7)
+        #expect(machine.guiPort != machine.listenPort)
+        // Its configuration names a peer, which never starts here.
+        let peer = try SyncthingMachine(name: "b", home: scratch.file("peer"), folder: scratch.file("peer-folder"))
+        try machine.configure(sharing: "x", with: peer, receivingRate: nil)
+        try machine.start()
+        #expect(machine.isRunning && Loopback.accepts(port: machine.guiPort))
+        #expect(try !machine.isConnected(to: peer.deviceID), "its peer never started")
+        #expect(machine.temporaryFile(for: "memos/a.wav").path == scratch.path("folder/memos/.syncthing.a.wav.tmp"))
+        #expect(machine.conflictCopies().isEmpty)
+        #expect(machine.kill(), "it was running")
+        #expect(!machine.isRunning && !Loopback.accepts(port: machine.guiPort))
+        #expect(!machine.kill(), "nothing left to kill")
+    }
+}
+#endif

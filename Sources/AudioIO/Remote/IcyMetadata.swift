@@ -68,11 +68,6 @@ struct IcyMetadata: Equatable {
         url = fields["StreamUrl"].map(Self.cleaned).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    init(title: String?, url: String? = nil) {
-        self.title = title
-        self.url = url
-    }
-
     /// `name='value';` pairs. A value's end is the `';` after which comes the end or the next `name='`: a title may
     /// hold `';` itself ("Rock 'n' Roll';" is one value).
     private static func fields(of text: Substring) -> [String: String] {
