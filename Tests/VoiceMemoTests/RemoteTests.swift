@@ -25,7 +25,10 @@ import Testing
         let server = try HTTPServer()
         try server.put(talk, as: "talk.wav")
         let expected = try Sox.samples(of: talk.path)
+        // The first play may fetch the header's read-ahead, then the rest (as the player claims the file whole).
+        var firstPlayRequests = 0
         for pass in 1...2 {
+            if pass == 2 { firstPlayRequests = server.requests().count }
             let output = cli.scratch.path("out-\(pass).raw")
             let result = try cli.run("play", server.url("talk.wav").absoluteString, "--device", "file:'\(output)',raw")
             #expect(result.status == 0, "\(result.standardError)")
@@ -40,7 +43,9 @@ import Testing
         #expect(try Sox.samples(of: try #require(memo["file"] as? String)) == expected, "the memo is the file, whole")
         let requests = server.requests()
         #expect(server.bodyBytes() == size, "one download in all: \(requests.map { "\($0.status) \($0.range) \($0.bodyBytes)" })")
-        #expect(requests.dropFirst().allSatisfy { $0.status == 304 && $0.bodyBytes == 0 }, "then only asked whether it changed")
+        #expect(
+            requests.dropFirst(firstPlayRequests).allSatisfy { $0.status == 304 && $0.bodyBytes == 0 },
+            "then only asked whether it changed: \(requests.map { "\($0.status) \($0.range) \($0.bodyBytes)" })")
     }
 
     /// A start into a long file fetches from there on; what lies before is fetched when asked for (an import), not
