@@ -135,6 +135,7 @@ extension VoiceMemo {
             let memos = items.count > 1 && !together
                 ? PlayedMemos(inTurn: try queue(items, gains: gains, metering: onTerminal && !noMeter, announces: announces))
                 : try together(items, gains: gains, onTerminal: onTerminal, announces: announces)
+            for item in items { item.remoteMarkers?.startReading() }
             let started = Date()
             let keyPause = KeyPause()
             let notices = SessionNotices(

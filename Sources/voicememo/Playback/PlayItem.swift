@@ -16,7 +16,7 @@ struct PlayItem {
     var options = AudioAsset.Options()
     /// A file's markers (not a memo's), read once when the item is made, in seconds.
     var fileMarkerTimes: [TimeInterval] = []
-    /// An address's markers, read in the background once the item is made; nil for a file.
+    /// An address's markers, read in the background once it has opened for playing; nil for a file.
     var remoteMarkers: RemoteMarkers?
 
     /// Whether it is an address, played as it downloads.
@@ -81,9 +81,18 @@ struct PlayItem {
 /// chapters, or a WAV's cue points from one range request for its end): a key press finds them here, read or not yet,
 /// and playing starts without waiting for them.
 final class RemoteMarkers: Sendable {
+    private let address: URL
+    private let options: AudioAsset.Options
     private let read = Mutex<[TimeInterval]>([])
 
     init(of address: URL, options: AudioAsset.Options) {
+        self.address = address
+        self.options = options
+    }
+
+    /// Starts reading them: once the address has opened for playing, so that one the server refuses is asked for once.
+    func startReading() {
+        let (address, options) = (address, options)
         Task.detached(priority: .utility) { [weak self] in
             guard let (metadata, sampleRate) = try? await AudioAsset(url: address, options: options).load(.metadata, .sampleRate) else { return }
             self?.read.withLock { $0 = metadata.markers.map { $0.time(atSampleRate: sampleRate) } }
