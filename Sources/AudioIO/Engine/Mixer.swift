@@ -3,7 +3,7 @@ import SystemEdge
 
 /// The render cycle: mixes every active voice into one period of interleaved float frames, applying each
 /// voice's volume (with fades) and pan, noting the gains for its meters, honouring scheduled start frames to
-/// the frame.
+/// the frame: a scheduled voice whose decoder falls behind drops the frames it missed, so that it stays on time.
 ///
 /// **Real-time contract**: ``render(into:frames:firstFrame:)`` runs on the render thread. It allocates
 /// nothing, takes no lock and logs nothing; it talks to the rest of the process only through atomics and
@@ -138,14 +138,26 @@ package final class Mixer: @unchecked Sendable {
         let start = voice.startFrame.load(ordering: .acquiring)
         guard start != Voice.notScheduled, !voice.isPaused.load(ordering: .relaxed),
               !voice.hasFinished.load(ordering: .relaxed)
-        else { return }
+        else {
+            // Paused, it has left its schedule: what it missed before is not owed.
+            voice.framesMissed = 0
+            return
+        }
         var written = 0
         if start >= 0, !voice.hasStarted.load(ordering: .relaxed) {
             if start >= firstFrame + Int64(frames) { return }
             if start > firstFrame {
                 written = Int(start - firstFrame)
             } else if start < firstFrame {
-                skip(voice, frames: Int(firstFrame - start), pointer: pointer, atFrame: firstFrame)
+                // Arrived after its start frame was written: it starts where it would be by now.
+                voice.framesMissed = Int(firstFrame - start)
+            }
+        }
+        if voice.framesMissed > 0 {
+            if voice.keepsTime.load(ordering: .relaxed) {
+                voice.framesMissed -= skip(voice, frames: voice.framesMissed, pointer: pointer, atFrame: firstFrame)
+            } else {
+                voice.framesMissed = 0
             }
         }
         if !voice.hasStarted.load(ordering: .relaxed) {
@@ -185,6 +197,7 @@ package final class Mixer: @unchecked Sendable {
         }
         if written < frames, !voice.hasFinished.load(ordering: .relaxed) {
             voice.starvedPeriods.wrappingIncrement(ordering: .relaxed)
+            voice.framesMissed += frames - written
         }
         if record.frames > 0, isMetering {
             if channelCount >= 2 { record.pan(left: leftGain, right: rightGain) } else { record.pan(left: 1, right: 1) }
@@ -299,25 +312,24 @@ package final class Mixer: @unchecked Sendable {
         voice.skippedBits.store(marker.skipped.bitPattern, ordering: .relaxed)
     }
 
-    /// Drops `frames` frames of the voice unheard, before device frame `frame`: a start frame that was already
-    /// written when the voice arrived is honoured by starting where the voice would be by now.
-    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) {
+    /// Drops up to `frames` frames of the voice unheard, before device frame `frame`, as many as the decoder has
+    /// delivered (its end is not dropped); returns how many it dropped.
+    private func skip(_ voice: Voice, frames: Int, pointer: UnsafeMutableRawPointer, atFrame frame: Int64) -> Int {
         var remaining = frames
         while remaining > 0 {
             if voice.markerFramesLeft == 0 {
                 guard voice.markers.availableToRead > 0 || waitForData(voice, { voice.markers.availableToRead > 0 }),
                       let marker = voice.markers.peek(), !marker.isEnd
-                else { return }
+                else { break }
                 take(voice.markers.pop()!, voice, pointer: pointer, atFrame: frame)
             }
-            let wanted = min(remaining, voice.markerFramesLeft)
-            guard voice.audio.availableToRead >= wanted * channelCount
-                || waitForData(voice, { voice.audio.availableToRead >= wanted * self.channelCount })
-            else { return }
+            let wanted = min(remaining, voice.markerFramesLeft, voice.audio.availableToRead / channelCount)
+            guard wanted > 0 || waitForData(voice, { voice.audio.availableToRead >= self.channelCount }) else { break }
             voice.audio.discard(wanted * channelCount)
             voice.markerFramesLeft -= wanted
             remaining -= wanted
         }
+        return frames - remaining
     }
 
     /// Sleeps in 100 µs steps until `ready()`, the period's waiting budget is spent, or `voice` is being

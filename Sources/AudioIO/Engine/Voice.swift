@@ -100,6 +100,10 @@ package final class Voice: @unchecked Sendable {
     /// scheduled for the same frame stay aligned sample for sample.
     package let startFrame = ManagedAtomic<Int64>(notScheduled)
     let isPaused = ManagedAtomic<Bool>(false)
+    /// Whether it keeps to the device frame it was scheduled to start at (``AudioPlayer/play(atTime:)``): frames its
+    /// decoder did not deliver in time are dropped once it does, so that voices started together stay together to the
+    /// frame. A resume without a time ends it.
+    let keepsTime = ManagedAtomic<Bool>(false)
     let removalRequested = ManagedAtomic<Bool>(false)
     package let volumeBits = ManagedAtomic<UInt32>(Float(1).bitPattern)
     package let fadeFrames = ManagedAtomic<Int>(0)
@@ -144,6 +148,9 @@ package final class Voice: @unchecked Sendable {
     var markerFramesLeft = 0
     /// Levels not yet handed to ``levels``, which was full: the reader still gets every frame's level.
     var pendingLevels = LevelRecord.empty
+    /// Frames that should have sounded by now and did not (its ring was dry, or it came after its start frame): a voice
+    /// that ``keepsTime`` drops them before it sounds again.
+    var framesMissed = 0
 
     /// A voice of `channelCount` channels whose ring holds `capacityFrames` frames, starting `fileTime` seconds
     /// into item `item`.

@@ -15,7 +15,8 @@ extension AudioPlayer {
     ///
     /// Players on one device given the same `time` start on the same frame. A time already passed when the
     /// player reaches the render thread is honoured by starting as far into the file as it would be by now,
-    /// so such players stay aligned sample for sample. A paused player resumes at once.
+    /// so such players stay aligned sample for sample; so is one whose decoder falls behind (a busy machine): it drops
+    /// what it could not play in time rather than play on late. A paused player resumes at once.
     ///
     /// - Returns: Whether playback is scheduled; on false, ``BasePlayer/status`` holds the reason.
     @discardableResult

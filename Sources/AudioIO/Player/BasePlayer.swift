@@ -235,9 +235,12 @@ public class BasePlayer: @unchecked Sendable {
         }
         guard let voice = state.voice, let engine = state.engine else { return false }
         if !voice.hasStarted.load(ordering: .acquiring) {
+            voice.keepsTime.store(time != nil, ordering: .relaxed)
             // The start frame before the pause flag, so that no period sees the old start unpaused.
             voice.startFrame.store(time.map { engine.frame(at: $0) } ?? Voice.immediately, ordering: .releasing)
             state.waitsForScheduledStart = time.map { $0 > engine.deviceCurrentTime } ?? false
+        } else {
+            voice.keepsTime.store(false, ordering: .relaxed)
         }
         voice.isPaused.store(false, ordering: .releasing)
         // An address's first audio may take any time: its output waits for it.
