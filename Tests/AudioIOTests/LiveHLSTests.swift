@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func aPauseLongerThanTheWindowResumesAtItsStart() async throws {
-        let live = try LivePlaylist(count: 20, seconds: 1, window: 4, server: server, scratch: scratch)
+        let live = try LivePlaylist(count: 30, seconds: 1, window: 4, server: server, scratch: scratch)
         let rig = try PlaybackRig()
         let item = PlayerItem(url: live.url)
         let player = Player(playerItem: item)
@@ -89,6 +89,7 @@ import Testing
         #expect(window.lowerBound < player.currentTime && player.currentTime <= window.upperBound, "\(player.currentTime) in \(window)")
         player.pause()
         let paused = player.currentTime
+        try #require(paused.isFinite, "paused on the time line, not at an end")
         let pausedSegment = Int(paused / start(ofSegment: 1, in: live))
         // Until the window has moved past what was paused by more than its length.
         try await until { live.firstPublished >= pausedSegment + 6 }

@@ -156,6 +156,9 @@ final class FFmpegInput {
             av_dict_set(&options, "http_persistent", "0", 0)
             av_dict_set(&options, "http_multiple", "0", 0)
             if let liveSegment { av_dict_set(&options, "live_start_index", String(liveSegment), 0) }
+            // A live playlist that has no new segment yet is read again every half target duration: by default the
+            // demuxer ends the stream after 3 such reads, which a server late by 2 s (of 1-s segments) would do.
+            av_dict_set(&options, "max_reload", "20", 0)
         }
         defer { av_dict_free(&options) }
         var code = avformat_open_input(&format, path, container, &options)
