@@ -107,6 +107,36 @@ import Testing
         #expect(abs(toneFrequency(heard[...]) - LivePlaylist.frequency(ofSegment: firstListed)) < 10,
                 "segment \(firstListed)'s tone, \(LivePlaylist.frequency(ofSegment: firstListed)) Hz: \(toneFrequency(heard[...])) Hz")
     }
+
+    @Test func anAudioPlayerPausedLongerThanTheWindowResumesAtItsStart() async throws {
+        // A window of six: its start and its live edge (three before its end) are three segments apart.
+        let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
+        let rig = try PlaybackRig()
+        let player = try AudioPlayer(contentsOf: live.url)
+        player.currentDevice = rig.device
+        let mover = live.move()
+        defer { mover.cancel() }
+        player.play()
+        try await until { player.currentTime > start(ofSegment: 3, in: live) }
+        player.pause()
+        let paused = player.currentTime
+        try #require(paused.isFinite, "paused on the time line, not at an end")
+        let pausedSegment = Int(paused / start(ofSegment: 1, in: live))
+        // An unclocked device has played up to the window's end: the pause lasts until the segment paused in has left
+        // the window, and one more.
+        try await until { live.firstPublished >= pausedSegment + 2 }
+        let heardBefore = (try? Data(contentsOf: rig.output).count) ?? 0
+        let first = live.firstPublished
+        player.play()
+        try await until { player.currentTime >= start(ofSegment: first, in: live) }
+        let samples = try await rig.deviceSamples(atLeast: heardBefore / 8 + 48000)
+        let after = samples.left[(heardBefore / 8)...].drop { $0 == 0 }
+        let heard: [Float] = after.prefix(14400).dropFirst(4800).flatMap { [Float($0) / 2_147_483_648, 0] }
+        // The window may have moved on by one as the player read it again.
+        let frequency = toneFrequency(heard[...])
+        #expect([first, first + 1].contains { abs(frequency - LivePlaylist.frequency(ofSegment: $0)) < 10 },
+                "segment \(first)'s tone (or the next's), not the live edge's, \(LivePlaylist.frequency(ofSegment: first + 3)) Hz: \(frequency) Hz")
+    }
 }
 
 /// The "done": a live playlist read for a minute while its window moves on, every frame once.
