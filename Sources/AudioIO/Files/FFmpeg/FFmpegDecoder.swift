@@ -10,7 +10,8 @@ import FoundationEssentials
 /// frame: in an MP4 or MOV by a jump to a packet ``preroll`` frames before it and the frames' timestamps from there
 /// (the decoder's output converges to within rounding, as Opus' does after a seek); elsewhere (ADTS, ASF and AMR
 /// have no exact index), or near the start, where the priming is dropped, by decoding up to it, from the start when
-/// it is behind.
+/// it is behind. A live HLS playlist's position counts on its time line (``LiveTimeline``), following the frames'
+/// timestamps past segments the demuxer skipped; a seek opens it again at the segment.
 ///
 /// **Not thread-safe**: one thread at a time.
 final class FFmpegDecoder {
