@@ -108,6 +108,36 @@ import Testing
                 "segment \(firstListed)'s tone, \(LivePlaylist.frequency(ofSegment: firstListed)) Hz: \(toneFrequency(heard[...])) Hz")
     }
 
+    @Test func aPlayerSeeksIntoItsItemsWindow() async throws {
+        let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
+        let rig = try PlaybackRig()
+        let item = PlayerItem(url: live.url)
+        let player = Player(playerItem: item)
+        player.currentDevice = rig.device
+        let mover = live.move()
+        defer { mover.cancel() }
+        player.play()
+        try await until { player.currentTime > start(ofSegment: 3, in: live) }
+        let window = try #require(item.seekableTimeRanges.first)
+        // The unclocked device has played what the window held and waits for the next segment: what it writes next
+        // is the seek's.
+        var heardBefore = -1
+        try await until {
+            let size = (try? Data(contentsOf: rig.output).count) ?? 0
+            defer { heardBefore = size }
+            return size == heardBefore
+        }
+        // Half a second into the window's second segment.
+        let target = window.lowerBound + start(ofSegment: 1, in: live) + 0.5
+        let segment = Int(target / start(ofSegment: 1, in: live))
+        player.seek(to: target)
+        try await until { player.currentTime >= target }
+        let samples = try await rig.deviceSamples(atLeast: heardBefore / 8 + 48000)
+        let heard: [Float] = samples.left[(heardBefore / 8)...].prefix(9600).suffix(4800).flatMap { [Float($0) / 2_147_483_648, 0] }
+        #expect(abs(toneFrequency(heard[...]) - LivePlaylist.frequency(ofSegment: segment)) < 10,
+                "segment \(segment)'s tone, \(LivePlaylist.frequency(ofSegment: segment)) Hz: \(toneFrequency(heard[...])) Hz")
+    }
+
     @Test func anAudioPlayerPausedLongerThanTheWindowResumesAtItsStart() async throws {
         // A window of six: its start and its live edge (three before its end) are three segments apart.
         let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
