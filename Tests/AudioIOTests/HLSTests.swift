@@ -76,49 +76,21 @@ import Testing
 
     @Test func aLivePlaylistPlaysFromItsWindowAsItMovesUntilItEnds() async throws {
         // 1-s segments, numbered by their tone; the window is four of them, moved on one a second.
-        let live = scratch.file("live")
-        try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
-        let tones = (0..<16).map { scratch.path("tone\($0).wav") }
-        for (number, tone) in tones.enumerated() {
-            try Sox.synth(to: tone, rate: 48000, channels: 2, seconds: 1, "sine \(300 + 50 * number)")
-        }
-        try Tool.output("sox", tones + [scratch.path("tones.wav")])
-        try Tool.output("ffmpeg", [
-            "-v", "error", "-i", scratch.path("tones.wav"), "-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_list_size", "0",
-            "-hls_segment_filename", live.path + "/live%03d.ts", live.path + "/all.m3u8",
-        ])
-        let lines = try String(contentsOf: live.appendingPathComponent("all.m3u8"), encoding: .utf8).split(separator: "\n")
-        let segments = lines.indices.filter { lines[$0].hasPrefix("#EXTINF") }.map { (lines[$0], lines[$0 + 1]) }
-        for (_, name) in segments { try server.put(live.appendingPathComponent(String(name)), as: String(name)) }
-        /// Publishes the window from segment `first`, as a live server rewrites its playlist (written whole, renamed).
-        func publish(from first: Int, ends: Bool = false) throws {
-            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
-            for (info, name) in segments[first..<min(first + 4, segments.count)] { text += "\(info)\n\(name)\n" }
-            if ends { text += "#EXT-X-ENDLIST\n" }
-            let temporary = server.root.appendingPathComponent(".live.m3u8")
-            try text.write(to: temporary, atomically: false, encoding: .utf8)
-            _ = rename(temporary.path, server.root.appendingPathComponent("live.m3u8").path)
-        }
-        try publish(from: 0)
-        let mover = Task {
-            for first in 1...(segments.count - 4) {
-                try await Task.sleep(for: .seconds(1))
-                try publish(from: first, ends: first == segments.count - 4)
-            }
-        }
+        let live = try LivePlaylist(count: 16, seconds: 1, window: 4, server: server, scratch: scratch)
+        let mover = live.move()
         defer { mover.cancel() }
 
-        let file = try AudioFile(forReading: server.url("live.m3u8"), cache: RemoteCache(directory: scratch.file("cache")))
+        let file = try AudioFile(forReading: live.url, cache: RemoteCache(directory: scratch.file("cache")))
         #expect(file.isLive && file.duration == .infinity)
-        #expect(throws: AudioFileError.self) { try file.seek(toFrame: 48000) }
+        let start = file.framePosition
         var frames = 0
         while case let read = try file.read(frameCount: 4800).count / 2, read > 0 { frames += read }
         // From the window's last three at the start to the end: the segments after the first window came as it moved.
         let asked = server.requests()
         let fetched = Set(asked.map(\.path).filter { $0.hasSuffix(".ts") })
-        #expect(fetched.contains("/" + String(segments.last!.1)), "the last segment, published last: \(fetched.sorted())")
+        #expect(fetched.contains("/" + live.segments.last!.name), "the last segment, published last: \(fetched.sorted())")
         #expect(asked.filter { $0.path == "/live.m3u8" }.count >= 4, "the playlist read again as it moved")
-        #expect(!file.isLive && file.frameCount == Int64(frames), "it ended where the playlist said it ends")
+        #expect(!file.isLive && file.frameCount == start + Int64(frames), "it ended where the playlist said it ends, on its time line")
         #expect(frames >= 14 * 48000 && frames <= 16 * 48000, "\(frames) frames: segments 1 to 15, from three before the first window's end")
     }
 }

@@ -69,9 +69,22 @@ public final class AudioFile {
     let live: LiveStream?
     /// Whether it is a live stream (an Icecast or SHOUTcast station's address, or a live HLS playlist): it has no end
     /// yet, so ``frameCount`` is `Int64.max` and ``duration`` infinite (until the stream ends, when they become what was
-    /// read); it cannot seek; and what a station says plays (its `StreamTitle`) comes as it is read (see
-    /// ``takeTimedMetadata()``).
+    /// read); what a station says plays (its `StreamTitle`) comes as it is read (see ``takeTimedMetadata()``). A
+    /// station's stream cannot seek. A live playlist's frames count on its time line, as `AVPlayerItem`'s time does:
+    /// 0 is the start of the first segment of the window first read, reading starts at its live edge (three segments
+    /// before its end), so ``framePosition`` starts past 0; it seeks within its window (``liveWindow``), a frame before
+    /// it to its start and one past its end to the live edge; once it ends, its ``frameCount`` is where it ended.
     public var isLive: Bool { frameCount == .max }
+
+    /// A live HLS playlist's window: the span of the segments it listed when last read, in seconds on its time line
+    /// (see ``isLive``); nil for anything else.
+    var liveWindow: Range<TimeInterval>? { liveTimeline?.window }
+
+    /// A live HLS playlist's time line; nil for anything else.
+    var liveTimeline: LiveTimeline? {
+        guard case .ffmpeg(let decoder) = decoder else { return nil }
+        return decoder.timeline
+    }
     /// The live stream's metadata read past and not yet taken: each with the frame where it starts.
     private var timedMetadata: [(frame: Int64, metadata: IcyMetadata)] = []
 
@@ -106,8 +119,14 @@ public final class AudioFile {
     public convenience init(
         forReading url: URL, options: AudioAsset.Options = AudioAsset.Options(), cache: RemoteCache = .shared
     ) throws(AudioFileError) {
+        try self.init(forReading: url, options: options, cache: cache, timeline: nil)
+    }
+
+    /// Opens `url` as ``init(forReading:options:cache:)`` does; a live HLS playlist on `timeline`, shared by the files
+    /// a player opens of one item (a new one when nil).
+    convenience init(forReading url: URL, options: AudioAsset.Options, cache: RemoteCache, timeline: LiveTimeline?) throws(AudioFileError) {
         if RemoteAsset.isRemote(url) {
-            try self.init(remote: RemoteAsset.open(url, options: options, cache: cache))
+            try self.init(remote: RemoteAsset.open(url, options: options, cache: cache), timeline: timeline)
         } else {
             try self.init(local: url)
         }
@@ -115,7 +134,7 @@ public final class AudioFile {
 
     /// Opens the bytes of `asset` as they download, or, when its first answer says it is a live stream, the stream as it
     /// comes.
-    convenience init(remote asset: RemoteAsset) throws(AudioFileError) {
+    convenience init(remote asset: RemoteAsset, timeline: LiveTimeline? = nil) throws(AudioFileError) {
         let name = asset.name
         let reader: RemoteReader
         do {
@@ -135,7 +154,7 @@ public final class AudioFile {
             let refusal = AudioFileError(path: name, opening: error)
             guard case .unrecognized = refusal.reason else { throw refusal }
             do {
-                try self.init(ffmpeg: FFmpegDecoder(.bytes(reader, name: name)), url: asset.url, name: name, byteCount: reader.byteCount, remote: reader)
+                try self.init(ffmpeg: FFmpegDecoder(.bytes(reader, name: name), timeline: timeline), url: asset.url, name: name, byteCount: reader.byteCount, remote: reader)
             } catch {
                 if let failure = reader.failure { throw AudioFileError(path: name, reason: .downloadFailed(failure)) }
                 if case .unrecognized = error.reason { throw refusal }
@@ -225,6 +244,8 @@ public final class AudioFile {
             url: url, name: name, byteCount: byteCount, remote: remote, decoder: .ffmpeg(decoder), format: decoder.format,
             formatName: decoder.formatName, sampleRate: decoder.sampleRate, channelCount: decoder.channelCount,
             frameCount: decoder.frameCount, bitDepth: decoder.bitDepth, isIntegerPCM: false, metadata: decoder.metadata)
+        // A live playlist starts at its live edge, some way into its time line.
+        framePosition = decoder.position
     }
 
     /// A file libsndfile reads.
@@ -345,7 +366,8 @@ public final class AudioFile {
             return frames
         case .ffmpeg(let ffmpeg):
             let frames = try downloading { () throws(AudioFileError) in try ffmpeg.read(into: buffer) }
-            framePosition += Int64(frames)
+            // A live playlist's position follows its time line, which jumps past segments skipped.
+            framePosition = ffmpeg.timeline == nil ? framePosition + Int64(frames) : ffmpeg.position
             frameCount = ffmpeg.frameCount
             if let live {
                 // Metadata before the audio just decoded starts where this read ended, within a packet (26 ms of MP3).
@@ -455,11 +477,12 @@ public final class AudioFile {
     /// it jumps to a packet shortly before the frame (AAC's samples then converge to within rounding of a reading from
     /// the start, as Opus' do); in an ADTS, WMA or AMR file a seek back decodes again from the start: exact, and as
     /// slow as decoding what lies before the frame. Where ``frameCount`` is still an estimate, a frame past the real
-    /// end stops at the end.
+    /// end stops at the end. A live HLS playlist is read afresh and opened again at the frame's segment, landing as
+    /// ``isLive`` says.
     ///
     /// - Throws: ``AudioFileError`` when `frame` is out of range or the file cannot seek.
     public func seek(toFrame frame: Int64) throws(AudioFileError) {
-        if isLive, frame != framePosition {
+        if live != nil, frame != framePosition {
             throw AudioFileError(path: name, reason: .readFailed("a live stream cannot seek: it plays as it comes"))
         }
         guard (0...frameCount).contains(frame) else {

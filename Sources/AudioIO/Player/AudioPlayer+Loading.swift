@@ -27,7 +27,7 @@ extension AudioPlayer {
     private func load(_ item: PlayedFile) {
         guard let remote = item.remote else { return }
         defer { item.loadEnded.signal() }
-        let opened = Result { () throws(AudioFileError) in try AudioFile(remote: remote) }
+        let opened = Result { () throws(AudioFileError) in try AudioFile(remote: remote, timeline: item.liveTimeline) }
         if case .success(let file) = opened { item.facts.withLock { $0 = (file.duration, file.channelCount) } }
         withState { state, events in
             guard self.item === item else { return }

@@ -48,7 +48,7 @@ extension AudioPlayer {
             let session = AudioSession.shared
             let engine = try StreamEngine.engine(
                 for: state.deviceName ?? session.outputForNewPlayers, direction: .playback, request: session.playbackRequest)
-            let file = try remote.map { asset throws(AudioFileError) in try AudioFile(remote: asset) } ?? AudioFile(forReading: source)
+            let file = try remote.map { asset throws(AudioFileError) in try AudioFile(remote: asset, timeline: item.liveTimeline) } ?? AudioFile(forReading: source)
             let loops = self.loops
             let passesHeard = state.file.passesHeard
             let (voice, decoder) = try PlaybackPipeline.start(

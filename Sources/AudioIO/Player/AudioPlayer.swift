@@ -145,8 +145,14 @@ public final class AudioPlayer: BasePlayer, @unchecked Sendable {
     }
 
     override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
-        // A live stream plays as it comes: nowhere to seek to.
-        duration.isFinite ? min(max(time, 0), duration) : nil
+        if duration.isFinite { return min(max(time, 0), duration) }
+        // A station's live stream plays as it comes: nowhere to seek to. A live playlist seeks in its window, which
+        // its file, reading the playlist afresh, keeps the seek to.
+        return item.liveTimeline.window == nil ? nil : max(time, 0)
+    }
+
+    override func resumesAfresh(in state: State) -> Bool {
+        duration == .infinity && item.liveTimeline.window != nil
     }
 
     override func download(in state: State) -> ItemDownload {

@@ -118,6 +118,10 @@ public class BasePlayer: @unchecked Sendable {
         preconditionFailure("a player overrides seekTarget")
     }
 
+    /// *Shape*: whether a paused voice is let go on resuming, and a new one made at the time paused: for a live
+    /// playlist, whose window may have moved past it (the new one lands at the window's start then).
+    func resumesAfresh(in state: State) -> Bool { false }
+
     /// *Shape*: the item playing, whose change is an ``Event/currentItemChanged(_:)``: nil for a player of one file.
     func currentItem(in state: State) -> (token: Int, item: PlayerItem)? { nil }
 
@@ -224,6 +228,10 @@ public class BasePlayer: @unchecked Sendable {
         // Waiting for a device another program held: asked again once it is free, it tries again.
         guard !state.isPlaying || state.waitingReason == .deviceInUse else { return true }
         guard time?.isFinite ?? true, abs(time ?? 0) < 1e9 else { return false }
+        if !state.isPlaying, state.voice?.hasStarted.load(ordering: .acquiring) == true, resumesAfresh(in: state) {
+            move(&state, &events, to: state.time, playing: true)
+            return state.isPlaying
+        }
         switch prepare(&state, &events) {
         case .failed: return false
         case .waiting(let reason):

@@ -119,8 +119,11 @@ package final class PlaybackDecoder: @unchecked Sendable {
         self.silenceSkipping = silenceSkipping
         outputTime = startTime
         let frame = min(file.frameCount, Int64(frames: startTime, rate: file.sampleRate))
-        // An address's seek may wait for a range to download: on the decoder thread, not the caller's.
-        if file.remote != nil {
+        // A live playlist's time 0 has passed long ago: playing from 0 is playing from where it opened, its live edge.
+        if file.liveTimeline != nil, startTime == 0 {
+            pendingSeek = nil
+        } else if file.remote != nil {
+            // An address's seek may wait for a range to download: on the decoder thread, not the caller's.
             pendingSeek = frame
         } else {
             try file.seek(toFrame: frame)
@@ -201,6 +204,8 @@ package final class PlaybackDecoder: @unchecked Sendable {
                 return fail(error)
             }
         }
+        // A live playlist's seek lands where its window lets it.
+        if source.file.liveTimeline != nil { outputTime = Double(source.file.framePosition) / source.file.sampleRate }
         while !stopRequested.load(ordering: .acquiring) {
             // Keep room for a whole step (rate expansion, and a quarter speed making it four times as long) so that a step rarely
             // waits half-way; the ring holds several.
@@ -220,7 +225,12 @@ package final class PlaybackDecoder: @unchecked Sendable {
             do {
                 let file = source.file
                 let wanted = Int(min(Int64(Self.chunkFrames), max(0, source.range.endFrame(of: file) - file.framePosition)))
+                let before = file.framePosition
                 let frames = wanted == 0 ? 0 : try file.read(into: UnsafeMutableBufferPointer(rebasing: buffers.source[..<(wanted * file.channelCount)]))
+                // A live playlist's segments that left its window unread are skipped: its time jumps on with them.
+                if file.framePosition != before + Int64(frames) {
+                    outputTime += Double(file.framePosition - before - Int64(frames)) / file.sampleRate
+                }
                 if file.isLive, let onTimedMetadata {
                     for (_, metadata) in file.takeTimedMetadata() { onTimedMetadata(source.item, metadata) }
                 }

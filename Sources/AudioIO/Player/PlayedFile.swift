@@ -24,6 +24,8 @@ final class PlayedFile: @unchecked Sendable {
     let facts = Mutex((duration: TimeInterval(0), channels: 0))
     /// Signalled once an address's header has downloaded or failed (and again by each waiter, for the next).
     let loadEnded = DispatchSemaphore(value: 0)
+    /// A live HLS playlist's time line, shared by the files opened of it (to load it, and for each voice).
+    let liveTimeline = LiveTimeline()
 
     /// The item of a file, its header read now, or of an address, its download started with `options`.
     ///

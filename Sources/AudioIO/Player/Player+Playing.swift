@@ -86,7 +86,7 @@ extension Player {
 
     /// `item` opened for playing on a device of `channels` channels.
     private static func open(_ item: PlayerItem, channels: Int) throws(AudioFileError) -> AudioFile {
-        let file = try AudioFile(forReading: item.url, options: item.asset.openingOptions, cache: item.asset.cache)
+        let file = try AudioFile(forReading: item.url, options: item.asset.openingOptions, cache: item.asset.cache, timeline: item.liveTimeline)
         guard ChannelMap(from: file.channelCount, to: channels) != nil else {
             throw AudioFileError(path: item.url.path, reason: .unsupported(
                 "its \(file.channelCount) channels cannot be played on a \(channels)-channel device"))

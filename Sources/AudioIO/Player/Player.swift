@@ -236,9 +236,15 @@ public class Player: BasePlayer, @unchecked Sendable {
     override func seekTarget(_ time: TimeInterval, in state: State) -> TimeInterval? {
         guard let item = state.queue.items.first?.item else { return nil }
         let duration = item.duration
-        // A live stream plays as it comes: nowhere to seek to.
-        guard duration != .infinity else { return nil }
+        // A station's live stream plays as it comes: nowhere to seek to. A live playlist seeks in its window, which
+        // its file, reading the playlist afresh, keeps the seek to.
+        if duration == .infinity { return item.liveTimeline.window == nil ? nil : max(time, 0) }
         return duration.isNaN ? max(time, 0) : min(max(time, 0), duration)
+    }
+
+    override func resumesAfresh(in state: State) -> Bool {
+        guard let item = state.queue.items.first?.item else { return false }
+        return item.duration == .infinity && item.liveTimeline.window != nil
     }
 
     override func currentItem(in state: State) -> (token: Int, item: PlayerItem)? {

@@ -10,13 +10,14 @@ import FoundationEssentials
 /// frame: in an MP4 or MOV by a jump to a packet ``preroll`` frames before it and the frames' timestamps from there
 /// (the decoder's output converges to within rounding, as Opus' does after a seek); elsewhere (ADTS, ASF and AMR
 /// have no exact index), or near the start, where the priming is dropped, by decoding up to it, from the start when
-/// it is behind.
+/// it is behind. A live HLS playlist's position counts on its time line (``LiveTimeline``), following the frames'
+/// timestamps past segments the demuxer skipped; a seek opens it again at the segment.
 ///
 /// **Not thread-safe**: one thread at a time.
 final class FFmpegDecoder {
     /// The file's path, or the address of bytes read through callbacks: what errors name.
     let path: String
-    private let source: FFmpegInput.Origin
+    private var source: FFmpegInput.Origin
     let sampleRate: Int
     let channelCount: Int
     /// The frames in the stream; while ``isLengthEstimated``, an estimate kept ahead of ``position`` as long as
@@ -25,6 +26,12 @@ final class FFmpegDecoder {
     /// Whether it reads a live stream or a live HLS playlist, with no end yet: ``frameCount`` is `Int64.max` until it
     /// ends.
     let isLive: Bool
+    /// A live HLS playlist's time line, on which ``position`` counts (see ``LiveTimeline``); nil for anything else.
+    let timeline: LiveTimeline?
+    /// The media sequence number of the segment a live playlist was opened at, until its first frame is placed there.
+    private var startSequence: Int64?
+    /// Whether a frame of a live playlist has been placed on its time line since it was opened.
+    private var isPlaced = false
     /// Whether ``frameCount`` is the container's estimate (ADTS, ASF and AMR read through callbacks), not yet what
     /// decoding the whole stream counted.
     private var isLengthEstimated = false
@@ -52,11 +59,12 @@ final class FFmpegDecoder {
     /// overlaps the one before it (2048 frames in HE-AAC). Two such frames leave a margin.
     static let preroll: Int64 = 4096
 
-    /// Opens `origin`, a file or bytes libsndfile did not recognise.
+    /// Opens `origin`, a file or bytes libsndfile did not recognise; a live HLS playlist on `timeline` (a new one when
+    /// nil), where it starts at its live edge.
     ///
     /// - Throws: ``AudioFileError``: `unrecognized` when the file is in none of ``FFmpegInput/containers``,
     ///   `noAudio`, `unsupported` for a codec without a decoder, `malformed` for a file that does not open or decode.
-    init(_ source: FFmpegInput.Origin) throws(AudioFileError) {
+    init(_ source: FFmpegInput.Origin, timeline: LiveTimeline? = nil) throws(AudioFileError) {
         self.source = source
         path = switch source {
         case .file(let path): path
@@ -81,6 +89,7 @@ final class FFmpegDecoder {
         metadata = input.metadata
         isMP4 = input.statedFrameCount != nil
         isLive = if case .stream = source { true } else { input.isLivePlaylist }
+        self.timeline = input.isLivePlaylist ? timeline ?? LiveTimeline() : nil
         if case .stream = source {
             // No end: the length stays past the position until the stream ends (it failed), where it settles.
             frameCount = Int64.max
@@ -101,6 +110,13 @@ final class FFmpegDecoder {
             while let samples = try Self.next(from: input, path: path) { counted += Int64(samples.count) }
             frameCount = counted
             input = try Self.open(source, path: path)
+        }
+        if let timeline = self.timeline {
+            let windows = input.takePlaylistWindows()
+            windows.forEach(timeline.read)
+            startSequence = windows.first.map { $0.firstSequence + Int64($0.liveEdgeIndex) }
+            // The first frame says where on the time line playing starts.
+            _ = try pendingSamples()
         }
     }
 
@@ -140,6 +156,7 @@ final class FFmpegDecoder {
     /// and past the ``preroll``; else forward by decoding up to it, or back by a new pass from the start. Where the
     /// length is an estimate, a frame past the real end stops at the end (``position``).
     func seek(toFrame frame: Int64) throws(AudioFileError) {
+        if let timeline { return try seekLive(to: frame, on: timeline) }
         var jumped = false
         if let origin, frame > 2 * Self.preroll, frame < position || frame - position > Int64(sampleRate) {
             if try jump(to: frame, origin: origin) { return }
@@ -162,6 +179,57 @@ final class FFmpegDecoder {
             pendingOffset += count
             position += Int64(count)
         }
+    }
+
+    /// Moves a live playlist to `frame` of its time line, as ``LiveTimeline/landing(for:in:)`` places it in the window
+    /// the playlist, read afresh, lists now: opens it again at the segment (the demuxer's own seek counts a live
+    /// window's times from the first packet it read, which is not where the window starts once it has moved), and
+    /// decodes up to the frame.
+    private func seekLive(to frame: Int64, on timeline: LiveTimeline) throws(AudioFileError) {
+        guard case .bytes(let bytes, _) = source, let playlist = bytes as? RemoteReader else { return }
+        let asset = try RemoteAsset.open(playlist.asset.url, options: playlist.asset.options, cache: playlist.asset.cache, fresh: true)
+        let fresh: RemoteReader
+        do {
+            fresh = try RemoteReader(asset)
+        } catch {
+            throw AudioFileError(path: path, reason: .downloadFailed(error))
+        }
+        guard let window = PlaylistWindow(bytes: fresh) else {
+            throw AudioFileError(path: path, reason: .unsupported("a live playlist of variants cannot seek: play one of its variants"))
+        }
+        timeline.read(window)
+        let landing = timeline.landing(for: Double(frame) / Double(sampleRate), in: window)
+        let reopened = FFmpegInput.Origin.bytes(fresh, name: path)
+        input = try Self.open(reopened, path: path, liveSegment: landing.segment)
+        source = reopened
+        input.takePlaylistWindows().forEach(timeline.read)
+        startSequence = window.firstSequence + Int64(landing.segment)
+        pending = nil
+        isPlaced = false
+        guard try pendingSamples() != nil else { return }
+        let target = Int64(frames: landing.time, rate: Double(sampleRate))
+        while position < target {
+            guard let samples = try pendingSamples() else { return }
+            let count = min(samples.count - pendingOffset, Int(target - position))
+            pendingOffset += count
+            position += Int64(count)
+        }
+    }
+
+    /// Sets ``position`` from where `samples`, just decoded from a live playlist, lie on its time line: at the first
+    /// frame since it was opened, and after segments the demuxer skipped (they left the window while nothing read, in a
+    /// pause or a stall). Between, the frames are counted: timestamps in the stream's clock would make it jitter.
+    private func place(_ samples: FFmpegInput.Samples, on timeline: LiveTimeline) {
+        guard let timestamp = samples.timestamp else { return }
+        let seconds = input.seconds(ofTimestamp: timestamp)
+        if let startSequence {
+            timeline.place(timestamp: seconds, atSequence: startSequence)
+            self.startSequence = nil
+        }
+        guard let time = timeline.time(ofTimestamp: seconds) else { return }
+        let frame = Int64(frames: time, rate: Double(sampleRate))
+        if !isPlaced || abs(frame - position) > Int64(sampleRate / 4) { position = frame }
+        isPlaced = true
     }
 
     /// Seeks the container to a packet ``preroll`` frames before `frame` and decodes up to `frame` by the frames'
@@ -204,11 +272,13 @@ final class FFmpegDecoder {
             }
         }
         while let samples = try Self.next(from: input, path: path) {
+            if let timeline { input.takePlaylistWindows().forEach(timeline.read) }
             guard samples.channelCount == channelCount, samples.sampleRate == sampleRate else {
                 throw AudioFileError(path: path, reason: .unsupported(
                     "its audio changes from \(channelCount) channels at \(sampleRate) Hz to \(samples.channelCount) at \(samples.sampleRate) Hz midway"))
             }
             guard samples.count > 0 else { continue }
+            if let timeline { place(samples, on: timeline) }
             pending = samples
             pendingOffset = 0
             return samples
@@ -232,8 +302,9 @@ final class FFmpegDecoder {
         }
     }
 
-    /// Opens `source` through ``FFmpegInput``, saying what is wrong with it as an ``AudioFileError`` naming `path`.
-    static func open(_ source: FFmpegInput.Origin, path: String) throws(AudioFileError) -> FFmpegInput {
+    /// Opens `source` through ``FFmpegInput`` (a live playlist at segment `liveSegment` of its window, when given),
+    /// saying what is wrong with it as an ``AudioFileError`` naming `path`.
+    static func open(_ source: FFmpegInput.Origin, path: String, liveSegment: Int? = nil) throws(AudioFileError) -> FFmpegInput {
         do {
             try FFmpegLibrary.load()
         } catch {
@@ -241,7 +312,7 @@ final class FFmpegDecoder {
         }
         do {
             if case .stream = source { return try FFmpegInput(source, containers: FFmpegInput.streamContainers) }
-            return try FFmpegInput(source)
+            return try FFmpegInput(source, liveSegment: liveSegment)
         } catch {
             switch error {
             case .unrecognized:

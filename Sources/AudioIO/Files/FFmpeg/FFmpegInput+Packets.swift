@@ -21,6 +21,12 @@ extension FFmpegInput {
     /// The unit of the audio stream's timestamps.
     var timeBase: AVRational { stream?.pointee.time_base ?? AVRational(num: 1, den: Int32(max(sampleRate, 1))) }
 
+    /// `timestamp`, in ``timeBase``, in seconds.
+    func seconds(ofTimestamp timestamp: Int64) -> Double {
+        let base = timeBase
+        return Double(timestamp) * Double(base.num) / Double(base.den)
+    }
+
     /// How many frames before a cut the packets kept must reach back for a decoder started there to give, from the cut
     /// on, the samples it gives decoding the whole stream: one packet's for AAC-LC, whose frames overlap only the one
     /// before; a second for the other profiles (HE-AAC's spectral band replication, Main's prediction), as far as

@@ -79,17 +79,27 @@ final class FFmpegInput {
     /// Why an address a playlist names (a segment) could not be had: the demuxer skips it, the reader must not.
     var nestedFailure: DownloadError? { nested?.failure }
 
+    /// The windows of the HLS playlists read since the last call (the one opened, then each time a live one is read
+    /// again), oldest first.
+    func takePlaylistWindows() -> [PlaylistWindow] {
+        defer { nested?.windowsRead.removeAll() }
+        return nested?.windowsRead ?? []
+    }
+
     /// Opens `origin` and the decoder of its best audio stream.
     ///
-    /// - Parameter containers: The containers to open: ``containers`` unless told otherwise (FLAC, Ogg and MP3, whose
-    ///   chapters libsndfile does not read).
+    /// - Parameters:
+    ///   - containers: The containers to open: ``containers`` unless told otherwise (FLAC, Ogg and MP3, whose chapters
+    ///     libsndfile does not read).
+    ///   - liveSegment: For a live HLS playlist, the segment of its window to start at (the demuxer's
+    ///     `live_start_index`), rather than three before the end.
     ///
     /// The corresponding C functions are `avio_open` (a file) or `avio_alloc_context` (bytes),
     /// `av_probe_input_buffer2`, `avformat_open_input`, `avformat_find_stream_info`, `av_find_best_stream` and
     /// `avcodec_open2`.
     ///
     /// - Precondition: ``FFmpegLibrary/load()`` succeeded.
-    init(_ origin: Origin, containers: Set<Substring> = FFmpegInput.containers) throws(OpenFailure) {
+    init(_ origin: Origin, containers: Set<Substring> = FFmpegInput.containers, liveSegment: Int? = nil) throws(OpenFailure) {
         assert(FFmpegLibrary.isLoaded, "FFmpegLibrary.load() comes first")
         let path: String
         switch origin {
@@ -131,6 +141,7 @@ final class FFmpegInput {
         if nested != nil, let position = bytePosition, Self.isPlaylist(position.bytes) {
             // FFmpeg's HLS demuxer knows a playlist by its name only; this one is known by its first line.
             container = av_find_input_format("hls")
+            if let window = PlaylistWindow(bytes: position.bytes) { nested?.windowsRead.append(window) }
         } else {
             guard probed, let container,
                   String(cString: container.pointee.name).split(separator: ",").contains(where: containers.contains)
@@ -144,6 +155,10 @@ final class FFmpegInput {
             // The segments' I/O is ours, not FFmpeg's HTTP: the demuxer must not reuse it as an HTTP connection.
             av_dict_set(&options, "http_persistent", "0", 0)
             av_dict_set(&options, "http_multiple", "0", 0)
+            if let liveSegment { av_dict_set(&options, "live_start_index", String(liveSegment), 0) }
+            // A live playlist that has no new segment yet is read again every half target duration: by default the
+            // demuxer ends the stream after 3 such reads, which a server late by 2 s (of 1-s segments) would do.
+            av_dict_set(&options, "max_reload", "20", 0)
         }
         defer { av_dict_free(&options) }
         var code = avformat_open_input(&format, path, container, &options)

@@ -13,6 +13,9 @@ final class NestedAddresses {
     private var opened: [UnsafeMutablePointer<AVIOContext>: (position: BytePosition, reader: RemoteReader)] = [:]
     /// Why the last address that could not be opened or read failed.
     private(set) var failure: DownloadError?
+    /// The windows of the playlists opened (a live one's, each time the demuxer reads it again), oldest first, until
+    /// taken.
+    var windowsRead: [PlaylistWindow] = []
 
     /// What `playlist`'s demuxer opens: addresses with its options, in its cache.
     init(of playlist: RemoteAsset) {
@@ -52,6 +55,7 @@ final class NestedAddresses {
             // A playlist may be a live one's, rewritten as it goes: fetched anew (or found unchanged) each time.
             let isPlaylist = ["m3u8", "m3u"].contains(url.pathExtension.lowercased())
             let reader = try RemoteReader(RemoteAsset.open(url, options: options, cache: cache, fresh: isPlaylist))
+            if isPlaylist, let window = PlaylistWindow(bytes: reader) { windowsRead.append(window) }
             let position = BytePosition(reader)
             guard let opened = FFmpegInput.context(reading: position) else { return cffmpeg_error_io() }
             self.opened[opened] = (position, reader)

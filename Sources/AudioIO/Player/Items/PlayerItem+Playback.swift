@@ -22,10 +22,13 @@ extension PlayerItem {
     }
 
     /// Where a seek may go, in seconds, as `AVPlayerItem.seekableTimeRanges`: the whole item once its length is known
-    /// (a file, or an address whose server takes byte ranges or is downloaded whole); empty before.
+    /// (a file, or an address whose server takes byte ranges or is downloaded whole); empty before. For a live HLS
+    /// playlist, its window: the span of the segments it listed when its player last read it, on its time line (0 is
+    /// the start of the first window read, and ``currentTime()`` counts on it from the live edge, where playing
+    /// starts), moving on as the playlist does. A station's live stream cannot be sought: empty.
     public var seekableTimeRanges: [Range<TimeInterval>] {
         let duration = self.duration
-        // A live stream's time cannot be sought.
+        if duration == .infinity { return liveTimeline.window.map { [$0] } ?? [] }
         return duration > 0 && duration.isFinite ? [0..<duration] : []
     }
 

@@ -44,6 +44,8 @@ public final class PlayerItem: @unchecked Sendable, Equatable {
     /// What the item plays.
     public let asset: AudioAsset
     let state = Mutex(ItemState())
+    /// A live HLS playlist's time line, shared by the files its players open of it (to seek, or to resume).
+    let liveTimeline = LiveTimeline()
 
     /// An item of the file or `http`/`https` address at `url`, as `AVPlayerItem(url:)`.
     public convenience init(url: URL) {
