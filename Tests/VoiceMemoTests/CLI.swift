@@ -1,4 +1,5 @@
 import Foundation
+import MemoStore
 import TestSupport
 import Testing
 
@@ -32,6 +33,10 @@ struct CLI {
 
     /// This test's `XDG_STATE_HOME`: the machine's id and what it knows of the store are in `voicememo` in it.
     var stateHome: URL { scratch.file("state") }
+
+    /// This machine's state of the store, in `stateHome`: its index `memos.json`, the index's journal `memos.journal`
+    /// and cache `.memos.cache`, and `lock`, which every change of the store waits for.
+    var storeState: URL { MemoStore.localStateDirectory(of: home, in: stateHome.appendingPathComponent("voicememo")) }
 
     /// This test's `XDG_CONFIG_HOME`.
     var configHome: URL { scratch.file("config") }
@@ -98,7 +103,7 @@ struct CLI {
     }
 
     /// The index as it is on disk, byte for byte.
-    var index: Data? { try? Data(contentsOf: home.appendingPathComponent("memos.json")) }
+    var index: Data? { try? Data(contentsOf: storeState.appendingPathComponent("memos.json")) }
 }
 
 /// The binary the tests run, and the private store they run it against.
