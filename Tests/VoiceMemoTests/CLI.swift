@@ -44,10 +44,15 @@ struct CLI {
     /// This test's `XDG_CACHE_HOME`: the download cache is `voicememo/http` in it.
     var cacheHome: URL { scratch.file("cache") }
 
-    /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store.
+    /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store; as `user`, another machine, with a
+    /// state directory of that user's own.
     @discardableResult
     func run(_ arguments: String..., as user: String? = nil) throws -> ToolResult {
-        if let user { return try Tool.run("runuser", ["-u", user, "--", "env", "VOICEMEMO_HOME=\(home.path)", Self.binary] + arguments) }
+        if let user {
+            let state = scratch.path("state-\(user)")
+            try Tool.output("install", ["-d", "-m", "700", "-o", user, state])
+            return try Tool.run("runuser", ["-u", user, "--", "env", "VOICEMEMO_HOME=\(home.path)", "XDG_STATE_HOME=\(state)", Self.binary] + arguments)
+        }
         return try Tool.run(Self.binary, arguments, environment: environment)
     }
 
