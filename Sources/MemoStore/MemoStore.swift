@@ -24,7 +24,7 @@ import SystemPackage
 ///
 /// A store an older voicememo wrote holds its index itself (`memos.json`, `memos.journal`, `.memos.cache`, `.lock`):
 /// where this machine has no index of the store yet, that one is read, and once every memo it lists has a change file,
-/// those files leave the store (see ``legacyFileNames``).
+/// those files leave the store.
 ///
 /// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
 ///
