@@ -1,8 +1,8 @@
 import SystemEdge
 import SystemPackage
 
-/// The store's locks: `.lock`, held while the index is read, changed and written, so concurrent `voicememo` processes
-/// never lose each other's changes; and `.<id>.recording`, held by a recording process for as long as it records.
+/// The store's locks: `lock`, in the machine's state of the store, held while the index is read, changed and written
+/// and the store changed, so concurrent `voicememo` processes of a machine never lose each other's changes; and `.<id>.recording`, held by a recording process for as long as it records.
 extension FileLock {
     /// What one try for the lock on a file found.
     enum Attempt {

@@ -4,27 +4,55 @@ import SystemEdge
 import SystemPackage
 
 /// What this machine keeps of a store outside it, where no sync tool ships it: under `$XDG_STATE_HOME/voicememo`
-/// (default `~/.local/state/voicememo`), the machine's id, `machine-id`, made on first use, and per store
-/// `stores/<key>.json`, what it knows of the store, and `stores/<key>.folded`, the names of the change files its index
-/// has folded in, one a line (read only when the store's directory is, so that `list` does not parse thousands of
-/// names each time; see ``MemoStore``).
+/// (default `~/.local/state/voicememo`), the machine's id, `machine-id`, made on first use, and per store a directory
+/// `stores/<key>/`, named by a hash of the store's path, holding:
+///
+/// - `memos.json`, `memos.journal` and `.memos.cache`: the store's index (see ``MemoIndex``), a cache of what the
+///   store's files say, rebuilt from them whenever it is missing (the store was moved, the state deleted);
+/// - `lock`: the lock this machine's processes take to change the store and its index;
+/// - `state.json`: what it knows of the store (``Store``);
+/// - `folded`: the names of the change files the index has folded in, one a line (read only when the store's directory
+///   is, so that `list` does not parse thousands of names each time; see ``MemoStore``).
 ///
 /// A machine is who writes, not where the store is: two processes with different state directories are two machines,
 /// even on one computer.
 struct LocalState {
     /// `$XDG_STATE_HOME/voicememo`.
     let directory: URL
-    /// The store's file in `stores/`: its key is a hash of the store's path, so that each store has its own.
-    let storePath: String
-    /// The store's `stores/<key>.folded`.
+    /// `stores/<key>`: its key is a hash of the store's path, so that each store has its own.
+    let storeDirectory: String
+    /// The store's index.
+    let indexURL: URL
+    /// The lock this machine's processes take to change the store.
+    let lockPath: String
+    /// The store's `state.json`.
+    let statePath: String
+    /// The store's `folded`.
     let foldedPath: String
+    /// Where the voicememo before this one kept `state.json` and `folded`: `stores/<key>.json`, `stores/<key>.folded`.
+    let legacyPaths: [String]
 
     init(directory: URL, store: URL) {
         self.directory = directory
         let key = Array(store.standardizedFileURL.path.utf8).withUnsafeBytes(MemoRecordWriter.checksum(of:))
         let stem = directory.appendingPathComponent("stores").appendingPathComponent(String(key, radix: 16)).path
-        storePath = stem + ".json"
-        foldedPath = stem + ".folded"
+        storeDirectory = stem
+        indexURL = URL(filePath: stem + "/memos.json", directoryHint: .notDirectory)
+        lockPath = stem + "/lock"
+        statePath = stem + "/state.json"
+        foldedPath = stem + "/folded"
+        legacyPaths = [stem + ".json", stem + ".folded"]
+    }
+
+    /// Makes `stores/<key>` (and the directories above it) if it is missing, 0700.
+    ///
+    /// - Throws: ``MemoStoreError/stateUnusable(path:reason:)`` when it cannot be made.
+    func makeStoreDirectory() throws(MemoStoreError) {
+        do {
+            try makeDirectory(storeDirectory)
+        } catch {
+            throw .stateUnusable(path: storeDirectory, reason: MemoStore.reason(error))
+        }
     }
 
     /// This machine's id: 16 lowercase hexadecimal digits, random, made on first use and kept in `machine-id`. Two
@@ -59,11 +87,11 @@ struct LocalState {
         return MemoEditRecord.isMachineID(text) ? String(text) : nil
     }
 
-    /// What `stores/<key>.json` holds.
+    /// What `state.json` holds.
     struct Store: Codable, Equatable {
-        /// The identities of the store's `memos.json` and `memos.journal` when the changes in `.folded` were folded
-        /// into it; another identity (a sync tool brought another machine's index, an older voicememo wrote it) means
-        /// they must all be folded in again.
+        /// The identities of the index's `memos.json` and `memos.journal` when the changes in `folded` were folded
+        /// into it; another identity (the index was rebuilt, replaced or taken from an older voicememo's) means they
+        /// must all be folded in again.
         var index: String?
         var journal: String?
         /// The highest clock of any edit seen in the store: this machine's next edit has the one after.
@@ -74,7 +102,7 @@ struct LocalState {
 
     /// The store's state as last saved; an empty one when there is none or it cannot be read (it is only a cache).
     func load() -> Store {
-        guard let bytes = try? DurableFile.contents(of: storePath),
+        guard let bytes = try? DurableFile.contents(of: statePath),
               let store = try? MemoIndex.decoder.decode(Store.self, from: Data(bytes))
         else { return Store() }
         return store
@@ -83,9 +111,9 @@ struct LocalState {
     /// Saves the store's state; a failure only costs a fold of every edit next time.
     func save(_ store: Store) {
         do {
-            try makeDirectory(directory.appendingPathComponent("stores").path)
+            try makeDirectory(storeDirectory)
             let data = try MemoIndex.encoder.encode(store)
-            try DurableFile.write(Array(data), replacing: storePath, permissions: [.ownerReadWrite], syncing: false)
+            try DurableFile.write(Array(data), replacing: statePath, permissions: [.ownerReadWrite], syncing: false)
         } catch {
             return
         }
@@ -107,7 +135,7 @@ struct LocalState {
     /// next time.
     func saveFolded(_ names: Set<String>) {
         do {
-            try makeDirectory(directory.appendingPathComponent("stores").path)
+            try makeDirectory(storeDirectory)
             let text = names.sorted().map { $0 + "\n" }.joined()
             try DurableFile.write(Array(text.utf8), replacing: foldedPath, permissions: [.ownerReadWrite], syncing: false)
         } catch {

@@ -11,6 +11,9 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
         case recording
         /// Its recording process died; the memo holds the audio that reached the disk.
         case recovered
+        /// Its changes came from another machine ahead of its audio, which a sync tool is still bringing: its title and
+        /// tags are known, its audio is not whole here yet, and it is neither played nor changed until it is.
+        case syncing
     }
 
     /// 12 lowercase hexadecimal digits, random; also the audio file's name without extension.
@@ -171,6 +174,17 @@ public struct Memo: Codable, Equatable, Sendable, Identifiable {
             id.withUTF8 { id in Memo.fileKey(name) != nil && name[..<12].elementsEqual(id) }
         }
         return namesItsFile && isPlausible
+    }
+
+    /// Fails when the memo's audio is not whole: being recorded, or still arriving from another machine.
+    ///
+    /// - Throws: ``MemoStoreError/recordingInProgress(_:)``, ``MemoStoreError/stillSyncing(_:)``.
+    func requireWhole() throws(MemoStoreError) {
+        switch state {
+        case .recording: throw .recordingInProgress(title)
+        case .syncing: throw .stillSyncing(title)
+        case .complete, .recovered: return
+        }
     }
 
     /// A new random id that none of `memos` has.

@@ -43,6 +43,19 @@ struct MemoEditRecord: Codable, Equatable {
     var comment: String?
     var markers: [AudioMarker]?
     var deleted: Bool?
+    /// What the audio file is once whole, with ``Field/audio`` (none in an edit of the voicememo before this one):
+    /// where the file is not that yet, a sync tool is still bringing it (see ``Memo/State/syncing``).
+    var audio: Audio?
+
+    /// An audio file's facts, as an edit records them.
+    struct Audio: Codable, Equatable {
+        var fileName: String
+        var sizeBytes: Int64
+        /// Seconds.
+        var duration: Double
+        var sampleRate: Double
+        var channels: Int
+    }
 
     var stamp: Stamp { Stamp(clock: clock, machine: machine) }
 
@@ -58,6 +71,9 @@ struct MemoEditRecord: Codable, Equatable {
         if sets.contains(.comment) { comment = memo.comment }
         if sets.contains(.markers) { markers = memo.markers }
         if sets.contains(.deleted) { self.deleted = deleted ?? false }
+        if sets.contains(.audio), deleted != true {
+            audio = Audio(fileName: memo.fileName, sizeBytes: memo.sizeBytes, duration: memo.duration, sampleRate: memo.sampleRate, channels: memo.channels)
+        }
     }
 
     /// Its file's name in the store.

@@ -4,7 +4,7 @@ import Synchronization
 import SystemEdge
 import SystemPackage
 
-/// The index: `memos.json`, the list of memos as it was last written whole, with a schema version so that later
+/// The index, in this machine's state of the store (see ``LocalState``): `memos.json`, the list of memos as it was last written whole, with a schema version so that later
 /// versions can migrate it and a generation that names this writing of it; and `memos.journal`, the changes made
 /// since, a record per memo (see ``MemoJournal``). In a store of a thousand memos or more, a change appends to the
 /// journal; once the journal holds enough changes, `memos.json` is written whole again, with every change in it, and
@@ -253,6 +253,14 @@ struct MemoIndex: Codable {
         struct Version: Decodable { let schemaVersion: Int }
         guard let version = try? decoder.decode(Version.self, from: data) else { return .unreadable }
         return version.schemaVersion > currentSchemaVersion ? .newerSchema(version.schemaVersion) : .unreadable
+    }
+
+    /// The machine whose voicememo wrote the `memos.json` at `url`, read from the JSON itself (its binary cache does not
+    /// keep it); nil when none is named (a voicememo that wrote no change files wrote it) or it cannot be read.
+    static func writer(of url: URL) -> String? {
+        struct Writer: Decodable { let machine: String? }
+        guard let bytes = try? DurableFile.contents(of: url.path) else { return nil }
+        return (try? decoder.decode(Writer.self, from: Data(bytes)))?.machine
     }
 
     fileprivate static func cachePath(beside url: URL) -> String {

@@ -23,7 +23,7 @@ import SystemPackage
 /// schema version, the generation (0 for none), the number of memos, an FNV-1a checksum of what follows, then per memo its strings (a 32-bit
 /// length and UTF-8), numbers and level lists.
 enum MemoIndexCache {
-    /// The cache's name in the store directory.
+    /// The cache's name beside the index.
     static let fileName = ".memos.cache"
 
     /// "VMCACHE" and the layout's version: 5 since memos have a count of non-finite samples, 4 since they have a

@@ -17,7 +17,7 @@ import SystemPackage
 /// and markers, still read; 2: the memo with an id taken out), a 64-bit FNV-1a
 /// checksum of the payload, and the payload (a memo as ``MemoRecordWriter`` writes it, or an id).
 enum MemoJournal {
-    /// The journal's name in the store directory.
+    /// The journal's name beside the index.
     static let fileName = "memos.journal"
 
     /// "VMJRNL" and the layout's version.

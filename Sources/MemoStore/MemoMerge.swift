@@ -36,6 +36,17 @@ struct MemoMerge {
     /// Whether some edit says its audio changed.
     var audioChanged: Bool { winners[.audio] != nil }
 
+    /// The audio file as the last edit of it says it is once whole, if that edit says.
+    var audio: MemoEditRecord.Audio? { winners[.audio]?.audio }
+
+    /// Whether `memo`, its facts read from its audio file as it is now, is still arriving: the file is smaller and
+    /// shorter than the last edit of its audio says. Shorter too, because two machines that renamed it at once leave
+    /// the file of either, whose tags differ but whose audio does not.
+    func isArriving(_ memo: Memo) -> Bool {
+        guard let audio else { return false }
+        return memo.sizeBytes < audio.sizeBytes && memo.duration < audio.duration - 0.001
+    }
+
     /// `memo` with the fields the edits set, but those in `kept`.
     func applied(to memo: Memo, keeping kept: [MemoEditRecord.Field] = []) -> Memo {
         var memo = memo

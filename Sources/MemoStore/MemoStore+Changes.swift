@@ -66,7 +66,7 @@ extension MemoStore {
     /// A copy of `memo`'s WAV, CAF or M4A file with `title` inside, staged beside it.
     private func stageRetitled(_ memo: Memo, title: String) throws -> StagedAudioFile {
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
-        guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
+        try current.requireWhole()
         let file = fileURL(of: current)
         var metadata = current.metadata
         metadata.title = title
@@ -88,7 +88,7 @@ extension MemoStore {
         guard let position = index.memos.firstIndex(where: { $0.id == id }) else { throw .noMatch(id) }
         let before = index.memos[position]
         var renamed = before
-        guard renamed.state != .recording else { throw .recordingInProgress(renamed.title) }
+        try renamed.requireWhole()
         renamed.title = title
         let file = fileURL(of: renamed)
         var retitled = staged
@@ -172,7 +172,7 @@ extension MemoStore {
         try update { index throws(MemoStoreError) in
             for memo in memos {
                 guard let listed = index.memos.first(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
-                guard listed.state != .recording else { throw .recordingInProgress(listed.title) }
+                try listed.requireWhole()
             }
             // Each file goes to the trash before its entry goes. Stopped in between (a crash, an index that cannot be
             // written), the entry names a file that is gone, and reconciliation, which drops such entries on every

@@ -42,7 +42,7 @@ extension MemoStore {
     public func trim(_ memo: Memo, start: Double? = nil, end: Double? = nil) throws -> Memo {
         try requireChangeable()
         guard let current = try memos().first(where: { $0.id == memo.id }) else { throw MemoStoreError.noMatch(memo.id) }
-        guard current.state != .recording else { throw MemoStoreError.recordingInProgress(current.title) }
+        try current.requireWhole()
         let file = fileURL(of: current)
         let identity = MemoIndexCache.Identity(path: file.path)
         let input = try AudioFile(forReading: file)
@@ -186,7 +186,7 @@ extension MemoStore {
                 return try bringBack(version, into: &index)
             }
             let current = index.memos[position]
-            guard current.state != .recording else { throw .recordingInProgress(current.title) }
+            try current.requireWhole()
             try markEdit(of: current.id)
             let file = filePath(of: version.memo)
             do throws(Errno) {
@@ -248,7 +248,7 @@ extension MemoStore {
         let edited = try reconcileAndSave(entering: nil) { index throws(MemoStoreError) -> Memo in
             guard let position = index.memos.firstIndex(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
             let before = index.memos[position]
-            guard before.state != .recording else { throw .recordingInProgress(before.title) }
+            try before.requireWhole()
             guard before.fileName == memo.fileName, identity != nil, MemoIndexCache.Identity(path: filePath(of: before)) == identity else {
                 throw .changedDuringEdit(title: before.title)
             }

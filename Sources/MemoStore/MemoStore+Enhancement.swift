@@ -19,7 +19,7 @@ extension MemoStore {
     ///   ``MemoStoreError``s for the index.
     public func enhance(_ memo: Memo, title: String? = nil, enhancement: SpeechEnhancement = SpeechEnhancement()) throws -> Memo {
         try requireChangeable()
-        guard memo.state != .recording else { throw MemoStoreError.recordingInProgress(memo.title) }
+        try memo.requireWhole()
         let settings = AudioSettings(preserving: try AudioFile(forReading: fileURL(of: memo)))
         let id = Memo.newID(unlike: try memos())
         let newTitle = title ?? memo.title + " (enhanced)"

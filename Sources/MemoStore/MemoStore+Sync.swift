@@ -18,6 +18,8 @@ extension MemoStore {
         private(set) var foldedNames: Set<String>?
         /// Whether ``foldedNames`` changed since it was read.
         private(set) var foldedChanged = false
+        /// When the index is an older voicememo's, read from the store itself: the machine that wrote it, if it names one.
+        var migratedFrom: String?
 
         init(state: LocalState.Store, loaded: LocalState.Store, isCurrent: Bool) {
             (self.state, self.loaded, self.isCurrent) = (state, loaded, isCurrent)
@@ -40,10 +42,10 @@ extension MemoStore {
         }
     }
 
-    var journalPath: String { directory.appendingPathComponent(MemoJournal.fileName).path }
+    var journalPath: String { local.storeDirectory + "/" + MemoJournal.fileName }
 
-    /// This machine's state of the store; when the index is not the one it folded edits into (a sync tool brought
-    /// another machine's, an older voicememo wrote it, it is the first use), every edit is to be folded again.
+    /// This machine's state of the store; when the index is not the one it folded edits into (it was rebuilt, an older
+    /// voicememo wrote it, it is the first use), every edit is to be folded again.
     func startSync() -> SyncPass {
         let loaded = local.load()
         let isCurrent = loaded.index != nil && loaded.index == LocalState.identity(of: indexURL.path)
@@ -85,7 +87,7 @@ extension MemoStore {
         // edit; not what another machine's index says (a sync tool's copy, behind its change files), nor what a file
         // adopted just now says of itself (a title cut short to fit its tags).
         var unrecorded: [(memo: Memo, fields: [MemoEditRecord.Field])] = []
-        let isOtherMachinesIndex = !sync.isCurrent && indexWriter().map { $0 != (try? local.machineID()) } ?? false
+        let isOtherMachinesIndex = sync.migratedFrom.map { $0 != (try? local.machineID()) } ?? false
         for id in refold.sorted() {
             guard let list = edits[id] else { continue }
             let records = list.compactMap { MemoEditRecord.read(at: directoryPath + "/" + $0, named: $0) }
@@ -110,7 +112,7 @@ extension MemoStore {
                 edits[memo.id] = [record.fileName]
                 written = true
             }
-            if written { try? DurableFile.syncDirectory(containing: indexURL.path) }
+            if written { try? DurableFile.syncDirectory(containing: directoryPath + "/.") }
         }
         sync.setFolded(Set(edits.values.joined()), in: local)
     }
@@ -130,14 +132,6 @@ extension MemoStore {
             guard (try? trash.keep(memo, file: copy, before: .syncConflict)) != nil else { continue }
             FileNames.removeIgnoringFailure(copy)
         }
-    }
-
-    /// The machine whose voicememo wrote `memos.json`, read from the JSON itself (its binary cache does not keep it); nil
-    /// when none is named (an older voicememo wrote it) or it cannot be read.
-    private func indexWriter() -> String? {
-        struct Writer: Decodable { let machine: String? }
-        guard let bytes = try? DurableFile.contents(of: indexURL.path) else { return nil }
-        return (try? MemoIndex.decoder.decode(Writer.self, from: Data(bytes)))?.machine
     }
 
     /// Makes memo `id` in `index` what its edits `records` say: deleted (its audio moved to the trash, unless the trash
@@ -160,6 +154,7 @@ extension MemoStore {
             let kept = keepingUnrecorded ? merge.unrecordedFields(of: memo) : []
             if merge.audioChanged { memo = reread(memo, access: access) }
             memo = merge.applied(to: memo, keeping: kept)
+            if merge.isArriving(memo) { memo.state = .syncing }
             if memo != index.memos[position] { index.replace(at: position, with: memo) }
             return kept.isEmpty ? nil : kept
         } else if access == .changing,
@@ -168,8 +163,25 @@ extension MemoStore {
                   let restored = try? bringBack(version, into: &index),
                   let position = index.memos.firstIndex(where: { $0.id == restored.id }) {
             index.replace(at: position, with: merge.applied(to: restored))
+        } else if let arriving = arrivingMemo(id, merge) {
+            index.append(arriving)
         }
         return nil
+    }
+
+    /// Memo `id`, whose changes came ahead of its audio, as they say it is, ``Memo/State/syncing``: when its last audio
+    /// change says what the file is, and the file is not here yet, or is smaller (a copy under way).
+    private func arrivingMemo(_ id: String, _ merge: MemoMerge) -> Memo? {
+        guard let audio = merge.audio, let format = AudioFileFormat(fileExtension: FilePath(audio.fileName).extension ?? "")
+        else { return nil }
+        if let size = FileManager.default.sizeOfItem(atPath: directoryPath + "/" + audio.fileName), size >= audio.sizeBytes { return nil }
+        let silence = Array(repeating: AudioLevels.floor, count: max(0, audio.channels))
+        let memo = Memo(
+            id: id, title: "Untitled", createdAt: merge.winners[.audio]?.madeAt ?? Date(), duration: audio.duration, fileName: audio.fileName,
+            format: format, sampleRate: audio.sampleRate, channels: audio.channels, sizeBytes: audio.sizeBytes,
+            peakDBFS: silence, averageDBFS: silence, state: .syncing)
+        let arriving = merge.applied(to: memo)
+        return arriving.isWellFormed ? arriving : nil
     }
 
     /// `memo` with its audio's facts read again when its file is not the size the index has (a sync tool brought
@@ -183,6 +195,17 @@ extension MemoStore {
         var reread = facts.memo(id: memo.id, title: memo.title, createdAt: memo.createdAt, fileName: memo.fileName, state: .complete)
         (reread.artist, reread.album, reread.comment, reread.markers) = (memo.artist, memo.album, memo.comment, memo.markers)
         return reread
+    }
+
+    /// `memo` as its file, replaced and now of `size` bytes, is: of another size only (its tags changed, as another
+    /// machine's rename leaves it), or read again when its audio is another (a trim).
+    func replaced(_ memo: Memo, size: Int64, access: Access) -> Memo {
+        if let file = try? AudioFile(forReading: fileURL(of: memo)), abs(file.duration - memo.duration) < 0.001 {
+            var resized = memo
+            resized.sizeBytes = size
+            return resized
+        }
+        return reread(memo, access: access)
     }
 
     /// Moves the audio of `memo`, deleted on another machine, to the trash as a delete here does, unless the trash's
@@ -258,7 +281,7 @@ extension MemoStore {
         guard !records.isEmpty else { return }
         do {
             for record in records { try write(record, syncing: true) }
-            try DurableFile.syncDirectory(containing: indexURL.path)
+            try DurableFile.syncDirectory(containing: directoryPath + "/.")
         } catch {
             throw .indexWriteFailed(path: directoryPath, reason: "\(error)")
         }

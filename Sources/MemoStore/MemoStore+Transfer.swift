@@ -153,6 +153,7 @@ extension MemoStore {
         volume: Float = 1, pan: Float = 0, rate: Float = 1, normalizingTo loudness: Double? = nil,
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead]
     ) throws -> StagedAudioFile {
+        if memo.state == .syncing { throw MemoStoreError.stillSyncing(memo.title) }
         let source = fileURL(of: memo)
         let input = try AudioFile(forReading: source)
         let gain = try loudness.map { target in
@@ -201,11 +202,15 @@ extension MemoStore {
             contentsOf: source, beside: destination, settings: settings, metadata: metadata, gain: gain, permissions: permissions)
     }
 
-    /// Whether `url` names a file in the store's directory, after every symbolic link on the way to it is followed.
+    /// Whether `url` names a file in the store's directory or in this machine's state of it, after every symbolic link
+    /// on the way to it is followed.
     func isInside(_ url: URL) -> Bool {
-        let store = directory.resolvingSymlinksInPath().path
         let parent = url.standardizedFileURL.deletingLastPathComponent().resolvingSymlinksInPath().path
         let target = url.standardizedFileURL.resolvingSymlinksInPath().path
-        return parent == store || target.hasPrefix(store + "/")
+        // The machine's state of the store too: its index and lock are the store's, kept elsewhere.
+        return [directory, localStateDirectory].contains { folder in
+            let store = folder.resolvingSymlinksInPath().path
+            return parent == store || target.hasPrefix(store + "/")
+        }
     }
 }

@@ -17,7 +17,7 @@ extension MemoStore {
     /// - Throws: ``MemoStoreError/recordingInProgress(_:)`` while the memo is being recorded (its file has no end
     ///   yet); `AudioFileError` when its audio file cannot be read.
     public func waveform(of memo: Memo, samplesPerPixel: Int? = nil) throws -> Waveform {
-        guard memo.state != .recording else { throw MemoStoreError.recordingInProgress(memo.title) }
+        try memo.requireWhole()
         let kept = try keptWaveform(of: memo) ?? measureAndKeepWaveform(of: memo)
         guard let samplesPerPixel, samplesPerPixel != kept.samplesPerPixel else { return kept }
         if samplesPerPixel % kept.samplesPerPixel == 0 { return kept.zoomedOut(by: samplesPerPixel / kept.samplesPerPixel) }
@@ -28,7 +28,7 @@ extension MemoStore {
     /// is free (as every file the store writes, under it: a writer at work now leaves it to be measured again).
     private func measureAndKeepWaveform(of memo: Memo) throws -> Waveform {
         let waveform = try AudioFile(forReading: fileURL(of: memo)).measure().waveform
-        if case .acquired(let lock) = FileLock.attempt(path: directory.appendingPathComponent(".lock").path) {
+        if case .acquired(let lock) = FileLock.attempt(path: lockPath) {
             defer { lock.unlock() }
             keepWaveform(waveform, of: memo.id)
         }

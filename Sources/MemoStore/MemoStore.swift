@@ -3,23 +3,28 @@ import FoundationEssentials
 import SystemEdge
 import SystemPackage
 
-/// A directory of voice memos: the audio files, named `<id>.<format>`, and `memos.json`, their index.
+/// A directory of voice memos: the audio files, named `<id>.<format>`, and the change files that say what became of
+/// each, `<id>.<clock>-<machine>.change`.
 ///
-/// The directory may be shared between machines by a sync tool: each change to a memo is also a file of its own,
-/// `<id>.<clock>-<machine>.change`, written once by the machine that made it, and what those files say together
-/// (the last change of each field winning, by clock then machine id) is folded into the index wherever they arrive;
-/// the machine's id is kept outside the store, in `stateDirectory` (see ``init(directory:stateDirectory:)``).
+/// The directory may be shared between machines by a sync tool: each change to a memo is a file of its own, written
+/// once by the machine that made it, and what those files say together (the last change of each field winning, by
+/// clock then machine id) is folded into the index wherever they arrive. The index, `memos.json`, is this machine's
+/// cache of them and of the audio files' facts, kept outside the store with the machine's id, in `stateDirectory`
+/// (see ``init(directory:stateDirectory:)``): nothing a sync tool should not ship is in the store.
 ///
-/// The audio files are the truth. The index is read and written under an exclusive lock, always
-/// atomically (temporary file, fsync, rename), so concurrent processes lose nothing. Whenever the index is
-/// read it is reconciled with the directory: a missing or unreadable index is rebuilt from the files'
-/// own metadata (an unreadable one is kept aside as `memos.json.broken-<time>`, never deleted), audio
-/// files it does not list are adopted, entries whose file is gone are dropped, and a recording whose
-/// process died becomes ``Memo/State/recovered`` (see ``beginRecording(title:settings:artist:album:comment:)``). Beside the index
-/// lies `.memos.cache`, a binary copy of it that is read instead of the JSON when it was made from the very
-/// same `memos.json` (see `MemoIndexCache`). Once a reconciliation finds nothing to change in a directory that
-/// has been still for two seconds, the cache vouches for that directory, and until a file comes or goes in it
-/// the directory is not read again: only recordings are checked.
+/// The files are the truth. The index is read and written under an exclusive lock, always atomically (temporary
+/// file, fsync, rename), so concurrent processes lose nothing. Whenever the index is read it is reconciled with the
+/// directory: a missing or unreadable index is rebuilt from the files (an unreadable one is kept aside as
+/// `memos.json.broken-<time>`, never deleted), audio files it does not list are adopted, entries whose file is gone
+/// are dropped, and a recording whose process died becomes ``Memo/State/recovered`` (see
+/// ``beginRecording(title:settings:artist:album:comment:)``). Beside the index lies `.memos.cache`, a binary copy of it
+/// that is read instead of the JSON when it was made from the very same `memos.json` (see `MemoIndexCache`). Once a
+/// reconciliation finds nothing to change in a directory that has been still for two seconds, the cache vouches for
+/// that directory, and until a file comes or goes in it the directory is not read again: only recordings are checked.
+///
+/// A store an older voicememo wrote holds its index itself (`memos.json`, `memos.journal`, `.memos.cache`, `.lock`):
+/// where this machine has no index of the store yet, that one is read, and once every memo it lists has a change file,
+/// those files leave the store.
 ///
 /// The directory is created with mode 0700 and every file in it 0600: recordings are personal data.
 ///
@@ -35,8 +40,20 @@ public struct MemoStore: Sendable {
     /// What this machine keeps of the store outside it: its id, the edits folded into the index.
     let local: LocalState
 
-    /// The index file.
-    var indexURL: URL { directory.appendingPathComponent("memos.json") }
+    /// The index file, in this machine's state of the store.
+    package var indexURL: URL { local.indexURL }
+
+    /// This machine's state of the store: its index, the index's journal and cache, and the lock.
+    package var localStateDirectory: URL { indexURL.deletingLastPathComponent() }
+
+    /// Where a machine whose state is in `stateDirectory` keeps its state of the store at `directory` (see ``LocalState``):
+    /// its index, the index's journal and cache, and the lock.
+    package static func localStateDirectory(of directory: URL, in stateDirectory: URL) -> URL {
+        URL(filePath: LocalState(directory: stateDirectory, store: directory).storeDirectory, directoryHint: .isDirectory)
+    }
+
+    /// What an older voicememo kept in the store itself: its index, the index's journal and cache, and its lock.
+    static let legacyFileNames = ["memos.json", MemoJournal.fileName, MemoIndexCache.fileName, ".lock"]
 
     /// Opens the store at `directory`, creating it (mode 0700) if needed, as the machine whose state is in
     /// `stateDirectory` (see ``defaultStateDirectory(environment:)``).
@@ -92,7 +109,7 @@ public struct MemoStore: Sendable {
     /// directory stands, without changing anything. Otherwise what the reconciliation finds (a recording whose
     /// process died, a file copied in) is saved, under the lock.
     public func memos() throws(MemoStoreError) -> [Memo] {
-        guard case .acquired(let lock) = FileLock.attempt(path: lockPath, creating: true) else {
+        guard (try? prepareToChange()) != nil, case .acquired(let lock) = FileLock.attempt(path: lockPath, creating: true) else {
             return try reconciledIndex(entering: nil, access: .lookingOnly).index.memos
         }
         defer { lock.unlock() }
@@ -107,13 +124,27 @@ public struct MemoStore: Sendable {
         case lookingOnly
     }
 
-    var lockPath: String { directory.appendingPathComponent(".lock").path }
+    /// The lock this machine's processes take to change the store: in the machine's state of it, beside the index it
+    /// guards. Machines that share the store through a sync tool never share a lock; each writes only files of its own.
+    var lockPath: String { local.lockPath }
+
+    /// Fails when this process cannot change the store's directory (a read-only file system, its permissions) or make
+    /// this machine's state of it.
+    private func prepareToChange() throws(MemoStoreError) {
+        do throws(Errno) {
+            try FileNames.requireWritable(directoryPath)
+        } catch {
+            throw MemoStoreError(changing: directoryPath, error)
+        }
+        try local.makeStoreDirectory()
+    }
 
     /// Fails at once, before any work, when this process cannot change the store (a read-only file system, its
     /// permissions), with the error a change would end in.
     func requireChangeable() throws(MemoStoreError) {
+        try prepareToChange()
         switch FileLock.attempt(path: lockPath, creating: true) {
-        case .unavailable(let error): throw MemoStoreError(changing: directory.path, error)
+        case .unavailable(let error): throw .stateUnusable(path: lockPath, reason: error.description)
         case .acquired(let lock): lock.unlock()
         case .held, .missing: break
         }
@@ -128,6 +159,7 @@ public struct MemoStore: Sendable {
     func update<T>(
         entering fileName: String? = nil, _ body: (inout MemoIndex) throws(MemoStoreError) -> T
     ) throws(MemoStoreError) -> T {
+        try prepareToChange()
         let lock = try FileLock(path: lockPath, storePath: directory.path)
         defer { lock.unlock() }
         return try reconcileAndSave(entering: fileName, body)
@@ -145,12 +177,15 @@ public struct MemoStore: Sendable {
         try writeLocalEdits(of: &reconciled.index, sync: &reconciled.sync)
         defer { finishSync(reconciled.sync) }
         if let machine = try? local.machineID() { reconciled.index.machine = machine }
-        if reconciled.isRebuilt || !reconciled.index.changes.isEmpty {
+        let isChanged = reconciled.isRebuilt || !reconciled.index.changes.isEmpty
+        if isChanged {
             let journal = try reconciled.index.save(to: indexURL, journal: reconciled.journal, wholly: reconciled.isRebuilt)
             if let journal {
                 MemoIndex.remember(reconciled.index, vouchedDirectory: reconciled.vouchedDirectory, journal: journal, beside: indexURL, in: lastRead)
             }
-        } else if let directory = reconciled.vouchableDirectory, MemoIndexCache.Identity(path: directoryPath) == directory {
+        }
+        if !reconciled.legacyFiles.isEmpty { removeLegacyFiles(reconciled.legacyFiles, of: reconciled.index, sync: &reconciled.sync) }
+        if !isChanged, let directory = reconciled.vouchableDirectory, MemoIndexCache.Identity(path: directoryPath) == directory {
             // Nothing came or went while the directory was compared with the index: until something does, the next
             // reader can skip reading it.
             MemoIndex.vouch(for: directory, beside: indexURL)
@@ -172,6 +207,8 @@ public struct MemoStore: Sendable {
         var vouchableDirectory: MemoIndexCache.Identity?
         /// What it knows of the store's change files.
         var sync: SyncPass
+        /// The names of ``MemoStore/legacyFileNames`` in the store's directory.
+        var legacyFiles: [String] = []
     }
 
     /// The index as the directory stands: loaded, or rebuilt, plus adopted files (but `entering`), minus
@@ -182,7 +219,9 @@ public struct MemoStore: Sendable {
         // Taken before the directory is read, so that whatever changes it from now on shows.
         let directoryIdentity = MemoIndexCache.Identity(path: directoryPath)
         if reconciled.sync.isCurrent, let vouchedDirectory, vouchedDirectory == directoryIdentity,
-           reconciled.index.memos.allSatisfy({ $0.isWellFormed && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live) }) {
+           reconciled.index.memos.allSatisfy({
+               $0.isWellFormed && $0.state != .syncing && ($0.state != .recording || recordingStatus(of: $0.id, access: access) == .live)
+           }) {
             return reconciled
         }
         let listing: DirectoryListing.Listing
@@ -193,6 +232,9 @@ public struct MemoStore: Sendable {
         }
         // Something pending (a leftover spared, a file not yet readable) may change without the directory changing.
         var isPending = access == .changing && removeLeftovers(in: listing, listed: reconciled.index.memos)
+        reconciled.legacyFiles = Self.legacyFileNames.filter(listing.otherNames.contains)
+        // Until they are gone, the directory is read each time: they go once every memo has a change file.
+        isPending = isPending || !reconciled.legacyFiles.isEmpty
         if access == .changing { isPending = finishInterruptedEdits(named: listing.otherNames, in: &reconciled.index) || isPending }
         // Regular files only: a link planted in the store would make a file elsewhere a memo, to be rewritten.
         // Each listed memo takes its file off this set; what remains is adopted.
@@ -200,6 +242,8 @@ public struct MemoStore: Sendable {
         // Entries are changed where they stand, and dropped in one pass at the end, so that a store of thousands
         // of memos is not copied memo by memo.
         var dropped: [Int] = []
+        // Memos listed as still arriving: each is made again from its file, as it now stands, and its changes.
+        var arriving: Set<String> = []
         for position in reconciled.index.memos.indices {
             let memo = reconciled.index.memos[position]
             let key = Memo.fileKey(ofFileName: memo.fileName)
@@ -209,6 +253,12 @@ public struct MemoStore: Sendable {
             guard memo.isWellFormed else {
                 if fileIsThere, let key { unlisted.insert(key) }
                 dropped.append(position)
+                continue
+            }
+            if memo.state == .syncing {
+                if fileIsThere, let key { unlisted.insert(key) }
+                dropped.append(position)
+                arriving.insert(memo.id)
                 continue
             }
             if memo.state == .recording {
@@ -231,6 +281,9 @@ public struct MemoStore: Sendable {
                 }
             } else if !fileIsThere {
                 dropped.append(position)
+            } else if let size = FileManager.default.sizeOfItem(atPath: directoryPath + "/" + memo.fileName), size != memo.sizeBytes {
+                // Its file was replaced behind the index's back: a sync tool brought another machine's.
+                reconciled.index.replace(at: position, with: replaced(memo, size: size, access: access))
             }
         }
         reconciled.index.remove(atPositions: dropped)
@@ -243,7 +296,7 @@ public struct MemoStore: Sendable {
             reconciled.index.append(memo)
             adopted.insert(memo.id)
         }
-        foldEdits(names: listing.otherNames, adopted: adopted, into: &reconciled.index, sync: &reconciled.sync, access: access)
+        foldEdits(names: listing.otherNames, adopted: adopted.union(arriving), into: &reconciled.index, sync: &reconciled.sync, access: access)
         if !isPending, let directoryIdentity, directoryIdentity.revealsLaterChanges(ofDirectoryAt: directoryPath) {
             reconciled.vouchableDirectory = directoryIdentity
         }
@@ -259,6 +312,14 @@ public struct MemoStore: Sendable {
         case .index(let loaded, let vouched, let journal):
             return ReconciledIndex(index: loaded, journal: journal, vouchedDirectory: vouched, sync: sync)
         case .missing:
+            // A store of an older voicememo: its own index, where this machine has none yet, says what no change file
+            // does (titles longer than the audio's tags keep, loudness); written here whole.
+            let legacy = directory.appendingPathComponent("memos.json")
+            if case .index(let index, _, _) = MemoIndex.load(from: legacy, remembering: MemoIndex.LastRead()) {
+                var sync = sync
+                sync.migratedFrom = MemoIndex.writer(of: legacy)
+                return ReconciledIndex(index: index, isRebuilt: true, sync: sync)
+            }
             return ReconciledIndex(index: MemoIndex(), isRebuilt: true, sync: sync)
         case .inaccessible(let error):
             throw .indexInaccessible(path: indexURL.path, reason: error.description)
@@ -294,6 +355,16 @@ public struct MemoStore: Sendable {
         empty.peakDBFS = Array(repeating: AudioLevels.floor, count: memo.channels)
         empty.averageDBFS = empty.peakDBFS
         return empty
+    }
+
+    /// Removes from the store the files of an older voicememo's index, and this machine's state of the store as that
+    /// voicememo kept it, once every memo but a recording has a change file: the change files then say all the older
+    /// index did. Until then they stay, and are read again where this machine's index is lost.
+    private func removeLegacyFiles(_ names: [String], of index: MemoIndex, sync: inout SyncPass) {
+        let changed = Set(sync.folded(in: local).compactMap { MemoEditRecord.parse(fileName: $0)?.id })
+        guard index.memos.allSatisfy({ $0.state == .recording || changed.contains($0.id) }) else { return }
+        for name in names { FileNames.removeIgnoringFailure(directoryPath + "/" + name) }
+        for path in local.legacyPaths { FileNames.removeIgnoringFailure(path) }
     }
 
     /// Moves the damaged index to `memos.json.broken-<seconds>`, or `-2`, `-3`… beside it when that is taken: no copy
@@ -337,7 +408,7 @@ public struct MemoStore: Sendable {
         return memo
     }
 
-    /// Removes what killed processes left half-written: drafts of the index, its cache and kept titles, the recording
+    /// Removes what killed processes left half-written: drafts of change files and kept titles, the recording
     /// locks of memos never listed (all made only under the store's lock, which the caller holds), titles, markers and
     /// waveforms kept for audio files that are gone, and converted files no writer holds locked any more. A converted file of a few
     /// seconds is spared, in case its writer has just created it and not yet locked it. Returns whether it spared

@@ -28,6 +28,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case ambiguous(String, candidates: [String])
     /// The memo with this title is being recorded by a live process, so its file must not change.
     case recordingInProgress(String)
+    /// The memo with this title came from another machine ahead of its audio, which a sync tool is still bringing.
+    case stillSyncing(String)
     /// An audio file could not be removed; `reason` is the system's.
     case deleteFailed(path: String, reason: String)
     /// A delete removed the audio of the memos titled `titles` but could not write the index; `reason` is why. The
@@ -87,6 +89,8 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
                 + (candidates.count > 5 ? "; and \(candidates.count - 5) more" : "") + "; name the one you mean by its id"
         case .recordingInProgress(let title):
             "“\(title)” is being recorded right now; stop that recording, then try again"
+        case .stillSyncing(let title):
+            "“\(title)” is still arriving from another machine; wait for the sync to finish, then try again"
         case .deleteFailed(let path, let reason):
             "cannot delete '\(path)': \(reason); check that you may write to the memo store directory"
         case .deletedButIndexNotSaved(let titles, let reason):

@@ -40,6 +40,14 @@ package enum FileNames {
         _ = unlink(path)
     }
 
+    /// Fails when this process may not create or remove names in the directory at `path`: a read-only file system, its
+    /// permissions.
+    ///
+    /// The corresponding C function is `access`, with `W_OK`.
+    package static func requireWritable(_ path: String) throws(Errno) {
+        try Syscall.nothing { access(path, W_OK) }.get()
+    }
+
     /// Makes a directory at `path` with `permissions` (less the process's umask), unless something is there already.
     ///
     /// The corresponding C function is `mkdir`; `EEXIST` is not an error here.

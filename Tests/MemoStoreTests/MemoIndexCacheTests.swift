@@ -8,8 +8,8 @@ import Testing
 /// `.memos.cache`, the binary copy of `memos.json` that makes `list` fast: it reads exactly as the index does,
 /// and it is believed only for the very index file it was made from.
 extension MemoStoreTests {
-    var index: String { store.directory.appendingPathComponent("memos.json").path }
-    var cache: String { store.directory.appendingPathComponent(".memos.cache").path }
+    var index: String { store.indexURL.path }
+    var cache: String { store.localStateDirectory.appendingPathComponent(".memos.cache").path }
 
     /// A store of memos with every kind of field: stereo and mono, three formats, a recording under way,
     /// titles with accents, an emoji, a newline, a path and a thousand characters.
@@ -81,7 +81,7 @@ extension MemoStoreTests {
         let truth = try store.importAudio(from: tone("a.wav"), title: "Kept")
         try editIndex { $0["schemaVersion"] = version }
         #expect(try store.memos().map(\.id) == [truth.id])
-        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.localStateDirectory.path)
         #expect(names.contains { $0.hasPrefix("memos.json.broken-") })
     }
 
@@ -97,7 +97,7 @@ extension MemoStoreTests {
         let healthy = try Data(contentsOf: URL(fileURLWithPath: cache))
         let other = try MemoStore(directory: scratch.file("other"), stateDirectory: scratch.file("state"))
         _ = try other.importAudio(from: tone("o.wav"), title: "Someone else's")
-        let foreign = try Data(contentsOf: other.directory.appendingPathComponent(".memos.cache"))
+        let foreign = try Data(contentsOf: other.localStateDirectory.appendingPathComponent(".memos.cache"))
         var flipped = healthy
         flipped[flipped.count / 2] ^= 0x20
         for damaged in [Data(), healthy.prefix(100), healthy.dropLast(), healthy + [0], flipped, foreign] {

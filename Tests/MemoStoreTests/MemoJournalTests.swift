@@ -7,7 +7,7 @@ import Testing
 /// `memos.journal`: in a store of a thousand memos or more, a change is a record appended to the journal, not a new
 /// `memos.json`; every reader sees it, a torn record is where the journal ends, and a full journal is folded in.
 extension MemoStoreTests {
-    var journal: String { store.directory.appendingPathComponent("memos.journal").path }
+    var journal: String { store.localStateDirectory.appendingPathComponent("memos.journal").path }
 
     /// A store of `count` memos: one imported, the others copies of its file, adopted.
     func largeStore(_ count: Int) throws -> [Memo] {

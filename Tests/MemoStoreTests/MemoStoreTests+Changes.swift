@@ -22,7 +22,7 @@ extension MemoStoreTests {
         #expect(renamed.sizeBytes == Int64(try Data(contentsOf: store.fileURL(of: renamed)).count))
         #expect(try permissions(file) == 0o600)
         // The file is the truth: a rebuilt index has the new title too.
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         #expect(try store.memos().map(\.title) == [renamed.title])
     }
 

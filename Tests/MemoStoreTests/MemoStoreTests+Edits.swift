@@ -83,7 +83,7 @@ extension MemoStoreTests {
         let again = try store.rename(memo, to: "Renamed before the trim")
         let restored = try store.restore(store.trim(again, start: 1)).memo
         #expect(restored.title == "Renamed before the trim" && restored.duration == memo.duration)
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         #expect(try store.memos().map(\.title) == ["Renamed before the trim"])
     }
 

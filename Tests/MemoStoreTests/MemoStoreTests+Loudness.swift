@@ -43,7 +43,7 @@ extension MemoStoreTests {
 
     @Test func anIndexRebuiltFromTheFilesHasEveryLoudness() throws {
         let memo = try store.importAudio(from: tone("a.wav"), title: "Tone", settings: AudioSettings(format: .caf))
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         #expect(try store.memos().map(\.loudness) == [memo.loudness])
     }
 

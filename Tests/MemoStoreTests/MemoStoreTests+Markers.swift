@@ -29,7 +29,7 @@ extension MemoStoreTests {
         let sidecar = store.directory.appendingPathComponent(".\(memo.id).markers").path
         #expect(FileManager.default.fileExists(atPath: sidecar) == (format == .caf))
 
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         let rebuilt = try #require(try store.memos().first)
         #expect(rebuilt.markers == markers && rebuilt.artist == "Ann" && rebuilt.album == "Course")
         try store.delete([rebuilt])
@@ -69,7 +69,7 @@ extension MemoStoreTests {
         old.schemaVersion = 2
         old.generation = "2a"
         try MemoIndex.encoder.encode(old).write(to: URL(fileURLWithPath: index))
-        try? FileManager.default.removeItem(atPath: store.directory.appendingPathComponent(".memos.cache").path)
+        try? FileManager.default.removeItem(atPath: store.localStateDirectory.appendingPathComponent(".memos.cache").path)
         // A rename as schema 2 journaled it: the memo's fields alone.
         var renamed = memos[1]
         renamed.title = "Renamed by an older voicememo"

@@ -48,7 +48,7 @@ extension MemoStoreTests {
         #expect(recorder.nextLine() == "locked")
         #expect(try store.memos() == [started])
         // A rebuilt index adopts the live recording once, still as a recording.
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         #expect(try store.memos().map { [$0.id, $0.title, $0.state.rawValue] } == [[started.id, "Interrupted", "recording"]])
         #expect(!FileManager.default.fileExists(atPath: store.waveformPath(of: started.id)), "a live recording's file still grows")
 

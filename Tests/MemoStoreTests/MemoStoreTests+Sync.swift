@@ -121,18 +121,26 @@ extension MemoStoreTests {
         let gone = try store.importAudio(from: tone("c.wav", seconds: 0.2), title: "Gone")
         try store.rename(second, to: "Second, renamed")
         try store.delete([gone])
-        // The old layout: no change files, no state; markers in the index only, as an older voicememo kept them.
+        // The old layout: the index, its journal and cache and the lock in the store, no change files, no state; markers
+        // in the index only, and a rename in the journal only, as an older voicememo kept them.
         for name in try names(in: store) where name.hasSuffix(".change") {
             try FileManager.default.removeItem(at: store.directory.appendingPathComponent(name))
         }
-        try FileManager.default.removeItem(at: scratch.file("state"))
-        let index = store.directory.appendingPathComponent("memos.json")
-        var old = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: index))
+        var old = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: store.indexURL))
         var marked = try #require(old.memos.first { $0.id == first.id })
         marked.markers = [AudioMarker(framePosition: 4800, name: "Here")]
         old.put(marked)
-        try MemoIndex.encoder.encode(old).write(to: index)
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent(".memos.cache"))
+        old.generation = "2b"
+        var journaled = try #require(old.memos.first { $0.id == second.id })
+        journaled.title = "Second, renamed in the journal"
+        try MemoIndex.encoder.encode(old).write(to: store.directory.appendingPathComponent("memos.json"))
+        let journal = store.directory.appendingPathComponent("memos.journal").path
+        try MemoJournal.start(at: journal, generation: 0x2b)
+        try MemoJournal.append([.put(journaled)], at: journal, after: Int64(MemoJournal.headerLength))
+        try Data("not this store's cache".utf8).write(to: store.directory.appendingPathComponent(".memos.cache"))
+        try Data().write(to: store.directory.appendingPathComponent(".lock"))
+        try FileManager.default.removeItem(at: scratch.file("state"))
+        old.put(journaled)
         let before = old.memos
         let trash = store.trashedVersions()
 
@@ -140,12 +148,80 @@ extension MemoStoreTests {
         #expect(try migrated.memos() == before)
         #expect(migrated.trashedVersions() == trash)
         #expect(try names(in: store).filter { $0.hasSuffix(".change") }.count == 2)
+        // The index is this machine's now: nothing of it is left for a sync tool to ship.
+        #expect(Set(try names(in: store)).isDisjoint(with: ["memos.json", "memos.journal", ".memos.cache", ".lock"]))
+        #expect(FileManager.default.fileExists(atPath: migrated.indexURL.path))
         // Another machine with a copy reads the same from the change files alone.
         let other = try otherMachine()
         try copy(store, to: other)
-        try FileManager.default.removeItem(at: other.directory.appendingPathComponent("memos.json"))
         let copied = try other.memos()
-        #expect(copied.map(\.title).sorted() == ["First", "Second, renamed"])
+        #expect(copied.map(\.title).sorted() == ["First", "Second, renamed in the journal"])
         #expect(copied.first { $0.id == first.id }?.markers == [AudioMarker(framePosition: 4800, name: "Here")])
+    }
+
+    /// An older voicememo's index that a sync tool brought from another machine says what that machine had folded in:
+    /// the change files win over it, and it fills in only a memo that has none.
+    @Test func anOldLayoutFromAnotherMachineFillsInOnlyMemosWithoutChangeFiles() throws {
+        let kept = try store.importAudio(from: tone("a.wav", seconds: 0.2), title: "Kept")
+        let renamed = try store.importAudio(from: tone("b.wav", seconds: 0.2), title: "Before")
+        try store.rename(renamed, to: "After")
+        var old = try MemoIndex.decoder.decode(MemoIndex.self, from: Data(contentsOf: store.indexURL))
+        for (id, title) in [(kept.id, "Kept, as the old index has it"), (renamed.id, "Behind its change files")] {
+            var memo = try #require(old.memos.first { $0.id == id })
+            memo.title = title
+            old.put(memo)
+        }
+        try MemoIndex.encoder.encode(old).write(to: store.directory.appendingPathComponent("memos.json"))
+        for name in try names(in: store) where name.hasPrefix(kept.id + ".") && name.hasSuffix(".change") {
+            try FileManager.default.removeItem(at: store.directory.appendingPathComponent(name))
+        }
+        let other = try otherMachine()
+        try copy(store, to: other)
+        #expect(try other.memos().map(\.title) == ["Kept, as the old index has it", "After"])
+        #expect(!(try names(in: other)).contains("memos.json"))
+    }
+
+    /// The index is kept by the store's path: moved, the store's index is rebuilt from its files, and loses nothing.
+    @Test func aMovedStoreListsEveryMemoWithItsTitleAndMarkers() throws {
+        let markers = [AudioMarker(framePosition: 24000, name: "Intro")]
+        let marked = try store.importAudio(from: markedTone("marked.wav", markers: markers), title: "Marked", settings: AudioSettings(format: .caf))
+        let renamed = try store.rename(try store.importAudio(from: tone("b.wav", seconds: 0.2), title: "Before"), to: "After")
+        let before = try store.memos()
+        let moved = scratch.file("moved")
+        try FileManager.default.moveItem(at: store.directory, to: moved)
+        let there = try MemoStore(directory: moved, stateDirectory: scratch.file("state"))
+        #expect(there.indexURL != store.indexURL && !FileManager.default.fileExists(atPath: there.indexURL.path))
+        // A rebuilt index lists the memos in the order of their ids.
+        let listed = try there.memos().sorted { $0.id < $1.id }
+        let expected = before.sorted { $0.id < $1.id }
+        #expect(listed.map(\.id) == expected.map(\.id) && listed.map(\.title) == expected.map(\.title))
+        #expect(Set(listed.map(\.title)) == ["Marked", "After"])
+        #expect(listed.first { $0.id == marked.id }?.markers == markers)
+        #expect(listed.map(\.duration) == expected.map(\.duration) && listed.map(\.state) == [.complete, .complete])
+        #expect(try there.titleHistory(of: renamed).map(\.title) == ["Before", "After"])
+    }
+
+    /// A sync tool may bring a memo's change file before its audio, and `cp` writes the audio in place: the memo is
+    /// listed, as syncing, until its audio is whole, and nothing plays or changes it before.
+    @Test func aMemoWhoseChangeCameBeforeItsAudioIsSyncingUntilTheAudioIsWhole() throws {
+        let other = try otherMachine()
+        let memo = try store.importAudio(from: tone("a.wav", seconds: 1), title: "Arriving")
+        for name in try names(in: store) where name.hasSuffix(".change") {
+            try FileManager.default.copyItem(at: store.directory.appendingPathComponent(name), to: other.directory.appendingPathComponent(name))
+        }
+        let listed = try other.memos()
+        #expect(listed.map { [$0.id, $0.title, $0.state.rawValue] } == [[memo.id, "Arriving", "syncing"]])
+        #expect(throws: MemoStoreError.stillSyncing("Arriving")) { try other.rename(listed[0], to: "Too soon") }
+        #expect(throws: MemoStoreError.stillSyncing("Arriving")) { try other.delete(listed) }
+        #expect(throws: MemoStoreError.stillSyncing("Arriving")) { try other.export(listed[0], to: scratch.file("out.wav")) }
+        // Half of its audio, as `cp` leaves it on the way.
+        let audio = try Data(contentsOf: store.fileURL(of: memo))
+        try audio.prefix(audio.count / 2).write(to: other.fileURL(of: memo))
+        #expect(try other.memos().map(\.state) == [.syncing])
+        #expect(try other.syncStatus().memos[.syncing] == 1)
+        try audio.write(to: other.fileURL(of: memo))
+        let whole = try other.memos()
+        #expect(whole.map(\.state) == [.complete] && whole.map(\.title) == ["Arriving"] && whole.map(\.duration) == [memo.duration])
+        #expect(try other.syncStatus().memos[.syncing] == nil)
     }
 }

@@ -44,7 +44,8 @@ import Testing
         let memo = try store.importAudio(from: tone("a.wav"))
         #expect(try permissions(store.directory.path) == 0o700)
         #expect(try permissions(store.fileURL(of: memo).path) == 0o600)
-        #expect(try permissions(store.directory.appendingPathComponent("memos.json").path) == 0o600)
+        #expect(try permissions(store.indexURL.path) == 0o600)
+        #expect(try permissions(store.localStateDirectory.path) == 0o700)
     }
 
     @Test func anImportedWAVIsKeptBitForBitAndDescribed() throws {
@@ -97,7 +98,7 @@ import Testing
 
     @Test func aMissingIndexIsRebuiltFromTheFilesThemselves() throws {
         let memo = try store.importAudio(from: tone("a.wav"), title: "Rebuilt — ✓")
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: store.indexURL)
         let rebuilt = try store.memos()
         #expect(rebuilt.count == 1)
         #expect(rebuilt.first?.id == memo.id && rebuilt.first?.title == "Rebuilt — ✓")
@@ -107,23 +108,23 @@ import Testing
 
     @Test func aCorruptIndexIsKeptAsideAndRebuilt() throws {
         let memo = try store.importAudio(from: tone("a.wav"), title: "Still here", settings: AudioSettings(format: .opus))
-        let index = store.directory.appendingPathComponent("memos.json")
+        let index = store.indexURL
         try Data("{\"schemaVersion\": 1, \"memos\": [ {\"id\": tru".utf8).write(to: index)
         #expect(try store.memos().map(\.title) == [memo.title])
-        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.localStateDirectory.path)
         let aside = try #require(names.first { $0.hasPrefix("memos.json.broken-") })
-        #expect(try String(contentsOf: store.directory.appendingPathComponent(aside), encoding: .utf8).hasSuffix("tru"))
+        #expect(try String(contentsOf: store.localStateDirectory.appendingPathComponent(aside), encoding: .utf8).hasSuffix("tru"))
     }
 
     @Test func everyDamagedIndexIsKeptAsideEvenTwoInOneSecond() throws {
         _ = try store.importAudio(from: tone("a.wav"), title: "Still here")
-        let index = store.directory.appendingPathComponent("memos.json")
+        let index = store.indexURL
         for damage in ["first damage", "second damage", "third damage"] {
             try Data(damage.utf8).write(to: index)
             #expect(try store.memos().map(\.title) == ["Still here"])
         }
-        let copies = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasPrefix("memos.json.broken-") }
-        let kept = try Set(copies.map { try String(contentsOf: store.directory.appendingPathComponent($0), encoding: .utf8) })
+        let copies = try FileManager.default.contentsOfDirectory(atPath: store.localStateDirectory.path).filter { $0.hasPrefix("memos.json.broken-") }
+        let kept = try Set(copies.map { try String(contentsOf: store.localStateDirectory.appendingPathComponent($0), encoding: .utf8) })
         #expect(kept == ["first damage", "second damage", "third damage"])
     }
 
@@ -146,8 +147,8 @@ import Testing
         expected[renamed.id] = long + " renamed"
         let short = try store.importAudio(from: tone("s.wav"), title: "Short")
         expected[short.id] = "Short"
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent("memos.json"))
-        try FileManager.default.removeItem(at: store.directory.appendingPathComponent(".memos.cache"))
+        try FileManager.default.removeItem(at: store.indexURL)
+        try FileManager.default.removeItem(at: store.localStateDirectory.appendingPathComponent(".memos.cache"))
         #expect(Dictionary(uniqueKeysWithValues: try store.memos().map { ($0.id, $0.title) }) == expected)
         // A short title needs nothing beside its file, and a deleted memo leaves nothing.
         let hidden = try FileManager.default.contentsOfDirectory(atPath: store.directory.path).filter { $0.hasSuffix(".title") }
@@ -157,8 +158,9 @@ import Testing
     }
 
     @Test func anIndexFromANewerVersionIsLeftAlone() throws {
-        let index = store.directory.appendingPathComponent("memos.json")
+        let index = store.indexURL
         let newer = Data(#"{"schemaVersion": 99, "memos": []}"#.utf8)
+        try FileManager.default.createDirectory(at: store.localStateDirectory, withIntermediateDirectories: true)
         try newer.write(to: index)
         #expect(throws: MemoStoreError.newerSchema(path: index.path, version: 99)) { try store.memos() }
         #expect(try Data(contentsOf: index) == newer)

@@ -59,11 +59,13 @@ public final class SyncthingMachine: Sendable {
     ///   no limit: a large file then takes long enough to arrive for a test to act mid-transfer.
     func configure(sharing folderID: String, with peer: SyncthingMachine, receivingRate: Int?) throws {
         // An element left out of config.xml is zero, not Syncthing's default (a missing `maxConflicts` makes no
-        // conflict copies at all), so every setting that matters is written.
+        // conflict copies at all), so every setting that matters is written. Smallest files first: a memo's change file
+        // arrives before its audio, as it would from a slow link, and is whole while the audio is on its way.
         let configuration = """
             <configuration version="36">
                 <folder id="\(folderID)" label="\(folderID)" path="\(Self.escaped(folder.path))" type="sendreceive" \
-            rescanIntervalS="3600" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
+            rescanIntervalS="3600" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true" \
+            order="smallestFirst">
                     <device id="\(deviceID)"></device>
                     <device id="\(peer.deviceID)"></device>
                     <minDiskFree unit="%">0</minDiskFree>

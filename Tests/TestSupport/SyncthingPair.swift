@@ -22,8 +22,6 @@ public final class SyncthingPair: Sendable {
     public let a: SyncthingMachine
     /// The second machine.
     public let b: SyncthingMachine
-    /// The names neither machine syncs.
-    private let ignored: Set<String>
 
     /// Makes both machines' homes in `directory`, introduces them to each other, starts both and waits until they are
     /// connected (at most 30 s).
@@ -34,16 +32,7 @@ public final class SyncthingPair: Sendable {
     ///   - directory: Where their homes go, `syncthing-a` and `syncthing-b`: the test's scratch directory.
     ///   - receivingRate: The most each machine receives, in KiB per second, or nil for no limit. 4000 makes a 20 MB
     ///     file take 5 s: long enough to kill the receiving machine mid-file.
-    ///   - ignored: Names neither machine syncs (written into each folder's `.stignore`, as a person would), nor
-    ///     ``waitUntilInSync(within:)`` compares: a program's files of one machine's own.
-    public init(
-        sharing folderA: URL, and folderB: URL, homesIn directory: URL, receivingRate: Int? = nil, ignoring ignored: [String] = []
-    ) async throws {
-        self.ignored = Set(ignored)
-        for folder in [folderA, folderB] where !ignored.isEmpty {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try (ignored.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent(".stignore"), atomically: true, encoding: .utf8)
-        }
+    public init(sharing folderA: URL, and folderB: URL, homesIn directory: URL, receivingRate: Int? = nil) async throws {
         a = try SyncthingMachine(name: "a", home: directory.appendingPathComponent("syncthing-a"), folder: folderA)
         b = try SyncthingMachine(name: "b", home: directory.appendingPathComponent("syncthing-b"), folder: folderB)
         try a.configure(sharing: Self.folderID, with: b, receivingRate: receivingRate)
@@ -131,7 +120,7 @@ public final class SyncthingPair: Sendable {
             }
         }
         guard differences.isEmpty else { return differences.joined(separator: "; ") }
-        let (onA, onB) = (Self.contents(of: a.folder, ignoring: ignored), Self.contents(of: b.folder, ignoring: ignored))
+        let (onA, onB) = (Self.contents(of: a.folder), Self.contents(of: b.folder))
         let onlyA = Set(onA.keys).subtracting(onB.keys).sorted()
         let onlyB = Set(onB.keys).subtracting(onA.keys).sorted()
         let unlike = Set(onA.keys).intersection(onB.keys).filter { onA[$0] != onB[$0] }.sorted()
@@ -142,15 +131,13 @@ public final class SyncthingPair: Sendable {
     }
 
     /// The paths in `folder` (relative to it) and each file's bytes (nil for a directory), without the folder marker
-    /// `.stfolder`, Syncthing's temporary files (`.syncthing.NAME.tmp`) and the files named in `ignored` (and
-    /// `.stignore` itself), which are never synced.
-    static func contents(of folder: URL, ignoring ignored: Set<String> = []) -> [String: Data?] {
+    /// `.stfolder` and Syncthing's temporary files (`.syncthing.NAME.tmp`), which are never synced.
+    static func contents(of folder: URL) -> [String: Data?] {
         let paths = (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []
         var contents: [String: Data?] = [:]
         for path in paths where path != ".stfolder" && !path.hasPrefix(".stfolder/") {
             let name = (path as NSString).lastPathComponent
-            guard !(name.hasPrefix(".syncthing.") && name.hasSuffix(".tmp")), !ignored.contains(name), name != ".stignore" || ignored.isEmpty
-            else { continue }
+            guard !(name.hasPrefix(".syncthing.") && name.hasSuffix(".tmp")) else { continue }
             var isDirectory: ObjCBool = false
             let file = folder.appendingPathComponent(path)
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { continue }

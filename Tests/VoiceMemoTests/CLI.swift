@@ -1,4 +1,5 @@
 import Foundation
+import MemoStore
 import TestSupport
 import Testing
 
@@ -33,16 +34,25 @@ struct CLI {
     /// This test's `XDG_STATE_HOME`: the machine's id and what it knows of the store are in `voicememo` in it.
     var stateHome: URL { scratch.file("state") }
 
+    /// This machine's state of the store, in `stateHome`: its index `memos.json`, the index's journal `memos.journal`
+    /// and cache `.memos.cache`, and `lock`, which every change of the store waits for.
+    var storeState: URL { MemoStore.localStateDirectory(of: home, in: stateHome.appendingPathComponent("voicememo")) }
+
     /// This test's `XDG_CONFIG_HOME`.
     var configHome: URL { scratch.file("config") }
 
     /// This test's `XDG_CACHE_HOME`: the download cache is `voicememo/http` in it.
     var cacheHome: URL { scratch.file("cache") }
 
-    /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store.
+    /// Runs `voicememo arguments...` with `VOICEMEMO_HOME` set to this test's store; as `user`, another machine, with a
+    /// state directory of that user's own.
     @discardableResult
     func run(_ arguments: String..., as user: String? = nil) throws -> ToolResult {
-        if let user { return try Tool.run("runuser", ["-u", user, "--", "env", "VOICEMEMO_HOME=\(home.path)", Self.binary] + arguments) }
+        if let user {
+            let state = scratch.path("state-\(user)")
+            try Tool.output("install", ["-d", "-m", "700", "-o", user, state])
+            return try Tool.run("runuser", ["-u", user, "--", "env", "VOICEMEMO_HOME=\(home.path)", "XDG_STATE_HOME=\(state)", Self.binary] + arguments)
+        }
         return try Tool.run(Self.binary, arguments, environment: environment)
     }
 
@@ -98,7 +108,7 @@ struct CLI {
     }
 
     /// The index as it is on disk, byte for byte.
-    var index: Data? { try? Data(contentsOf: home.appendingPathComponent("memos.json")) }
+    var index: Data? { try? Data(contentsOf: storeState.appendingPathComponent("memos.json")) }
 }
 
 /// The binary the tests run, and the private store they run it against.

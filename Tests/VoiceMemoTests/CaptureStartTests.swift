@@ -31,11 +31,11 @@ import Testing
         return (Double(first) / 48000, Double(last - first + 1) / 48000)
     }
 
-    /// Takes the lock of `cli`'s store (`.lock`, which every change of the store waits for), as another voicememo
-    /// process changing it would; closing the descriptor lets it go.
+    /// Takes the lock of `cli`'s store (`lock` in the machine's state of it, which every change of the store waits for),
+    /// as another voicememo process changing it would; closing the descriptor lets it go.
     static func holdStore(of cli: CLI) throws -> FileHandle {
-        try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = open(cli.home.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try FileManager.default.createDirectory(at: cli.storeState, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = open(cli.storeState.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(descriptor >= 0 && flock(descriptor, LOCK_EX) == 0)
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }

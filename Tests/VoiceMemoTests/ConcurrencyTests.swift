@@ -31,7 +31,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct StoreSharingTests {
     /// Holds the store's lock, as a writer busy with a long change would, until the returned process is killed.
     func holdTheLock(_ cli: CLI) throws -> RunningTool {
-        let holder = try Tool.start("flock", ["--exclusive", cli.home.appendingPathComponent(".lock").path, "sh", "-c", "echo held; sleep 60"])
+        let holder = try Tool.start("flock", ["--exclusive", cli.storeState.appendingPathComponent("lock").path, "sh", "-c", "echo held; sleep 60"])
         #expect(holder.nextLine() == "held")
         return holder
     }

@@ -155,14 +155,16 @@ import Testing
         let cli = try CLI()
         let id = try cli.importTone(title: "Recorded", format: "opus")
         #expect(try cli.run("rename", id, "Renamed").status == 0)
-        try Tool.output("chown", ["-R", "nobody", cli.home.path])
-        let index = cli.home.appendingPathComponent("memos.json").path
-        let cache = cli.home.appendingPathComponent(".memos.cache").path
+        // Another user's store, and that user's state of it (their index), with the same XDG_STATE_HOME.
+        try Tool.output("chown", ["-R", "nobody", cli.home.path, cli.stateHome.path])
+        let index = cli.storeState.appendingPathComponent("memos.json").path
+        let cache = cli.storeState.appendingPathComponent(".memos.cache").path
         try FileManager.default.removeItem(atPath: cache)
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: index)
         let before = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).sorted()
         for arguments in [["list"], ["info", id], ["rename", id, "Again"]] {
-            let result = try Tool.run("runuser", ["-u", "nobody", "--", "env", "VOICEMEMO_HOME=\(cli.home.path)", CLI.binary] + arguments)
+            let result = try Tool.run(
+                "runuser", ["-u", "nobody", "--", "env", "VOICEMEMO_HOME=\(cli.home.path)", "XDG_STATE_HOME=\(cli.stateHome.path)", CLI.binary] + arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.standardError == "voicememo: cannot read the memo index '\(index)': Permission denied; check its permissions (nothing was changed)\n")
         }

@@ -107,7 +107,7 @@ import Testing
         let bFile = cli.home.appendingPathComponent("\(b).wav")
         let bBytes = try Data(contentsOf: bFile)
         let index = cli.index
-        for target in [bFile.path, cli.home.appendingPathComponent("memos.json").path, cli.home.appendingPathComponent(".lock").path,
+        for target in [bFile.path, cli.storeState.appendingPathComponent("memos.json").path, cli.storeState.appendingPathComponent("lock").path,
                        cli.home.path, cli.home.appendingPathComponent("new.wav").path] {
             let result = try cli.run("export", a, target, "--format", "wav", "--force")
             #expect(result.status == 1 && result.standardError.contains("inside the memo store"), "\(target): \(result.standardError)")

@@ -122,7 +122,7 @@ import Testing
     @Test func thousandsOfMemosFormattedInPartsLineUpAndListInOrder() throws {
         let cli = try CLI()
         let seed = try cli.importTone(title: "Seed", seconds: 0.05)
-        let indexURL = cli.home.appendingPathComponent("memos.json")
+        let indexURL = cli.storeState.appendingPathComponent("memos.json")
         let index = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: indexURL)) as? [String: Any])
         let entry = try #require((index["memos"] as? [[String: Any]])?.first)
         // 3,000 more entries, hard links to the seed's file: enough for `list` to format them in parts, one per core.
@@ -161,13 +161,13 @@ import Testing
         _ = try cli.importTone(title: "Dentist — Monday", format: "caf")
         _ = try cli.importTone(title: "Idea", format: "opus")
         let broken = Data("{\"schemaVersion\": 1, \"memos\": [{\"id\": \"12".utf8)
-        try broken.write(to: cli.home.appendingPathComponent("memos.json"))
+        try broken.write(to: cli.storeState.appendingPathComponent("memos.json"))
         let result = try cli.run("list")
         #expect(result.status == 0 && result.standardError.isEmpty)
         for title in ["Groceries", "Dentist — Monday", "Idea"] { #expect(result.standardOutput.contains("  \(title)  ")) }
-        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.storeState.path)
         let aside = try #require(names.first { $0.hasPrefix("memos.json.broken-") })
-        #expect(try Data(contentsOf: cli.home.appendingPathComponent(aside)) == broken)
+        #expect(try Data(contentsOf: cli.storeState.appendingPathComponent(aside)) == broken)
         #expect(try JSONSerialization.jsonObject(with: try #require(cli.index)) is [String: Any])
     }
 }

@@ -54,13 +54,13 @@ import Testing
     @Test func theMemosOfAnOlderStoreAreMeasuredWhenFirstShownAndKept() throws {
         let cli = try CLI()
         let id = try Self.tone(cli, "Old", volume: 0.3)
-        let index = cli.home.appendingPathComponent("memos.json")
+        let index = cli.storeState.appendingPathComponent("memos.json")
         var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: index)) as? [String: Any])
         let measured = try #require((json["memos"] as? [[String: Any]])?.first?["loudness"] as? [String: Double])
         json["schemaVersion"] = 2
         json["memos"] = (json["memos"] as? [[String: Any]])?.map { $0.filter { $0.key != "loudness" } }
         try JSONSerialization.data(withJSONObject: json).write(to: index)
-        try FileManager.default.removeItem(at: cli.home.appendingPathComponent(".memos.cache"))
+        try FileManager.default.removeItem(at: cli.storeState.appendingPathComponent(".memos.cache"))
 
         #expect(try cli.run("list").status == 0)
         #expect(try !String(contentsOf: index, encoding: .utf8).contains("loudness"), "a plain list measures nothing")

@@ -69,7 +69,7 @@ import Testing
         #expect(try cli.lines("info", id).prefix { $0 != "Waveform:" }.suffix(2) == ["Markers:        1", "  1  0:00.5  Middle"])
         // An index rebuilt from the files finds them too (a CAF memo's beside its file).
         for name in ["memos.json", "memos.journal", ".memos.cache"] {
-            try? FileManager.default.removeItem(at: cli.home.appendingPathComponent(name))
+            try? FileManager.default.removeItem(at: cli.storeState.appendingPathComponent(name))
         }
         #expect(Self.markers(try cli.json(try cli.run("info", id, "--json"))) == moved, "rebuilt")
 
@@ -77,7 +77,7 @@ import Testing
         #expect(Self.markers(try cli.json(try cli.run("info", id, "--json"))) == Self.spokenFrames)
         if format != "caf" { #expect(try AudioFile(forReading: file).metadata.markers == Self.spokenFrames) }
         for name in ["memos.json", "memos.journal", ".memos.cache"] {
-            try? FileManager.default.removeItem(at: cli.home.appendingPathComponent(name))
+            try? FileManager.default.removeItem(at: cli.storeState.appendingPathComponent(name))
         }
         #expect(Self.markers(try cli.json(try cli.run("info", id, "--json"))) == Self.spokenFrames, "rebuilt after the restore")
     }

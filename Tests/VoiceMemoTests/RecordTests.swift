@@ -171,7 +171,7 @@ import Testing
             }
         }
         #expect(try memos(cli).isEmpty)
-        let files = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).filter { !$0.hasPrefix(".") && $0 != "memos.json" }
+        let files = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).filter { !$0.hasPrefix(".") }
         #expect(files.isEmpty)
     }
 }

@@ -142,7 +142,7 @@ import Testing
             #expect(lines.first?.contains(address) == true, "names the address: \(result.standardError)")
         }
         #expect(try cli.lines("list", "--json") == ["[]"], "no memo")
-        let audio = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).filter { !$0.hasPrefix(".") && $0 != "memos.json" }
+        let audio = try FileManager.default.contentsOfDirectory(atPath: cli.home.path).filter { !$0.hasPrefix(".") }
         #expect(audio.isEmpty, "nothing half-imported: \(audio)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "no download left behind")
     }

@@ -14,7 +14,7 @@ import Testing
         #expect(try cli.json(cli.run("info", "New title", "--json"))["id"] as? String == id)
         #expect(try cli.run("info", "Old").status == 1)
         // The title is inside the file (Opus too, in its comment header): an index rebuilt from the files still has it.
-        try FileManager.default.removeItem(at: cli.home.appendingPathComponent("memos.json"))
+        try FileManager.default.removeItem(at: cli.storeState.appendingPathComponent("memos.json"))
         #expect(try cli.json(cli.run("info", "New title", "--json"))["id"] as? String == id)
         #expect(try !FileManager.default.contentsOfDirectory(atPath: cli.home.path).contains { $0.hasSuffix(".title") })
     }
@@ -78,8 +78,10 @@ import Testing
         #expect(try attributes(cli.home.path)[.posixPermissions] as? Int == 0o700)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
         // The deleted memo's waveform went with it, to the trash; the other's stays beside it. Each change is a file:
-        // two imports, two renames, a delete.
-        #expect(Set(names.filter { !$0.hasSuffix(".caf") && !$0.hasSuffix(".change") }) == [".lock", "memos.json", ".memos.cache", ".\(second).waveform.dat", ".trash"])
+        // two imports, two renames, a delete. The index and the lock are the machine's, outside the store.
+        #expect(Set(names.filter { !$0.hasSuffix(".caf") && !$0.hasSuffix(".change") }) == [".\(second).waveform.dat", ".trash"])
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: cli.storeState.path)).isSuperset(of: ["lock", "memos.json", ".memos.cache"]))
+        #expect(try attributes(cli.storeState.path)[.posixPermissions] as? Int == 0o700)
         #expect(names.filter { $0.hasSuffix(".change") }.count == 5)
         for name in names where name != ".trash" {
             #expect(try attributes(cli.home.appendingPathComponent(name).path)[.posixPermissions] as? Int == 0o600, "\(name)")

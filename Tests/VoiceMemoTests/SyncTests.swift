@@ -203,13 +203,42 @@ import Testing
         #expect(status["machine"] as? String == (try machineID(a)))
         #expect(status["conflictsMerged"] as? Int == 1)
         #expect(status["tombstones"] as? Int == 0)
-        #expect((status["memos"] as? [String: Int]) == ["complete": 1, "recording": 0, "recovered": 0])
+        #expect((status["memos"] as? [String: Int]) == ["complete": 1, "recording": 0, "recovered": 0, "syncing": 0])
         let machines = try #require(status["machines"] as? [[String: Any]])
         #expect(Set(machines.compactMap { $0["id"] as? String }) == [try machineID(a), try machineID(b)])
         #expect(machines.first { $0["id"] as? String == (try? machineID(b)) }?["lastClock"] as? Int == 2)
         #expect(try !FileManager.default.contentsOfDirectory(atPath: a.home.path).contains(copy))
         let text = try run(a, "sync", "status")
-        #expect(text.contains("Machine: \(try machineID(a))") && text.contains("Memos: 1 complete, 0 recording, 0 recovered"))
+        #expect(text.contains("Machine: \(try machineID(a))") && text.contains("Memos: 1 complete, 0 recording, 0 recovered, 0 syncing"))
         #expect(text.contains("Conflicts merged: 1"))
+    }
+
+    /// A memo whose change file came before its audio (a sync tool still copying it, `cp` writing it in place) is listed
+    /// as syncing, is neither played nor changed, and is complete once its audio is whole, with nothing to do.
+    @Test func aMemoWhoseAudioIsStillArrivingIsListedAsSyncingUntilItIsWhole() throws {
+        let (a, b) = (try Machine(), try Machine())
+        let id = try a.importTone(title: "On its way", seconds: 2)
+        try FileManager.default.createDirectory(at: b.home, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: a.home.path) where name.hasSuffix(".change") {
+            try FileManager.default.copyItem(at: a.home.appendingPathComponent(name), to: b.home.appendingPathComponent(name))
+        }
+        func state() throws -> [String?] {
+            try #require(JSONSerialization.jsonObject(with: Data(run(b, "list", "--json").utf8)) as? [[String: Any]]).map { $0["state"] as? String }
+        }
+        #expect(try state() == ["syncing"])
+        #expect(try b.lines("list").contains { $0.contains("On its way") && $0.hasSuffix("syncing") })
+        let said = "voicememo: “On its way” is still arriving from another machine; wait for the sync to finish, then try again\n"
+        for arguments in [["play", id, "--device", "null"], ["export", id, b.scratch.path("out.wav")], ["rename", id, "Too soon"], ["trim", id, "--start", "1"]] {
+            let result = try b.run(arguments, with: [:])
+            #expect(result.status == 1 && result.standardError == said, "\(arguments): \(result.standardError)")
+        }
+        #expect((try b.json(b.run("sync", "status", "--json"))["memos"] as? [String: Int])?["syncing"] == 1)
+        // Half its audio, as `cp` leaves it on the way, then all of it.
+        let audio = try Data(contentsOf: a.home.appendingPathComponent(id + ".wav"))
+        try audio.prefix(audio.count / 2).write(to: b.home.appendingPathComponent(id + ".wav"))
+        #expect(try state() == ["syncing"])
+        try audio.write(to: b.home.appendingPathComponent(id + ".wav"))
+        #expect(try state() == ["complete"])
+        try expectConverged(a, b)
     }
 }

@@ -78,7 +78,7 @@ extension VoiceMemo {
                 print("  " + String(repeating: " ", count: numberWidth - label.count) + label + "  "
                     + Describe.duration(marker.time(atSampleRate: memo.sampleRate)) + (marker.name.map { "  " + $0.terminalSafe } ?? ""))
             }
-            guard memo.state != .recording else { return }
+            guard memo.state != .recording, memo.state != .syncing else { return }
             do {
                 let waveform = try store.waveform(of: memo)
                 // Two spaces in, and the last column free, as the live display leaves it.

@@ -127,6 +127,9 @@ extension VoiceMemo {
             if let recording = items.compactMap(\.memo).first(where: { $0.state == .recording }) {
                 throw StillRecording(memo: recording)
             }
+            if let arriving = items.compactMap(\.memo).first(where: { $0.state == .syncing }) {
+                throw MemoStoreError.stillSyncing(arriving.title)
+            }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply(IOBufferChoice.playing)
             let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }

@@ -25,7 +25,7 @@ import Testing
         let cli = try CLI()
         var ids: Set<String> = []
         for number in 0..<3 { ids.insert(try cli.importTone(title: "Memo \(number)", format: ["wav", "caf", "opus"][number])) }
-        let index = cli.home.appendingPathComponent("memos.json")
+        let index = cli.storeState.appendingPathComponent("memos.json")
         let healthy = Array(try Data(contentsOf: index))
         var random = SeededGenerator(seed: 0x1DE)
         for number in 0..<Torture.scale(quick: 40, long: 1000) {
@@ -34,7 +34,7 @@ import Testing
             #expect(Set(memos.compactMap { $0["id"] as? String }) == ids, "case \(number)")
         }
         // Every index that could not be read was kept aside, not deleted.
-        let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: cli.storeState.path)
         #expect(names.contains { $0.hasPrefix("memos.json.broken-") })
     }
 
@@ -42,7 +42,7 @@ import Testing
         let cli = try CLI()
         for number in 0..<3 { _ = try cli.importTone(title: "Memo \(number)", format: ["wav", "caf", "opus"][number]) }
         let truth = try cli.run("list", "--json").standardOutput
-        let cache = cli.home.appendingPathComponent(".memos.cache")
+        let cache = cli.storeState.appendingPathComponent(".memos.cache")
         let healthy = Array(try Data(contentsOf: cache))
         var random = SeededGenerator(seed: 0xCAC4E)
         for number in 0..<Torture.scale(quick: 40, long: 1000) {
@@ -59,7 +59,7 @@ import Testing
         let lockBait = cli.scratch.file(".bait.recording")
         try Data("bait".utf8).write(to: lockBait)
         // Entries naming files and lock files outside the store, by relative and absolute paths.
-        let index = cli.home.appendingPathComponent("memos.json")
+        let index = cli.storeState.appendingPathComponent("memos.json")
         var json = try JSONSerialization.jsonObject(with: Data(contentsOf: index)) as! [String: Any]
         var memos = json["memos"] as! [[String: Any]]
         let template = memos[0]
@@ -97,7 +97,7 @@ import Testing
         #expect(try cli.run("rename", "cccccccccccc", "Renamed link").status == 1)
         let indexTarget = cli.scratch.file("index-target")
         try Data("outside".utf8).write(to: indexTarget)
-        let index = cli.home.appendingPathComponent("memos.json")
+        let index = cli.storeState.appendingPathComponent("memos.json")
         try FileManager.default.removeItem(at: index)
         try FileManager.default.createSymbolicLink(at: index, withDestinationURL: indexTarget)
         _ = try cli.importTone(title: "After the link")
@@ -107,7 +107,7 @@ import Testing
         #expect(Set(try listed(cli).compactMap { $0["title"] as? String }).isSuperset(of: ["Renamed", "After the link"]))
         // A lock that is a link: the store can be read, as a read-only one can, but it refuses to change rather than
         // create or lock a file elsewhere.
-        let lock = cli.home.appendingPathComponent(".lock")
+        let lock = cli.storeState.appendingPathComponent("lock")
         try FileManager.default.removeItem(at: lock)
         try FileManager.default.createSymbolicLink(at: lock, withDestinationURL: cli.scratch.file("lock-target"))
         #expect(try listed(cli).count == 2)
@@ -151,7 +151,7 @@ import Testing
         try Sox.synth(to: source, rate: 48000, channels: 1, seconds: 0.2, "sine 440")
         // As an ordinary user who owns the store but may not write in it (root writes anywhere), and with
         // no cache of the index to be made.
-        let cache = cli.home.appendingPathComponent(".memos.cache").path
+        let cache = cli.storeState.appendingPathComponent(".memos.cache").path
         try FileManager.default.removeItem(atPath: cache)
         try Tool.output("chown", ["-R", "nobody", cli.home.path])
         try Tool.output("chmod", ["755", cli.scratch.url.path])

@@ -103,8 +103,8 @@ import Testing
         }
         #expect(killed >= rounds * 3 / 4, "\(killed) of \(rounds) commands were killed while they ran")
         // Once what the killed processes left is older than a live writer's grace, the next command
-        // removes it: only memos (and the titles kept beside memos whose files cannot hold them), the index, its
-        // cache, its lock and what was kept aside remain (the trash, where deleted memos wait 30 days), and the
+        // removes it: only memos (and the titles kept beside memos whose files cannot hold them) and what was kept
+        // aside remain (the trash, where deleted memos wait 30 days; the index is outside the store), and the
         // memos' change files, which stay, a deleted memo's too (its delete must reach every machine sharing the store).
         for name in try FileManager.default.contentsOfDirectory(atPath: cli.home.path) where name.hasSuffix(".partial") {
             try FileManager.default.setAttributes([.modificationDate: Date() - 60], ofItemAtPath: cli.home.appendingPathComponent(name).path)
@@ -112,7 +112,7 @@ import Testing
         complete = Set(try listed(cli).keys)
         let names = try FileManager.default.contentsOfDirectory(atPath: cli.home.path)
         let strays = names.filter { name in
-            !([".lock", "memos.json", ".memos.cache", ".trash"].contains(name) || name.hasPrefix("memos.json.broken-")
+            !(name == ".trash"
                 || name.range(of: #"^[0-9a-f]{12}\.[0-9]+-[0-9a-f]{16}\.change$"#, options: .regularExpression) != nil
                 || complete.contains { name.hasPrefix($0 + ".") || name == ".\($0).title" || name == ".\($0).waveform.dat" })
         }
