@@ -173,24 +173,25 @@ import Testing
 }
 
 /// The "done": a live playlist read for a minute while its window moves on, every frame once.
-///
-/// Tagged `.torture`: its reads block a thread of the test pool for a minute, waiting for the segments to come, as the
-/// torture suites' tests wait on their processes; that group's wall time is set by a longer test (a recording past
-/// 4 GiB), so this one runs beside it at no cost.
-@Suite(.timeLimit(.minutes(2)), .tags(.torture)) struct LiveHLSMinuteTests {
-    @Test func aLivePlaylistReadForAMinuteWhileItsWindowMovesGivesEveryFrameOnce() throws {
+@Suite(.timeLimit(.minutes(2))) struct LiveHLSMinuteTests {
+    @Test func aLivePlaylistReadForAMinuteWhileItsWindowMovesGivesEveryFrameOnce() async throws {
         let scratch = try ScratchDirectory()
         let server = try HTTPServer()
         // 32 segments of 2 s, a window of four moved on every 2 s: read from segment 1 for 62 s.
         let live = try LivePlaylist(count: 32, seconds: 2, window: 4, server: server, scratch: scratch)
         let mover = live.move()
         defer { mover.cancel() }
-        let file = try AudioFile(forReading: live.url, cache: RemoteCache(directory: scratch.file("cache")))
-        var samples: [Float] = []
-        var windows: [Range<TimeInterval>] = []
-        while case let read = try file.read(frameCount: 4800), !read.isEmpty {
-            samples += read
-            if let window = file.liveWindow, window != windows.last { windows.append(window) }
+        let cache = RemoteCache(directory: scratch.file("cache"))
+        // A minute of reads that wait for the segments to come, on a thread of their own.
+        let (samples, windows, isLive, frameCount, framePosition) = try await offThePool {
+            let file = try AudioFile(forReading: live.url, cache: cache)
+            var samples: [Float] = []
+            var windows: [Range<TimeInterval>] = []
+            while case let read = try file.read(frameCount: 4800), !read.isEmpty {
+                samples += read
+                if let window = file.liveWindow, window != windows.last { windows.append(window) }
+            }
+            return (samples, windows, file.isLive, file.frameCount, file.framePosition)
         }
         let ffmpegs = try live.ffmpegSamples(from: 1)
         #expect(samples.count == ffmpegs.count, "every frame: \(samples.count / 2) and ffmpeg's \(ffmpegs.count / 2)")
@@ -202,6 +203,6 @@ import Testing
         // The last holds the stream's last segment, cut short where the tones end.
         #expect(windows.dropLast().allSatisfy { abs($0.upperBound - $0.lowerBound - 8) < 0.1 }, "\(windows)")
         #expect(server.requests().filter { $0.path == "/live.m3u8" }.count >= 28, "the playlist read again as it moved")
-        #expect(!file.isLive && file.frameCount == file.framePosition, "it ended where the playlist said it ends")
+        #expect(!isLive && frameCount == framePosition, "it ended where the playlist said it ends")
     }
 }

@@ -231,3 +231,12 @@ public func eventually(within seconds: Double = 10, _ condition: () throws -> Bo
     }
     return try condition()
 }
+
+/// Runs `work`, which blocks (on a process, a server, a stream that comes in real time), on a thread of its own, and
+/// waits for it without holding a thread of the test pool: the pool has as many threads as cores, and a test that
+/// blocks one for a minute leaves the other tests half the machine.
+public func offThePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
