@@ -74,43 +74,6 @@ import Testing
         #expect(abs(toneFrequency(heard[4800...]) - LivePlaylist.frequency(ofSegment: edgeSegment)) < 10, "segment \(edgeSegment)'s tone")
     }
 
-    @Test func aPauseLongerThanTheWindowResumesAtItsStart() async throws {
-        // A window of six: its start and its live edge (three before its end) are three segments apart.
-        let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
-        let rig = try PlaybackRig()
-        let item = PlayerItem(url: live.url)
-        let player = Player(playerItem: item)
-        player.currentDevice = rig.device
-        let mover = live.move()
-        defer { mover.cancel() }
-        player.play()
-        // An unclocked device plays what the window holds at once: from segment 3 to the window's end.
-        try await until { player.currentTime > start(ofSegment: 4, in: live) }
-        let window = try #require(item.seekableTimeRanges.first)
-        #expect(window.lowerBound < player.currentTime && player.currentTime <= window.upperBound, "\(player.currentTime) in \(window)")
-        player.pause()
-        let paused = player.currentTime
-        try #require(paused.isFinite, "paused on the time line, not at an end")
-        let pausedSegment = Int(paused / start(ofSegment: 1, in: live))
-        // Until the segment paused in has left the window, and one more.
-        try await until { live.firstPublished >= pausedSegment + 2 }
-        let heardBefore = (try? Data(contentsOf: rig.output).count) ?? 0
-        let first = live.firstPublished
-        player.play()
-        try await until { (item.seekableTimeRanges.first?.lowerBound ?? 0) > paused }
-        let resumed = try #require(item.seekableTimeRanges.first)
-        try await until { player.currentTime >= resumed.lowerBound }
-        #expect(resumed.lowerBound >= start(ofSegment: first, in: live) - 0.001, "the window read afresh: \(resumed)")
-        // The first frames heard after the pause are the window's first segment's (the window may have moved on by
-        // one as the player read it again), not its live edge's.
-        let samples = try await rig.deviceSamples(atLeast: heardBefore / 8 + 48000)
-        let after = samples.left[(heardBefore / 8)...].drop { $0 == 0 }
-        let heard: [Float] = after.prefix(14400).dropFirst(4800).flatMap { [Float($0) / 2_147_483_648, 0] }
-        let frequency = toneFrequency(heard[...])
-        #expect([first, first + 1].contains { abs(frequency - LivePlaylist.frequency(ofSegment: $0)) < 10 },
-                "segment \(first)'s tone (or the next's), not the live edge's, \(LivePlaylist.frequency(ofSegment: first + 3)) Hz: \(frequency) Hz")
-    }
-
     @Test func aPlayerSeeksIntoItsItemsWindow() async throws {
         let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
         let rig = try PlaybackRig()
@@ -141,31 +104,51 @@ import Testing
                 "segment \(segment)'s tone, \(LivePlaylist.frequency(ofSegment: segment)) Hz: \(toneFrequency(heard[...])) Hz")
     }
 
-    @Test func anAudioPlayerPausedLongerThanTheWindowResumesAtItsStart() async throws {
+    @Test(arguments: ["Player", "AudioPlayer"])
+    func aPauseLongerThanTheWindowResumesAtItsStart(_ kind: String) async throws {
         // A window of six: its start and its live edge (three before its end) are three segments apart.
         let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
         let rig = try PlaybackRig()
-        let player = try AudioPlayer(contentsOf: live.url)
-        player.currentDevice = rig.device
+        let item = PlayerItem(url: live.url)
+        let player: BasePlayer
+        if kind == "Player" {
+            let queue = Player(playerItem: item)
+            queue.currentDevice = rig.device
+            player = queue
+        } else {
+            let single = try AudioPlayer(contentsOf: live.url)
+            single.currentDevice = rig.device
+            player = single
+        }
         let mover = live.move()
         defer { mover.cancel() }
         player.play()
-        try await until { player.currentTime > start(ofSegment: 3, in: live) }
+        // An unclocked device plays what the window holds at once: from segment 3 to the window's end.
+        try await until { player.currentTime > start(ofSegment: 4, in: live) }
+        if kind == "Player" {
+            let window = try #require(item.seekableTimeRanges.first)
+            #expect(window.lowerBound < player.currentTime && player.currentTime <= window.upperBound, "\(player.currentTime) in \(window)")
+        }
         player.pause()
         let paused = player.currentTime
         try #require(paused.isFinite, "paused on the time line, not at an end")
         let pausedSegment = Int(paused / start(ofSegment: 1, in: live))
-        // An unclocked device has played up to the window's end: the pause lasts until the segment paused in has left
-        // the window, and one more.
+        // Until the segment paused in has left the window, and one more.
         try await until { live.firstPublished >= pausedSegment + 2 }
         let heardBefore = (try? Data(contentsOf: rig.output).count) ?? 0
         let first = live.firstPublished
         player.play()
+        if kind == "Player" {
+            try await until { (item.seekableTimeRanges.first?.lowerBound ?? 0) > paused }
+            let resumed = try #require(item.seekableTimeRanges.first)
+            #expect(resumed.lowerBound >= start(ofSegment: first, in: live) - 0.001, "the window read afresh: \(resumed)")
+        }
         try await until { player.currentTime >= start(ofSegment: first, in: live) }
+        // The first frames heard after the pause are the window's first segment's (the window may have moved on by
+        // one as the player read it again), not its live edge's.
         let samples = try await rig.deviceSamples(atLeast: heardBefore / 8 + 48000)
         let after = samples.left[(heardBefore / 8)...].drop { $0 == 0 }
         let heard: [Float] = after.prefix(14400).dropFirst(4800).flatMap { [Float($0) / 2_147_483_648, 0] }
-        // The window may have moved on by one as the player read it again.
         let frequency = toneFrequency(heard[...])
         #expect([first, first + 1].contains { abs(frequency - LivePlaylist.frequency(ofSegment: $0)) < 10 },
                 "segment \(first)'s tone (or the next's), not the live edge's, \(LivePlaylist.frequency(ofSegment: first + 3)) Hz: \(frequency) Hz")
