@@ -22,7 +22,8 @@ extension Tag {
     /// The torture suites (`Tests/VoiceMemoTests/Torture`) and their rig, which `make torture` runs at full strength:
     /// their tests hold a thread of the test pool (as many threads as cores) for up to a minute or two each, waiting on
     /// the processes they drive; beside the other suites, two of them would leave those suites' waiting tests no
-    /// thread to resume on before their time limits.
+    /// thread to resume on before their time limits. A test that waits a minute on a thread of its own (a live playlist
+    /// read for a minute) runs beside them too: their group lasts longer than it, any other group less.
     @Tag public static var torture: Self
 }
 
