@@ -72,8 +72,9 @@ public final class AudioFile {
     /// read); what a station says plays (its `StreamTitle`) comes as it is read (see ``takeTimedMetadata()``). A
     /// station's stream cannot seek. A live playlist's frames count on its time line, as `AVPlayerItem`'s time does:
     /// 0 is the start of the first segment of the window first read, reading starts at its live edge (three segments
-    /// before its end), so ``framePosition`` starts past 0; it seeks within its window (``liveWindow``), a frame before
-    /// it to its start and one past its end to the live edge; once it ends, its ``frameCount`` is where it ended.
+    /// before its end), so ``framePosition`` starts past 0; it seeks within its window (the segments it lists now,
+    /// ``PlayerItem/seekableTimeRanges`` when played), a frame before it to its start and one past its end to the live
+    /// edge; once it ends, its ``frameCount`` is where it ended.
     public var isLive: Bool { frameCount == .max }
 
     /// A live HLS playlist's window: the span of the segments it listed when last read, in seconds on its time line
