@@ -109,23 +109,15 @@ import Testing
         // A window of six: its start and its live edge (three before its end) are three segments apart.
         let live = try LivePlaylist(count: 30, seconds: 1, window: 6, server: server, scratch: scratch)
         let rig = try PlaybackRig()
-        let item = PlayerItem(url: live.url)
-        let player: BasePlayer
-        if kind == "Player" {
-            let queue = Player(playerItem: item)
-            queue.currentDevice = rig.device
-            player = queue
-        } else {
-            let single = try AudioPlayer(contentsOf: live.url)
-            single.currentDevice = rig.device
-            player = single
-        }
+        let player = try rig.player(kind, of: live.url)
+        // A Player's item says where its window is.
+        let item = kind == "Player" ? try #require((player as? Player)?.currentItem) : nil
         let mover = live.move()
         defer { mover.cancel() }
         player.play()
         // An unclocked device plays what the window holds at once: from segment 3 to the window's end.
         try await until { player.currentTime > start(ofSegment: 4, in: live) }
-        if kind == "Player" {
+        if let item {
             let window = try #require(item.seekableTimeRanges.first)
             #expect(window.lowerBound < player.currentTime && player.currentTime <= window.upperBound, "\(player.currentTime) in \(window)")
         }
@@ -138,7 +130,7 @@ import Testing
         let heardBefore = (try? Data(contentsOf: rig.output).count) ?? 0
         let first = live.firstPublished
         player.play()
-        if kind == "Player" {
+        if let item {
             try await until { (item.seekableTimeRanges.first?.lowerBound ?? 0) > paused }
             let resumed = try #require(item.seekableTimeRanges.first)
             #expect(resumed.lowerBound >= start(ofSegment: first, in: live) - 0.001, "the window read afresh: \(resumed)")

@@ -2,6 +2,7 @@ import AudioIO
 import Foundation
 import Synchronization
 import TestSupport
+import Testing
 
 /// An HLS stream as `ffmpeg -f hls` cuts it from a run of tones (segment n sounds at ``frequency(ofSegment:)``),
 /// served by nginx: every segment, and a live playlist, `live.m3u8`, whose window of a few segments the rig moves on
@@ -134,4 +135,45 @@ func toneFrequency(_ samples: ArraySlice<Float>, rate: Double = 48000) -> Double
     let left = stride(from: samples.startIndex, to: samples.endIndex - 1, by: 2).map { samples[$0] }
     let crossings = zip(left, left.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
     return Double(crossings) * rate / Double(left.count)
+}
+
+/// The rig itself: what it serves is what ffmpeg cut, its window moves as it says, and its tone meter reads tones.
+@Suite(.timeLimit(.minutes(1))) struct LivePlaylistTests {
+    @Test func itServesEverySegmentAndAWindowThatMovesOnAndEnds() async throws {
+        let scratch = try ScratchDirectory()
+        let server = try HTTPServer()
+        let live = try LivePlaylist(count: 5, seconds: 1, window: 3, server: server, scratch: scratch)
+        // Five tones of a second, and a short tail of the encoder's padding where there is one.
+        #expect((5...6).contains(live.segments.count), "\(live.segments.map(\.info))")
+        func published() throws -> String {
+            try Tool.run("curl", ["-s", "--max-time", "5", live.url.absoluteString]).standardOutput
+        }
+        let first = try published()
+        #expect(first.hasPrefix("#EXTM3U\n") && first.contains("#EXT-X-MEDIA-SEQUENCE:0\n") && !first.contains("#EXT-X-ENDLIST"))
+        #expect(first.components(separatedBy: "#EXTINF").count - 1 == 3, "a window of three: \(first)")
+        for (_, name) in live.segments {
+            let status = try Tool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", server.url(name).absoluteString])
+            #expect(status.standardOutput == "200", "\(name) served")
+        }
+        // Moved on a segment a second, to the last window, which ends.
+        let mover = live.move()
+        defer { mover.cancel() }
+        let lastFirst = live.segments.count - 3
+        #expect(try await eventually(within: 10) { live.firstPublished == lastFirst })
+        let last = try published()
+        #expect(last.contains("#EXT-X-MEDIA-SEQUENCE:\(lastFirst)\n") && last.hasSuffix("#EXT-X-ENDLIST\n"), "\(last)")
+    }
+
+    @Test func ffmpegsSamplesFromASegmentOnAreItsTonesAndTheMeterReadsThem() throws {
+        let scratch = try ScratchDirectory()
+        let server = try HTTPServer()
+        let live = try LivePlaylist(count: 4, seconds: 1, window: 2, server: server, scratch: scratch)
+        let samples = try live.ffmpegSamples(from: 2)
+        // Segments 2 and 3, a second each (AAC's priming aside).
+        #expect(abs(samples.count / 2 - 2 * 48000) < 4800, "\(samples.count / 2) frames")
+        let inSegment2 = samples[(2 * 12000)..<(2 * 36000)]
+        let inSegment3 = samples[(2 * 60000)..<(2 * 84000)]
+        #expect(abs(toneFrequency(inSegment2) - LivePlaylist.frequency(ofSegment: 2)) < 5)
+        #expect(abs(toneFrequency(inSegment3) - LivePlaylist.frequency(ofSegment: 3)) < 5)
+    }
 }

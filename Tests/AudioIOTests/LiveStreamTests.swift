@@ -81,16 +81,7 @@ import Testing
         let rig = try PlaybackRig()
         // At twice real time: the unclocked device hears what the decoder reads, as it reads it.
         let station = try IcecastServer(audio: try Data(contentsOf: mp3), titles: Self.titles, bytesPerSecond: 32_000)
-        let player: BasePlayer
-        if kind == "Player" {
-            let queue = Player(url: station.url)
-            queue.currentDevice = rig.device
-            player = queue
-        } else {
-            let single = try AudioPlayer(contentsOf: station.url)
-            single.currentDevice = rig.device
-            player = single
-        }
+        let player = try rig.player(kind, of: station.url)
         let titles = Titles()
         let observation = player.observe { event in
             if case .timedMetadataChanged(let metadata) = event { titles.add(metadata, heardAt: player.currentTime) }

@@ -27,6 +27,17 @@ struct PlaybackRig {
         return player
     }
 
+    /// A `Player` (`kind` "Player") or an `AudioPlayer` (`kind` "AudioPlayer") of `url` on the rig's device: what a
+    /// test of both kinds plays.
+    func player(_ kind: String, of url: URL) throws -> BasePlayer {
+        if kind == "Player" {
+            let queue = Player(url: url)
+            queue.currentDevice = device
+            return queue
+        }
+        return try player(url)
+    }
+
     /// Plays every player (scheduled by `start`) to its end and returns their finish flags.
     @discardableResult
     func playToEnd(_ players: [AudioPlayer], start: ([AudioPlayer]) -> Void = { $0.forEach { $0.play() } }) async throws -> [Bool] {

@@ -167,18 +167,22 @@ final class FFmpegDecoder {
             position = 0
             pending = nil
         }
+        // Sought past the end the estimate put further (reaching the end settles it): the position is the end.
         let isEstimated = isLengthEstimated
+        if try !decode(upTo: frame), !isEstimated {
+            throw AudioFileError(path: path, reason: .malformed("it ends after \(position) of the \(frameCount) frames its header states"))
+        }
+    }
+
+    /// Decodes on, dropping what it decodes, until ``position`` is `frame`; false when the stream ends first.
+    private func decode(upTo frame: Int64) throws(AudioFileError) -> Bool {
         while position < frame {
-            guard let samples = try pendingSamples() else {
-                // Sought past the end the estimate put further: the position is the end.
-                if isEstimated { return }
-                throw AudioFileError(path: path, reason: .malformed(
-                    "it ends after \(position) of the \(frameCount) frames its header states"))
-            }
+            guard let samples = try pendingSamples() else { return false }
             let count = min(samples.count - pendingOffset, Int(frame - position))
             pendingOffset += count
             position += Int64(count)
         }
+        return true
     }
 
     /// Moves a live playlist to `frame` of its time line, as ``LiveTimeline/landing(for:in:)`` places it in the window
@@ -206,14 +210,9 @@ final class FFmpegDecoder {
         startSequence = window.firstSequence + Int64(landing.segment)
         pending = nil
         isPlaced = false
+        // The first frame places the position on the time line; from there, on to the frame.
         guard try pendingSamples() != nil else { return }
-        let target = Int64(frames: landing.time, rate: Double(sampleRate))
-        while position < target {
-            guard let samples = try pendingSamples() else { return }
-            let count = min(samples.count - pendingOffset, Int(target - position))
-            pendingOffset += count
-            position += Int64(count)
-        }
+        _ = try decode(upTo: Int64(frames: landing.time, rate: Double(sampleRate)))
     }
 
     /// Sets ``position`` from where `samples`, just decoded from a live playlist, lie on its time line: at the first
