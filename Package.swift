@@ -41,16 +41,13 @@ let package = Package(
         .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // The MPRIS vtables, which are C macros; sd-bus from libsystemd (libsystemd-dev).
         .target(name: "CMPRIS", linkerSettings: [.linkedLibrary("systemd")]),
-        // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim. Its
-        // pkg-config flags are an include directory and two -D, which SwiftPM drops from pkg-config with a warning:
-        // they are given here instead.
-        .target(
-            name: "CWebRTCAudio",
-            cxxSettings: [
-                .define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"),
-                .unsafeFlags(["-I/usr/include/webrtc_audio_processing"]),
-            ],
-            linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
+        // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim.
+        // The system library carries pkg-config's include directory and library to the shim, which defines the two
+        // macros the .pc file also asks for (SwiftPM takes only -I from it, and warns that it dropped the -D). No
+        // target may use unsafeFlags: SwiftPM refuses them in a package that is depended on by version.
+        systemLibrary(
+            "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing", apt: "libwebrtc-audio-processing-dev"),
+        .target(name: "CWebRTCAudio", dependencies: ["CWebRTCAudioProcessing"]),
         .target(
             name: "AudioIO",
             dependencies: [

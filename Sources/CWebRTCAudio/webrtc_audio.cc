@@ -1,6 +1,10 @@
 // The C shim of include/webrtc_audio.h over webrtc::AudioProcessing.
 #include "webrtc_audio.h"
 
+// What webrtc-audio-processing.pc's Cflags define, here rather than in Package.swift, where SwiftPM would take
+// them only as unsafe flags.
+#define WEBRTC_POSIX
+#define WEBRTC_AUDIO_PROCESSING_ONLY_BUILD
 #include <webrtc/modules/audio_processing/include/audio_processing.h>
 
 struct webrtc_audio {
