@@ -29,7 +29,7 @@ struct VoiceMemo: AsyncParsableCommand {
 
     func run() async throws {
         guard version else { throw CleanExit.helpRequest(self) }
-        print("voicememo 0.1.0 (\(LinkedLibraries.versions.joined(separator: ", ")))")
+        print("voicememo \(audioIOVersion) (\(LinkedLibraries.versions.joined(separator: ", ")))")
     }
 
     /// Runs the command line with the exit codes of the CLI contract: 0 success, 1 runtime failure
