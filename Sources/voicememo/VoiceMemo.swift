@@ -40,6 +40,7 @@ struct VoiceMemo: AsyncParsableCommand {
         Signal.brokenPipe.ignore()
         do {
             var command = try parseAsRoot(NormalizeOption.expanding(Array(CommandLine.arguments.dropFirst())))
+            PresetsInStore.moveOut(of: MemoStore.defaultDirectory())
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

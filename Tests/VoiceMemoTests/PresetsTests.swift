@@ -86,4 +86,43 @@ import Testing
         #expect(errors.count == 1 && errors[0].contains("config/voicememo/presets/broken.json") && errors[0].contains("fix or remove the file"), "\(result.standardError)")
         #expect(result.standardOutput.contains("\nmine ") && result.standardOutput.contains("\nvoice "))
     }
+
+    /// `make install PREFIX=~/.local` before 0.1.0 put the built-in presets into `~/.local/share/voicememo/presets`:
+    /// inside the default memo store. The first run of this version takes them out, and keeps every preset of yours.
+    @Test func presetsAnEarlierInstallPutIntoTheStoreLeaveItAndYoursMoveToYourPresets() throws {
+        var environment = environment
+        environment["VOICEMEMO_HOME"] = nil
+        environment["XDG_DATA_HOME"] = cli.scratch.path("share")
+        let old = cli.scratch.file("share/voicememo/presets")
+        try FileManager.default.createDirectory(at: old, withIntermediateDirectories: true)
+        let builtIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Presets/voice.json")
+        try FileManager.default.copyItem(at: builtIn, to: old.appendingPathComponent("voice.json"))
+        let podcast = Data(#"{"format": "opus", "sampleRate": 48000, "channels": 2, "bitRate": 96000}"#.utf8)
+        try podcast.write(to: old.appendingPathComponent("podcast.json"))
+        // One of yours that is in both places: neither is lost.
+        try Data(#"{"format": "wav", "sampleRate": 8000, "channels": 1, "bitDepth": 16}"#.utf8)
+            .write(to: old.appendingPathComponent("phone.json"))
+        try write("phone", #"{"format": "wav", "sampleRate": 16000, "channels": 1, "bitDepth": 16}"#)
+
+        let first = try Tool.run(CLI.binary, ["presets"], environment: environment)
+        #expect(first.status == 0)
+        #expect(first.standardError == "voicememo: moved your preset 'podcast' out of the memo store, into \(presets.path)\n")
+        #expect(!FileManager.default.fileExists(atPath: old.appendingPathComponent("voice.json").path))
+        #expect(try Data(contentsOf: presets.appendingPathComponent("podcast.json")) == podcast)
+        #expect(FileManager.default.fileExists(atPath: old.appendingPathComponent("phone.json").path))
+        let lines = first.standardOutput.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("podcast ") && $0.contains("yours") }, "\(first.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("phone ") && $0.contains("wav 16 kHz") })
+        #expect(lines.contains { $0.hasPrefix("voice ") && $0.contains("built in") })
+
+        // Once yours is gone from your presets, the store's copy takes its place, and the directory goes.
+        try FileManager.default.removeItem(at: presets.appendingPathComponent("phone.json"))
+        let second = try Tool.run(CLI.binary, ["list"], environment: environment)
+        #expect(second.status == 0 && second.standardError.contains("'phone'"), "\(second.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: presets.appendingPathComponent("phone.json").path))
+        let third = try Tool.run(CLI.binary, ["list"], environment: environment)
+        #expect(third.status == 0 && third.standardError.isEmpty)
+    }
 }

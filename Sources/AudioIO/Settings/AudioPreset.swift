@@ -77,14 +77,15 @@ public struct AudioPreset: Equatable, Sendable {
 
     /// Where presets are looked for, first match wins:
     /// 1. `$XDG_CONFIG_HOME/voicememo/presets` (or `~/.config/voicememo/presets`): the user's own;
-    /// 2. `share/voicememo/presets` beside the running program's `bin/`, where `make install` puts them;
+    /// 2. `share/voicememo-presets` beside the running program's `bin/`, where `make install` and the Debian package
+    ///    put them (not `share/voicememo/presets`: with `PREFIX=~/.local` that is inside the memo store);
     /// 3. `Presets/` of the source tree this library was built from.
     public static var searchDirectories: [URL] {
         var directories = [UserDirectories().config.appendingPathComponent("voicememo/presets")]
         // The running program, as the kernel names it: every symbolic link on the way resolved.
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent()
-                .appendingPathComponent("../share/voicememo/presets").standardized)
+                .appendingPathComponent("../share/voicememo-presets").standardized)
         }
         directories.append(URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().appendingPathComponent("../../../Presets").standardized)

@@ -25,7 +25,7 @@ enum FileFormatArgument: String, ExpressibleByArgument, CaseIterable {
 struct EncodingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "A named set of settings, e.g. voice, music, lossless or m4a.",
-        discussion: "Presets are JSON files; see Presets/ in the source tree or share/voicememo/presets.",
+        discussion: "Presets are JSON files; see Presets/ in the source tree or share/voicememo-presets.",
         valueName: "name"))
     var preset: String?
 
