@@ -130,10 +130,31 @@ import Testing
         #expect(result.standardError.contains(#"first line\nsecond line.wav': no such file"#), "\(result.standardError)")
     }
 
-    @Test(arguments: ["1e309", "inf", "nan", "-1", "0", "1e300", "604801"])
+    @Test(arguments: ["-1", "0", "1e300", "604801", "168:00:01", "-0:30"])
     func aDurationThatIsNoLengthOrAbsurdlyLongIsAUsageError(duration: String) throws {
-        let result = try CLI().run("record", "--device", "null", "--duration=\(duration)")
-        #expect(result.status == 2 && result.standardError.contains("--duration must be a positive number of seconds up to a week"), "\(result.standardError)")
+        let result = try CLI().run("record", "--device", "null", "--duration", duration)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("Error: --duration must be more than 0 and at most a week (168:00:00), not \(duration).\n"),
+                "\(result.standardError)")
+    }
+
+    @Test(arguments: ["1e309", "inf", "nan", "1:75", "soon", "1:00:00:00"])
+    func aDurationThatIsNoTimeIsAUsageErrorThatSaysHowToWriteOne(duration: String) throws {
+        let result = try CLI().run("record", "--device", "null", "--duration", duration)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError.contains("The value '\(duration)' is invalid for '--duration <time>'"), "\(result.standardError)")
+        #expect(result.standardError.contains("seconds, m:ss or h:mm:ss"))
+    }
+
+    /// A time written with a minus sign is read as a time (not as a missing value, as an option would be), and
+    /// refused in words, by every command that takes one.
+    @Test(arguments: [["trim", "x", "--start", "-1"], ["trim", "x", "--end", "-0:02"], ["play", "x", "--start", "-1"]])
+    func aNegativeTimeIsRefusedAsBeforeTheStart(arguments: [String]) throws {
+        let result = try CLI().run(arguments, with: [:])
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix(
+            "Error: \(arguments[2]) \(arguments[3]) is before the memo's start: a time counts from it, in seconds, m:ss or h:mm:ss.\n"),
+            "\(result.standardError)")
     }
 
     private func wavHeader(channels: UInt16, dataBytes: UInt32) -> Data {

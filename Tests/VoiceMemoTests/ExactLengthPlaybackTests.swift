@@ -77,5 +77,7 @@ import Testing
         try Tool.output("sox", ["-D", "-n", "-r", "48000", "-c", "2", "-b", "16", long, "synth", "2", "sine", "440", "vol", "0.3"])
         // 0.5 to 0.875 s: 18,000 frames, a period and a half.
         #expect(try framesPlayed([long, "--start", "0.5", "--end", "0.875"]) == 18000)
+        // The same range as a clock reads it, as trim and list write times.
+        #expect(try framesPlayed([long, "--start", "0:00.5", "--end", "0:00:00.875"]) == 18000)
     }
 }

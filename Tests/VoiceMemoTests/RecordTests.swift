@@ -19,10 +19,12 @@ import Testing
         return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
     }
 
-    @Test func aRecordWithADurationIsACompleteMemoOfExactlyTheMicrophonesSamples() throws {
+    /// A duration in seconds, or as a clock reads (as every time option takes one).
+    @Test(arguments: ["1.5", "0:01.5"])
+    func aRecordWithADurationIsACompleteMemoOfExactlyTheMicrophonesSamples(duration: String) throws {
         let cli = try CLI()
         let (device, samples) = try microphone(cli, seconds: 2, "whitenoise")
-        let result = try cli.run("record", "--device", device, "--duration", "1.5", "--title", "Standup", "--json")
+        let result = try cli.run("record", "--device", device, "--duration", duration, "--title", "Standup", "--json")
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
         let memo = try cli.json(result)
         #expect(memo["title"] as? String == "Standup" && memo["state"] as? String == "complete")

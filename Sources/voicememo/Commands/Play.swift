@@ -80,15 +80,19 @@ extension VoiceMemo {
             "Extra passes: 0 plays once, -1 loops until stopped; of the whole list for memos played in turn.", valueName: "n"))
         var loops = 0
 
-        @Option(help: ArgumentHelp(
-            "Where to start, in seconds (in the first of memos played in turn); a memo alone, or memos played together, loop from there.",
-            valueName: "seconds"))
-        var start: Double = 0
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "Where to start: seconds, m:ss or h:mm:ss (in the first of memos played in turn); a memo alone, or memos played together, loop from there.",
+                valueName: "time"))
+        var start = TimeArgument(seconds: 0)
 
-        @Option(help: ArgumentHelp(
-            "Where to stop, in seconds, to the frame; with --loops the range from --start repeats without a gap. Not for memos played in turn.",
-            valueName: "seconds"))
-        var end: Double?
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp(
+                "Where to stop: seconds, m:ss or h:mm:ss, to the frame; with --loops the range from --start repeats without a gap. Not for memos played in turn.",
+                valueName: "time"))
+        var end: TimeArgument?
 
         @Option(
             help: ArgumentHelp("Stop after this much playing, fading out over its last 10 s: 90s, 20m, 1h, 1h30m.", valueName: "duration"),
@@ -109,12 +113,12 @@ extension VoiceMemo {
         @OptionGroup var cache: CacheSizeOptions
 
         func validate() throws {
-            guard start >= 0, start.isFinite else { throw ValidationError("--start must be 0 or more seconds, not \(start).") }
+            guard start.seconds >= 0 else { throw TimeArgument.beforeTheStart("--start", start) }
             if skipSilence, together, memos.count > 1 {
                 throw ValidationError("--skip-silence cannot be used with --together: each memo's pauses differ, and they would play apart.")
             }
             if let end {
-                guard end.isFinite, end > start else { throw ValidationError("--end must be after --start (\(start) s), not \(end).") }
+                guard end.seconds > start.seconds else { throw ValidationError("--end \(end) must come after --start \(start).") }
                 guard memos.count == 1 || together else {
                     throw ValidationError("--end plays a range of one memo, or of memos played --together, not of memos played in turn.")
                 }
@@ -183,8 +187,8 @@ extension VoiceMemo {
                 player.gain = Float(gains?[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
-                player.forwardPlaybackStartTime = start
-                player.forwardPlaybackEndTime = end
+                player.forwardPlaybackStartTime = start.seconds
+                player.forwardPlaybackEndTime = end?.seconds
                 // Rate changes need SoundTouch in the path from the start; keys can change it in a terminal.
                 player.enableRate = onTerminal || sound.rate != 1
                 player.rate = sound.rate
@@ -224,7 +228,7 @@ extension VoiceMemo {
             queue.isMeteringEnabled = metering
             // One level for every memo in turn: measured as they play.
             queue.skipsSilence = skipSilence
-            queue.currentTime = start
+            queue.currentTime = start.seconds
             return playQueue
         }
 

@@ -19,10 +19,14 @@ extension VoiceMemo {
         @Argument(help: MemoArgument.help, completion: MemoArgument.completion)
         var memo: String
 
-        @Option(help: ArgumentHelp("Where the part kept starts: seconds, m:ss or h:mm:ss (default: the memo's start).", valueName: "time"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Where the part kept starts: seconds, m:ss or h:mm:ss (default: the memo's start).", valueName: "time"))
         var start: TimeArgument?
 
-        @Option(help: ArgumentHelp("Where the part kept ends: seconds, m:ss or h:mm:ss (default: the memo's end).", valueName: "time"))
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Where the part kept ends: seconds, m:ss or h:mm:ss (default: the memo's end).", valueName: "time"))
         var end: TimeArgument?
 
         @Flag(help: "Print the trimmed memo as one JSON object.")
@@ -30,6 +34,9 @@ extension VoiceMemo {
 
         func validate() throws {
             guard start != nil || end != nil else { throw ValidationError("Give --start, --end or both: where the part to keep starts and ends.") }
+            for (name, time) in [("--start", start), ("--end", end)] {
+                if let time, time.seconds < 0 { throw TimeArgument.beforeTheStart(name, time) }
+            }
             if let start, let end, start.seconds >= end.seconds {
                 throw ValidationError("--start must come before --end.")
             }
