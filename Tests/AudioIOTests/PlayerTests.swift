@@ -51,6 +51,27 @@ import Testing
         }
     }
 
+    /// The porting article's loop waits on the item's own events: when the player cannot open its device, the item
+    /// says so, and that loop ends instead of waiting for good.
+    @Test func anItemWhosePlayerCannotOpenItsDeviceIsToldAndItsErrorLogSaysWhy() async throws {
+        let file = try scratch.noise("talk.wav", seconds: 0.75)
+        let item = PlayerItem(url: file.url)
+        let events = item.events()
+        let player = Player(playerItem: item)
+        player.currentDevice = "nosuchdevice"
+        var seen: [PlayerItem.Event] = []
+        for await event in events {
+            seen.append(event)
+            if case .statusChanged(.readyToPlay) = event { #expect(!player.play()) }
+            if case .failedToPlayToEnd = event { break }
+        }
+        guard case .failedToPlayToEnd(.device(let error)) = seen.last else { Issue.record("\(seen)"); return }
+        #expect(player.status == .failed(.device(error)) && error.device == "nosuchdevice", "\(player.status)")
+        #expect(seen.suffix(2).first == .newErrorLogEntry)
+        let log = try #require(item.errorLog())
+        #expect(log.events.count == 1 && log.events[0].errorDomain == "device" && log.events[0].errorComment == "\(error)")
+    }
+
     @Test func anAssetLoadsItsPropertiesAsynchronously() async throws {
         let file = scratch.file("tagged.wav")
         try Sox.synth(to: file.path, rate: 44100, channels: 1, seconds: 0.5, "sine 440")

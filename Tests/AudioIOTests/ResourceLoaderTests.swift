@@ -112,7 +112,7 @@ import Testing
         #expect(firstDifference(renderer.render(frameCount: 5 * 16000), Array(noise.expected.prefix(5 * 16000))) == nil)
         failing.release()
         _ = renderer.render(frameCount: 26 * 16000)
-        #expect(try await eventually { itemLog.events.contains(.failedToPlayToEnd(revoked)) }, "\(itemLog.events)")
+        #expect(try await eventually { itemLog.events.contains(.failedToPlayToEnd(.file(revoked))) }, "\(itemLog.events)")
         #expect(try await eventually { log.events.contains(.finishedPlaying(successfully: false)) }, "\(log.events)")
     }
 

@@ -25,6 +25,8 @@ extension Player {
                 return .waiting(.deviceInUse)
             }
             state.status.change(to: .failed(.device(error)), reporting: Event.statusChanged, in: &events)
+            // The item cannot play either: one waiting on its own events (as AVPlayerItem's observers do) is told.
+            current.failedToPlayToEnd(.device(error))
             return .failed
         }
         state.heldDevice = nil
@@ -47,7 +49,7 @@ extension Player {
                 state.time = 0
                 state.queue.anItemFailed = true
                 failure = error
-                first.item.failedToPlayToEnd(error)
+                first.item.failedToPlayToEnd(.file(error))
                 events.append(.itemDidFailToPlayToEnd(first.item, error))
                 continue
             }
@@ -75,7 +77,9 @@ extension Player {
             } catch {
                 release(&state)
                 state.seeks.end(finished: false)
-                state.status.change(to: .failure(error, path: first.item.url.path), reporting: Event.statusChanged, in: &events)
+                let failure = Status.failure(error, path: first.item.url.path)
+                state.status.change(to: failure, reporting: Event.statusChanged, in: &events)
+                if case .failed(let error) = failure { first.item.failedToPlayToEnd(error) }
                 return .failed
             }
         }
@@ -199,7 +203,7 @@ extension Player {
         if let error = state.queue.skipped.removeValue(forKey: entry.token)
             ?? state.queue.decodeFailure.flatMap({ $0.token == entry.token ? $0.error : nil }) {
             state.queue.anItemFailed = true
-            entry.item.failedToPlayToEnd(error)
+            entry.item.failedToPlayToEnd(.file(error))
             return .itemDidFailToPlayToEnd(entry.item, error)
         }
         if !staysCurrent { state.queue.played.append(entry) }

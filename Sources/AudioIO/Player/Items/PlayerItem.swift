@@ -29,8 +29,10 @@ public final class PlayerItem: @unchecked Sendable, Equatable {
         case durationChanged(TimeInterval)
         /// The item played to its end (or ``forwardPlaybackEndTime``), as `AVPlayerItemDidPlayToEndTime`.
         case didPlayToEnd
-        /// The item could not be played to its end, as `AVPlayerItemFailedToPlayToEndTime`.
-        case failedToPlayToEnd(AudioFileError)
+        /// The item could not be played to its end, as `AVPlayerItemFailedToPlayToEndTime`: its file could not be read
+        /// (``AudioPlayerError/file(_:)``), or its player's device could not be opened or failed
+        /// (``AudioPlayerError/device(_:)``), when the player's ``BasePlayer/status`` fails too.
+        case failedToPlayToEnd(AudioPlayerError)
         /// Its position moved other than by playing on (a seek), as `AVPlayerItemTimeJumped`.
         case timeJumped
         /// Its download fell behind and the output waits, as `AVPlayerItemPlaybackStalled`.
@@ -181,7 +183,7 @@ extension PlayerItem {
             let player = state.withLock { state in
                 var events = state.loaded(result)
                 if case .failure(let error) = result {
-                    state.logFailure(error, of: url)
+                    state.logFailure(.file(error), of: url)
                     events.append(.newErrorLogEntry)
                 }
                 state.subscribers.yield(events)

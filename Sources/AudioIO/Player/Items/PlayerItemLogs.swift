@@ -75,8 +75,9 @@ extension PlayerItem {
         }
     }
 
-    /// Playing the item failed for `error` before its end: its error log gets an event, and it is told.
-    func failedToPlayToEnd(_ error: AudioFileError) {
+    /// Playing the item failed for `error` before its end (its file, or the device it was to play on): its error log
+    /// gets an event, and it is told.
+    func failedToPlayToEnd(_ error: AudioPlayerError) {
         state.withLock { state in
             state.logFailure(error, of: url)
             state.subscribers.yield([.newErrorLogEntry, .failedToPlayToEnd(error)])
@@ -86,15 +87,20 @@ extension PlayerItem {
 
 extension PlayerItem.ItemState {
     /// Adds `error`, a failure to load or play the item at `url`, to the error log.
-    mutating func logFailure(_ error: AudioFileError, of url: URL) {
+    mutating func logFailure(_ error: AudioPlayerError, of url: URL) {
         var status = -1
         var domain = "file"
-        if case .downloadFailed(let failure) = error.reason {
-            domain = "download"
-            switch failure {
-            case .notFound(let code), .forbidden(let code), .serverError(let code): status = code
-            default: break
+        switch error {
+        case .file(let error):
+            if case .downloadFailed(let failure) = error.reason {
+                domain = "download"
+                switch failure {
+                case .notFound(let code), .forbidden(let code), .serverError(let code): status = code
+                default: break
+                }
             }
+        case .device:
+            domain = "device"
         }
         errorLog.events.append(PlayerItemErrorLog.Event(
             date: Date(), uri: RemoteAsset.displayName(of: url), errorStatusCode: status, errorDomain: domain,
