@@ -92,6 +92,38 @@ import Testing
         #expect(bad.status == 2 && bad.standardError.contains("--normalize takes a loudness in LUFS between -70 and 0"))
     }
 
+    /// A quiet memo with one click of ten loud samples cannot be raised to -16 LUFS without its peak going over -1 dBTP: `play` and
+    /// `export` say the loudness it does reach and why, and the exported file measures so (ffmpeg's meter).
+    @Test func aGainHeldBackByTheTruePeakSaysTheLoudnessReachedAndWhy() throws {
+        let cli = try CLI()
+        let (quiet, click, source) = (cli.scratch.path("quiet.wav"), cli.scratch.path("click.wav"), cli.scratch.path("memo.wav"))
+        try Tool.output("sox", ["-R", "-n", "-r", "48000", "-c", "1", "-b", "16", quiet, "synth", "2", "pinknoise", "vol", "0.02"])
+        try Tool.output("sox", ["-R", "-n", "-r", "48000", "-c", "1", "-b", "16", click, "synth", "0.0002", "square", "1000", "vol", "0.9"])
+        try Tool.output("sox", [quiet, click, quiet, source])
+        let id = try #require(try cli.json(cli.run("import", source, "--title", "Click", "--json"))["id"] as? String)
+        let loudness = try #require(try cli.json(cli.run("info", id, "--json"))["loudness"] as? [String: Double])
+        let (integrated, truePeak) = (loudness["integrated"]!, loudness["truePeak"]!)
+        let gain = -1 - truePeak
+        #expect(gain < -16 - integrated - 3, "the peak holds it back: \(loudness)")
+        /// The loudness and gain a line says, and the true peak it says that gain leaves.
+        func said(_ output: String) throws -> (reached: Double, gain: Double, peak: Double) {
+            let pattern = #/ at (-[0-9.]+) LUFS, not -16\.0 \(([-+][0-9.]+) dB: its true peak, (-[0-9.]+) dBTP, stays under -1 dBTP\)\n$/#
+            let match = try #require(output.firstMatch(of: pattern), "\(output)")
+            return (try #require(Double(match.1)), try #require(Double(match.2)), try #require(Double(match.3)))
+        }
+        let play = try cli.run("play", id, "--normalize", "--device", "null")
+        #expect(play.status == 0, "\(play.standardError)")
+        let played = try said(play.standardOutput)
+        #expect(abs(played.reached - (integrated + gain)) <= 0.06 && abs(played.gain - gain) <= 0.06 && played.peak == -1)
+
+        let out = cli.scratch.path("normalized.wav")
+        let export = try cli.run("export", id, out, "--normalize")
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try said(export.standardOutput) == played)
+        let measured = try Self.ffmpeg(out)
+        #expect(abs(measured.integrated - played.reached) <= 0.2 && measured.truePeak <= -0.9, "\(measured)")
+    }
+
     /// Memos played in turn are each brought to the loudness, as memos played together are: the device gets a soft memo
     /// raised and a loud one lowered, each at -20 LUFS as ffmpeg measures what it got.
     @Test func memosPlayedInTurnAreEachAtTheLoudness() throws {

@@ -20,8 +20,8 @@ extension VoiceMemo {
                 CHAPTERnnn comments in Opus, FLAC and Vorbis, M4A and MP3 chapters; not CAF, AIFF). An Opus memo \
                 exported to Opus, and an M4A memo to M4A, keep their audio packets as they are (no second \
                 encoding). --volume, --pan and --rate write the memo as 'play' would sound it: e.g. --rate 1.5 for a \
-                lecture sped up with its pitch kept. --normalize -16 writes it at -16 LUFS (its true peak under -1 \
-                dBTP): in an Opus file's output gain, which every player applies, with its audio packets still as \
+                lecture sped up with its pitch kept. --normalize -16 writes it at -16 LUFS, or as near as its true peak allows \
+                under -1 dBTP (it says which): in an Opus file's output gain, which every player applies, with its audio packets still as \
                 they are; in the samples of other formats (an M4A's AAC is then encoded again). Markers stay where \
                 they were in the audio.
                 """)
@@ -75,7 +75,16 @@ extension VoiceMemo {
             let written = try AudioFile(forReading: destination)
             print("Exported “\(memo.title.terminalSafe)” to \(destination.path.terminalSafe): \(Describe.duration(summary.duration)), "
                 + "\(Describe.format(written.format, sampleRate: summary.sampleRate, channels: summary.channelCount)), "
-                + Describe.size(summary.byteCount))
+                + Describe.size(summary.byteCount) + normalization(of: memo, in: store))
+        }
+
+        /// `, at -16.0 LUFS (+3.2 dB)` for `--normalize`, or the loudness the memo's true peak let it reach and why, as the
+        /// export measured it (the memo's loudness, else its file's); nothing without it.
+        private func normalization(of memo: Memo, in store: MemoStore) -> String {
+            guard let target = sound.normalize,
+                  let loudness = memo.loudness ?? (try? AudioFile(forReading: store.fileURL(of: memo)).measureLoudness())
+            else { return "" }
+            return "," + Describe.normalization(to: target, of: loudness)
         }
 
         /// Writes the memo to standard output: whole, into a hidden temporary file first (WAV, CAF, FLAC and MP3 go

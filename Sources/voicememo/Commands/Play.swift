@@ -136,12 +136,12 @@ extension VoiceMemo {
             }
             let onTerminal = !json && TerminalDisplay.isAvailable
             IOBufferChoice.apply(IOBufferChoice.playing)
-            let gains = try sound.normalize.map { target in try items.map { try NormalizeOption.gain(of: $0, toLoudness: target) } }
+            let normalization = try sound.normalize.map { try NormalizeOption.Plan(items: items, target: $0) }
             let display = onTerminal ? TerminalDisplay() : nil
             let announces = !json && display == nil
             let memos = items.count > 1 && !together
-                ? PlayedMemos(inTurn: try queue(items, gains: gains, metering: onTerminal && !noMeter, announces: announces))
-                : try together(items, gains: gains, onTerminal: onTerminal, announces: announces)
+                ? PlayedMemos(inTurn: try queue(items, normalization: normalization, metering: onTerminal && !noMeter, announces: announces))
+                : try together(items, normalization: normalization, onTerminal: onTerminal, announces: announces)
             for item in items { item.remoteMarkers?.startReading() }
             let started = Date()
             let keyPause = KeyPause()
@@ -177,14 +177,17 @@ extension VoiceMemo {
             if case .stopped(let signal) = ending { throw ExitCode(128 + signal.rawValue) }
         }
 
-        /// Memos played together (or one alone), prepared and at `--start`; their lines printed when `announces`.
-        private func together(_ items: [PlayItem], gains: [Double]?, onTerminal: Bool, announces: Bool) throws -> PlayedMemos {
+        /// Memos played together (or one alone), prepared and at `--start`, each at its gain of `normalization`; their
+        /// lines printed when `announces`.
+        private func together(
+            _ items: [PlayItem], normalization: NormalizeOption.Plan?, onTerminal: Bool, announces: Bool
+        ) throws -> PlayedMemos {
             let players = try items.enumerated().map { number, item in
                 // An address's player is made at once; preparing it below waits for its header.
                 let player = try AudioPlayer(contentsOf: item.url, options: item.options)
                 player.currentDevice = device
                 player.volume = sound.volume
-                player.gain = Float(gains?[number] ?? 0)
+                player.gain = Float(normalization?.gains[number] ?? 0)
                 player.pan = sound.pan
                 player.numberOfLoops = loops
                 player.forwardPlaybackStartTime = start.seconds
@@ -208,17 +211,20 @@ extension VoiceMemo {
                 }
             }
             if announces {
-                for (item, player) in zip(items, players) { announce(item, duration: player.duration, gain: player.gain) }
+                for (item, player) in zip(items, players) {
+                    Self.announce(item, duration: player.duration, on: device, suffix: normalization?.description(of: item) ?? "")
+                }
             }
             return PlayedMemos(items, playedBy: players.count == 1 ? players[0] : PlayerGroup(players: players))
         }
 
-        /// Memos played in turn, each at its gain of `gains` (dB), from `--start` in the first; a line printed as each
-        /// starts when `announces`.
-        private func queue(_ items: [PlayItem], gains: [Double]?, metering: Bool, announces: Bool) throws -> PlayQueue {
-            let target = sound.normalize
-            let playQueue = try PlayQueue(items: items, gains: gains, device: device, loops: loops) { [device] item, gain in
-                if announces { Self.announce(item, on: device, suffix: Self.loudness(target, gain: gain)) }
+        /// Memos played in turn, each at its gain of `normalization` (dB), from `--start` in the first; a line printed as
+        /// each starts when `announces`.
+        private func queue(
+            _ items: [PlayItem], normalization: NormalizeOption.Plan?, metering: Bool, announces: Bool
+        ) throws -> PlayQueue {
+            let playQueue = try PlayQueue(items: items, gains: normalization?.gains, device: device, loops: loops) { [device] item in
+                if announces { Self.announce(item, on: device, suffix: normalization?.description(of: item) ?? "") }
             }
             let queue = playQueue.queue
             queue.volume = sound.volume
@@ -233,15 +239,6 @@ extension VoiceMemo {
         }
 
         /// The line for `item` starting, off a terminal.
-        private func announce(_ item: PlayItem, duration: TimeInterval, gain: Float) {
-            Self.announce(item, duration: duration, on: device, suffix: Self.loudness(sound.normalize, gain: gain))
-        }
-
-        /// ` at -16.0 LUFS (+3.2 dB)` for a memo played at `gain` dB to reach `target` LUFS; nothing without a target.
-        private static func loudness(_ target: Double?, gain: Float) -> String {
-            target.map { " at \(Describe.level($0)) LUFS (\(Describe.gain(Double(gain))))" } ?? ""
-        }
-
         /// `Playing “Standup” (1:05.0) on default`, at once: whoever reads a pipe should learn now, not when playback ends.
         private static func announce(_ item: PlayItem, duration: TimeInterval? = nil, on device: String, suffix: String = "") {
             let length = item.memo?.duration ?? duration ?? (try? AudioFile(forReading: item.url, options: item.options).duration) ?? 0

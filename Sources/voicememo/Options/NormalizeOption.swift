@@ -37,10 +37,25 @@ enum NormalizeOption {
         argument.hasPrefix("-") && Double(argument).map { $0 < 0 } == true
     }
 
-    /// The gain in dB that brings `item` to `target` LUFS with its true peak under -1 dBTP: from its memo's loudness, or
-    /// measured from its file when it has none (a file that is not a memo, a memo of an older store).
-    static func gain(of item: PlayItem, toLoudness target: Double) throws -> Double {
-        let loudness = try item.memo?.loudness ?? AudioFile(forReading: item.url, options: item.options).measureLoudness()
-        return loudness.normalizationGain(toLoudness: target)
+    /// What `--normalize` does to each of `items`: the gain in dB that brings it to `target` LUFS with its true peak
+    /// under -1 dBTP, from its memo's loudness or, when it has none (a file that is not a memo, a memo of an older
+    /// store), measured from its file; and the words that say what it reaches.
+    struct Plan {
+        /// Each item's gain, in order.
+        let gains: [Double]
+        private let descriptions: [URL: String]
+
+        init(items: [PlayItem], target: Double) throws {
+            let loudness = try items.map { item in
+                try item.memo?.loudness ?? AudioFile(forReading: item.url, options: item.options).measureLoudness()
+            }
+            gains = loudness.map { $0.normalizationGain(toLoudness: target) }
+            descriptions = Dictionary(zip(items.map(\.url), loudness.map { Describe.normalization(to: target, of: $0) })) { first, _ in first }
+        }
+
+        /// ` at -16.0 LUFS (+3.2 dB)`, or the loudness `item`'s true peak lets it reach and why.
+        func description(of item: PlayItem) -> String {
+            descriptions[item.url] ?? ""
+        }
     }
 }

@@ -81,6 +81,18 @@ enum Describe {
         }
     }
 
+    /// What `--normalize` makes of a memo as loud as `loudness`, to follow its name: ` at -16.0 LUFS (+3.2 dB)`; when
+    /// its true peak holds the gain back, the loudness it reaches and why: ` at -19.6 LUFS, not -16.0 (+0.5 dB: its
+    /// true peak, -1.5 dBTP, stays under -1 dBTP)`; for silence, that nothing is raised.
+    static func normalization(to target: Double, of loudness: AudioLoudness) -> String {
+        guard loudness.integrated > AudioLoudness.silence else { return " as it is (silent: nothing to raise)" }
+        let gain = loudness.normalizationGain(toLoudness: target)
+        let reached = loudness.integrated + gain
+        guard level(reached) != level(target) else { return " at \(level(target)) LUFS (\(self.gain(gain)))" }
+        return " at \(level(reached)) LUFS, not \(level(target)) (\(self.gain(gain)): its true peak, "
+            + "\(level(loudness.truePeak + gain)) dBTP, stays under -1 dBTP)"
+    }
+
     /// A gain to a tenth of a dB with its sign, e.g. `+4.2 dB`, `-1.0 dB`.
     static func gain(_ decibels: Double) -> String {
         (decibels >= 0 ? "+" : "") + level(decibels) + " dB"

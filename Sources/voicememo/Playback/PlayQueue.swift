@@ -12,17 +12,17 @@ final class PlayQueue: Sendable {
     private let gains: [URL: Float]
     /// Whether the list is queued again and again, until stopped.
     private let loopsForever: Bool
-    /// Called as each memo starts, the first included, with its gain in dB.
-    private let onStart: @Sendable (PlayItem, Float) -> Void
+    /// Called as each memo starts, the first included.
+    private let onStart: @Sendable (PlayItem) -> Void
 
     /// A queue of `items`, each at its gain of `gains` (dB; 0 without), on `device`, that plays the list `loops` more
-    /// times (negative: until stopped); `onStart` is called as each memo starts, with its gain.
+    /// times (negative: until stopped); `onStart` is called as each memo starts.
     ///
     /// - Throws: ``AudioFileError`` for an item that is not readable audio: refused before anything plays, as a memo
     ///   alone is.
     init(
         items: [PlayItem], gains: [Double]?, device: String, loops: Int,
-        onStart: @escaping @Sendable (PlayItem, Float) -> Void
+        onStart: @escaping @Sendable (PlayItem) -> Void
     ) throws {
         for item in items { _ = try AudioFile(forReading: item.url, options: item.options) }
         self.items = items
@@ -61,12 +61,12 @@ final class PlayQueue: Sendable {
             for await event in events {
                 switch event {
                 case .currentItemChanged(let playing?):
-                    if let item = item(playing: playing.url) { onStart(item, gains[playing.url] ?? 0) }
+                    if let item = item(playing: playing.url) { onStart(item) }
                     if queue.items().count == items.count { queueAgain() }
                 case .itemDidFailToPlayToEnd(_, let error):
                     failure = error
                 case .finishedPlaying(true) where queueAgain():
-                    if let first = items.first { onStart(first, gains[first.url] ?? 0) }
+                    if let first = items.first { onStart(first) }
                     queue.play()
                 case .finishedPlaying(let successfully):
                     if successfully { return report(.finished) }
@@ -76,7 +76,7 @@ final class PlayQueue: Sendable {
                 }
             }
         }
-        if let first = items.first { onStart(first, gains[first.url] ?? 0) }
+        if let first = items.first { onStart(first) }
         // A device another program holds is waited for: the session starts the queue once it is free.
         guard queue.play() || queue.status.isWaitingForDevice else { throw AudioPlayerFailure(status: queue.status) }
     }
