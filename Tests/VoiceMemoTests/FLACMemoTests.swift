@@ -104,4 +104,43 @@ import Testing
         #expect(piped.status == 0 && piped.standardOutput.split(separator: "\n").count == 1, "\(piped.standardOutput)")
         #expect(!piped.standardOutput.contains("%") && !piped.standardOutput.contains("\u{1B}"))
     }
+
+    /// A FLAC file cut by a copy (`head -c`): its header still tells its whole length, and libFLAC loses sync where the
+    /// bytes end. What decodes up to there is imported, as sox and ffmpeg decode it, with a line saying it was cut.
+    @Test func aFLACFileCutAfterItsHeaderImportsWhatDecodesAndSaysItWasCut() throws {
+        let cli = try CLI()
+        let wav = cli.scratch.path("noise.wav"), whole = cli.scratch.path("noise.flac"), cut = cli.scratch.path("cut.flac")
+        try Tool.output("sox", ["-R", "-n", "-r", "48000", "-c", "1", "-b", "16", wav, "synth", "20", "whitenoise", "vol", "0.3"])
+        try Tool.output("sox", [wav, whole])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: cut))
+        #expect(try Sox.info(cut).frames == 20 * 48000, "the header tells the whole length")
+        let decodable = try FFmpeg.samples(of: cut, in: cli.scratch).count
+
+        let result = try cli.run("import", cut, "--title", "Cut")
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        #expect(result.standardOutput.contains("\n  The file is cut short: that is what of it decodes.\n"), "\(result.standardOutput)")
+        let memo = try cli.json(cli.run("info", "Cut", "--json"))
+        let file = try #require(memo["file"] as? String)
+        let frames = try Sox.info(file).frames
+        #expect(frames == decodable && frames > 5 * 48000, "\(frames) frames; ffmpeg decodes \(decodable)")
+        #expect(try Sox.samples(of: file) == Array(try Sox.samples(of: wav).prefix(frames)), "the samples up to the cut")
+    }
+
+    /// A WAV file cut by a copy: its header promises ten seconds, the file holds a third of one. It imports what is
+    /// there, and says it was cut.
+    @Test func aWAVFileCutShortSaysSo() throws {
+        let cli = try CLI()
+        let whole = cli.scratch.path("tone.wav"), cut = cli.scratch.path("cut.wav")
+        try Sox.synth(to: whole, rate: 48000, channels: 1, seconds: 10, "sine 440")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(32044)).write(to: URL(fileURLWithPath: cut))
+        let result = try cli.run("import", cut, "--title", "Cut", "--json")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try cli.json(result)["duration"] as? Double == 16000.0 / 48000)
+        let said = try cli.run("import", cut, "--title", "Cut again")
+        #expect(said.standardOutput.contains("The file is cut short: that is what of it decodes."), "\(said.standardOutput)")
+        // A whole file says nothing of the kind.
+        let wholeImport = try cli.run("import", whole, "--title", "Whole")
+        #expect(wholeImport.status == 0 && !wholeImport.standardOutput.contains("cut short"), "\(wholeImport.standardOutput)")
+    }
 }

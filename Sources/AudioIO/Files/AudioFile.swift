@@ -55,7 +55,10 @@ public final class AudioFile {
     /// The next frame ``read(into:)`` returns, counted from 0.
     public private(set) var framePosition: Int64 = 0
     /// Whether the file is cut short: its header gave no length (a Vorbis file without its last page, a FLAC recording
-    /// that never ended), so ``frameCount`` is what decodes, and reading stops there, before the torn end.
+    /// that never ended), so ``frameCount`` is what decodes, and reading stops there, before the torn end; or it gave
+    /// more than the file holds (a WAV, CAF or AIFF file copied or downloaded in part), and ``frameCount`` is what is
+    /// there. A FLAC file whose header tells its whole length is found cut short only where decoding stops before that
+    /// length: reading ends there, and ``frameCount`` becomes what was read.
     public private(set) var isCutShort = false
 
     /// Whether the samples are integers that ``read(into:)-(UnsafeMutableBufferPointer<Int32>)`` returns exactly.
@@ -263,13 +266,14 @@ public final class AudioFile {
             frames = Self.readableFrames(of: file)
             guard frames > 0 else { throw AudioFileError(path: name, reason: .malformed("it is cut short before any of its sound")) }
         }
+        let isPartial = remote == nil && [.wav, .caf, .aiff].contains(format) && file.headerPromisesMoreThanItHolds
         try self.init(
             url: url, name: name, byteCount: byteCount, remote: remote,
             decoder: .libsndfile(file, opusOrder: format == .opus || format == .vorbis ? OpusChannelOrder(channelCount: Int(info.channels)) : nil),
             format: format, formatName: file.containerName, sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
             frameCount: frames, bitDepth: bitDepth, isIntegerPCM: isIntegerPCM,
             metadata: Self.metadata(of: file, format: format, from: remote.map { .bytes($0, name: name) } ?? .file(path: url.path)))
-        self.isCutShort = isCutShort
+        self.isCutShort = isCutShort || isPartial
     }
 
     /// How many frames `file` decodes to from its start to where decoding stops (its end, or where it is cut short);
@@ -463,12 +467,19 @@ public final class AudioFile {
         let limit = isCutShort ? Int(max(0, frameCount - framePosition)) * channelCount : buffer.count
         let buffer = UnsafeMutableBufferPointer(rebasing: buffer[..<min(buffer.count, limit)])
         guard !buffer.isEmpty else { return 0 }
-        let frames = try downloading { () throws(AudioFileError) in
+        let frames = try downloading { () throws(AudioFileError) -> Int? in
             do {
                 return try file.read(into: buffer)
             } catch {
+                // A FLAC file cut where its header still tells its whole length: what decoded up to the cut is the file.
+                if format == .flac, framePosition > 0, remote == nil { return nil }
                 throw AudioFileError(path: name, reason: .readFailed("\(error)"))
             }
+        }
+        guard let frames else {
+            isCutShort = true
+            frameCount = framePosition
+            return 0
         }
         framePosition += Int64(frames)
         return frames

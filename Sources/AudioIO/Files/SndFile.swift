@@ -94,13 +94,14 @@ final class SndFile {
         if !isClosed { sf_close(handle) }
     }
 
-    /// Reads up to `buffer.count / channels` interleaved frames; returns how many were read (0 at the end).
+    /// Reads up to `buffer.count / channels` interleaved frames; returns how many were read (0 at the end). Frames
+    /// read before an error are returned, and the error thrown by the next call, which reads none.
     ///
     /// The corresponding C functions are `sf_readf_float`, `sf_readf_int` and `sf_readf_short`.
     func read<Sample: SndFileSample>(into buffer: UnsafeMutableBufferPointer<Sample>) throws(SndFileError) -> Int {
         let wanted = sf_count_t(buffer.count / Int(info.channels))
         let got = Sample.readFrames(handle, buffer.baseAddress, wanted)
-        if got < wanted, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
+        if got == 0, sf_error(handle) != SF_ERR_NO_ERROR { throw SndFileError.last(handle) }
         return Int(got)
     }
 
@@ -125,6 +126,23 @@ final class SndFile {
     func string(_ key: Int32) -> String? {
         guard let text = sf_get_string(handle, key) else { return nil }
         return String(cString: text)
+    }
+
+    /// Whether the header promises more audio than the file holds, as libsndfile found when it opened it: its log
+    /// says so of the audio chunk (`data : 960000 (should be 29956)` in a WAV or CAF, `SSND` in an AIFF), whose
+    /// frames it then counts to what is there.
+    ///
+    /// The corresponding C function is `sf_command` with `SFC_GET_LOG_INFO`.
+    var headerPromisesMoreThanItHolds: Bool {
+        var log = [CChar](repeating: 0, count: 16384)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = log.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return text.split(separator: "\n").contains { line in
+            guard let match = line.wholeMatch(of: /\s*(?:data|SSND)\s*:\s*(\d+)\s*\(should be (\d+)\)\s*/),
+                  let promised = Int(match.1), let held = Int(match.2)
+            else { return false }
+            return promised > held
+        }
     }
 
     /// Stores `value` under `key`; call before the first write so that every container keeps it.

@@ -126,7 +126,9 @@ extension VoiceMemo {
             let imported = try store.importAudio(
                 from: file, title: newMemo.title ?? defaultTitle.map { source?.metadata.title ?? $0 }, settings: settings,
                 artist: newMemo.tags.artist, album: newMemo.tags.album, comment: newMemo.tags.comment, progress: progress)
-            return (imported, source?.isCutShort ?? false)
+            // A FLAC file whose header tells its whole length is found cut only as it is decoded, by the store.
+            let decodedLess = source.map { $0.format == .flac && imported.duration < $0.duration - 0.01 } ?? false
+            return (imported, (source?.isCutShort ?? false) || decodedLess)
         }
     }
 }
