@@ -12,12 +12,13 @@ extension VoiceMemo {
             abstract: "List the memos, newest first.",
             discussion: """
                 Shows each memo's id, title, creation date (local time), duration, format and size; a memo \
-                whose recording is under way or was cut short says so at the end of its line. Long titles \
-                are cut with "…". On a terminal the table fits its width: the title shortens first, then the \
-                format is written short, then the size, format, date and duration columns go, in that order.
+                whose recording is under way or was cut short says so at the end of its line. On a terminal the \
+                table fits its width: a title longer than 40 columns is cut with "…", then the title shortens \
+                further, then the format is written short, then the size, format, date and duration columns go, in \
+                that order. In a pipe or a file every line is whole.
                 """)
 
-        /// The most columns a title takes in the whole table.
+        /// The most columns a title takes in a table on a terminal.
         static let titleColumns = 40
 
         @Option(help: ArgumentHelp(
@@ -58,7 +59,9 @@ extension VoiceMemo {
             if Terminal(.standardOutput) != nil, let columns = TerminalDisplay.outputColumns {
                 let widths = Dictionary(uniqueKeysWithValues: zip(layout.columns, widths(of: parts)))
                 let shortFormats = Set(memos.map { Describe.shortFormat($0.format, sampleRate: $0.sampleRate, channels: $0.channels) })
-                let fitted = layout.fitted(
+                var onTerminal = layout
+                onTerminal.titleColumns = titleColumns
+                let fitted = onTerminal.fitted(
                     toColumns: columns, widths: widths, shortFormatWidth: shortFormats.map(\.terminalColumns).max() ?? 0)
                 if fitted != layout {
                     layout = fitted

@@ -13,9 +13,9 @@ struct ListLayout: Equatable {
     /// Whether the format is written short.
     var isFormatShort = false
 
-    /// The whole table, loudness shown or not.
+    /// The whole table, loudness shown or not, titles whole: as a pipe or a file gets it.
     static func whole(showingLoudness: Bool) -> ListLayout {
-        ListLayout(columns: Column.allCases.filter { showingLoudness || $0 != .loudness }, titleColumns: VoiceMemo.List.titleColumns)
+        ListLayout(columns: Column.allCases.filter { showingLoudness || $0 != .loudness }, titleColumns: .max)
     }
 
     /// The fewest columns a title is shortened to before the format shortens or a column goes.
