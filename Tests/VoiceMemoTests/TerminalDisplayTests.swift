@@ -16,8 +16,10 @@ import Testing
 
         init?(_ line: String) {
             let words = line.split(separator: " ")
-            guard words.count == 7, words[3] == "peak", words[5] == "avg", let peak = Double(words[2]),
-                let average = Double(words[4])
+            // Silence reads -inf: the floor of the levels, -160 dBFS, here.
+            func level(_ word: Substring) -> Double? { word == "-inf" ? -160 : Double(word) }
+            guard words.count == 7, words[3] == "peak", words[5] == "avg", let peak = level(words[2]),
+                let average = level(words[4])
             else { return nil }
             // Colors are escapes around the cells: what is left is the cells.
             bar = Array(words[1].replacing(#/\x1B\[\d+m/#, with: ""))

@@ -8,8 +8,8 @@ extension VoiceMemo {
             commandName: "info",
             abstract: "Show everything known about a memo.",
             discussion: """
-                Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -160 \
-                silence). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
+                Levels are per channel, channel 1 first, over the whole recording, in dBFS (0 is full scale, -inf \
+                silence, -160 in --json). Loudness is EBU R 128's (ITU-R BS.1770-4): integrated loudness in LUFS (-70 for silence), \
                 loudness range in LU and true peak in dBTP, over all channels. It is measured at the end of a \
                 recording and at import; a memo from an older voicememo has it measured now, once, and kept. The \
                 artist, album and comment show when the memo has them, and its markers (dropped with m while \

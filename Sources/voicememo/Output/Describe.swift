@@ -57,10 +57,13 @@ enum Describe {
         value < 10 ? "0\(value)" : "\(value)"
     }
 
-    /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -12.5 dBFS` (channel 1 first).
+    /// Levels per channel in dBFS to a tenth, e.g. `-6.0 dBFS` or `-6.0, -inf dBFS` (channel 1 first).
     static func levels(_ levels: [Double]) -> String {
-        levels.map(level).joined(separator: ", ") + " dBFS"
+        levels.map { $0 > AudioLevels.floor ? level($0) : silence }.joined(separator: ", ") + " dBFS"
     }
+
+    /// A level of silence, as sox and mpv write it: AudioLevels' floor, -160 dBFS, is no level anyone measured.
+    static let silence = "-inf"
 
     /// A memo's loudness as three measures, e.g. `-18.3 LUFS, range 6.2 LU, true peak -3.1 dBTP`; for a memo without,
     /// why.

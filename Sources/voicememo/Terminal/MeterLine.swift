@@ -191,15 +191,17 @@ struct MeterLine {
     /// `level` in tenths of a dB, as ``Describe/level(_:)`` rounds it.
     private static func tenths(_ level: Double) -> Int { Int((level * 10).rounded()) }
 
-    /// A level given in tenths, in a fixed width of 6, e.g. `  -6.0`, `-160.0`: as ``Describe/level(_:)`` writes it,
-    /// from whole numbers (printf through a `CVarArg` list cost more than the rest of a meter line).
+    /// A level given in tenths, in a fixed width of 6, e.g. `  -6.0`, or `  -inf` for silence: as
+    /// ``Describe/level(_:)`` writes it, from whole numbers (printf through a `CVarArg` list cost more than the rest of
+    /// a meter line).
     private static func number(_ tenths: Int) -> String {
-        padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
+        guard tenths > Int(AudioLevels.floor) * 10 else { return padded(Describe.silence, to: 6) }
+        return padded((tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)", to: 6)
     }
 
-    /// A level in whole dB in a fixed width of 4, e.g. `  -6`, `-160`.
+    /// A level in whole dB in a fixed width of 4, e.g. `  -6`, or `-inf` for silence.
     private static func wholeNumber(_ whole: Int) -> String {
-        padded(String(whole), to: 4)
+        padded(whole > Int(AudioLevels.floor) ? String(whole) : Describe.silence, to: 4)
     }
 
     private static func padded(_ text: String, to width: Int) -> String {
