@@ -41,6 +41,11 @@ struct VoiceMemo: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(NormalizeOption.expanding(Array(CommandLine.arguments.dropFirst())))
             PresetsInStore.moveOut(of: MemoStore.defaultDirectory())
+            // These stop gracefully on Ctrl-C and keep what they recorded; the others end at once, leaving nothing
+            // half-written.
+            let stopsGracefully = command is Record || command is Play || command is Meter || command is Devices
+            let interrupted = stopsGracefully ? nil : InterruptedWrites.watch()
+            defer { interrupted?.cancel() }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
