@@ -17,8 +17,8 @@ import SystemPackage
 /// decoding the pre-skip drops, so that the decoder has settled by the cut. A decoder started mid-stream settles on the
 /// whole stream's samples only after a while (a few hundred milliseconds of speech, seen up to 1.6 s), and the
 /// pre-skip reaches back 1.36 s at most: the copy decodes the stream (libopus, at 48 kHz) up to a second past the cut,
-/// then tries each packet within the pre-skip's reach, farthest back first, as the first one kept, and keeps the
-/// first from which the decoder gives exactly the whole stream's samples from the cut on. When none does (rare), it
+/// then tries each packet within the pre-skip's reach, nearest the cut first (80 ms before it at least), as the first
+/// one kept, and keeps the first from which the decoder gives exactly the whole stream's samples from the cut on. When none does (rare), it
 /// keeps the one farthest back: the first moments after the cut then decode within about −50 dB of the original rather
 /// than exactly. At the end it keeps the packet holding the last sample kept, whose granule position (less than the
 /// packet's end) drops the rest: what comes before the end decodes exactly.
@@ -166,9 +166,11 @@ struct OpusStreamCopy {
     }
 
     /// The granule position (the source's) at which the first packet a trim starting at granule position `cut` keeps
-    /// starts: the stream's first packet when the pre-skip reaches back to it, else the packet farthest back within the
-    /// pre-skip's reach (and 80 ms before the cut at least, RFC 7845's pre-roll) from which a decoder gives exactly the
-    /// samples the whole stream gives from `cut` up to a second on (or `end`), or failing that the one farthest back.
+    /// starts: the packet nearest the cut, 80 ms before it at least (RFC 7845's pre-roll) and within the pre-skip's
+    /// reach, from which a decoder gives exactly the samples the whole stream gives from `cut` up to a second on (or
+    /// `end`), or failing that the one farthest back (the stream's first packet, when the pre-skip reaches back to it,
+    /// which decodes exactly). The nearest keeps the pre-skip small: players and ffprobe that count it into the length
+    /// are off by little.
     ///
     /// - Throws: ``NotCopyable`` when a packet's position cannot be told, a packet does not decode, or libopus cannot
     ///   decode the stream.
@@ -195,7 +197,6 @@ struct OpusStreamCopy {
         let reader = OggPageReader(descriptor: source)
         var opened: OggLogicalStream?
         var timeline = OpusPacketTimeline()
-        var isFirstPacket = true
         var headers = 2
         reading: while case .page(let page) = try reader.next() {
             let stream = try opened ?? OggLogicalStream(serialNumber: page.serialNumber)
@@ -213,8 +214,6 @@ struct OpusStreamCopy {
             }
             for packet in placed {
                 guard packet.start < compared.upperBound else { break reading }
-                if isFirstPacket, packet.start >= earliest { return packet.start }
-                isFirstPacket = false
                 guard let frames = reference.decode(packet.packet.data) else {
                     throw NotCopyable(description: "a packet of it does not decode")
                 }
@@ -222,7 +221,8 @@ struct OpusStreamCopy {
                 if packet.start >= earliest { window.append((packet.start, packet.packet.data)) }
             }
         }
-        for first in window.indices where window[first].start <= cut - 3840 {
+        // Nearest first: the fewest packets before the cut, and the smallest pre-skip, that decode exactly.
+        for first in window.indices.reversed() where window[first].start <= cut - 3840 {
             guard let decoder = try? OpusPacketDecoder(head: head) else { break }
             var decoded: [Float] = []
             for (start, data) in window[first...] {
