@@ -75,6 +75,33 @@ import Testing
         }
     }
 
+    /// A server slower than playing (half the file's rate): each time the output stalls, it goes on once two seconds
+    /// are buffered, as the README says, counting what the decoder took in and what is downloaded ahead of it together
+    /// (counted apart, it went on after a fraction of a second, and stalled again at once).
+    @Test func aSlowDownloadResumesWithTwoSecondsBuffered() async throws {
+        let talk = scratch.file("slow.wav")
+        // 16 kHz mono 16-bit, 32 KB/s: the first second at once, then half as fast as it plays.
+        try Sox.synth(to: talk.path, rate: 16000, channels: 1, seconds: 30, "whitenoise")
+        let server = try HTTPServer(rate: "16k", rateAfter: "32k")
+        try server.put(talk, as: "slow.wav")
+        let pulse = try PulseAudioServer()
+        defer { pulse.stop() }
+        let player = try AudioPlayer(contentsOf: server.url("slow.wav"), cache: RemoteCache(directory: scratch.file("cache")))
+        player.currentDevice = pulse.device
+        // What was buffered when it went on, read as the event happens.
+        let buffered = Mutex<[TimeInterval]>([])
+        let observation = player.observe { [weak player] event in
+            guard event == .playbackResumed, let player, let end = player.loadedTimeRanges.first?.upperBound else { return }
+            buffered.withLock { $0.append(end - player.currentTime) }
+        }
+        defer { withExtendedLifetime(observation) {} }
+        #expect(player.play())
+        #expect(try await eventually(within: 30) { !buffered.withLock { $0 }.isEmpty }, "it stalled, and went on")
+        let atResume = try #require(buffered.withLock { $0.first })
+        #expect(atResume >= 1.9, "\(atResume) s buffered when it went on")
+        player.stop()
+    }
+
     /// Also for an address that took the place of a queue's file (`replaceCurrentItem(with:)`), in a queue that had no
     /// address before.
     @Test(arguments: [false, true])

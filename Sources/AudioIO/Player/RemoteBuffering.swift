@@ -61,8 +61,9 @@ struct RemoteBuffering {
     }
 
     /// Looks at the buffer of a voice in the mix: stalls it when the ring runs dry while the decoder waits for bytes
-    /// (on a device with a clock), and resumes it once enough is buffered — a quarter of the ring, with the download
-    /// likely to keep up or the decoder no longer waiting — or a new voice once it has its first audio.
+    /// (on a device with a clock), and resumes it once enough is buffered — two seconds of an address, in the ring and
+    /// downloaded ahead of the decoder together, or all of it; a quarter of the ring of a file — or a new voice once it
+    /// has its first audio.
     ///
     /// - Parameters:
     ///   - isPlaying: Whether the player plays (a paused one is held, and resumed only by its `play()`).
@@ -86,11 +87,24 @@ struct RemoteBuffering {
             resume(voice, on: engine, isPlaying: isPlaying)
             return nil
         case .stalled:
-            let channels = voice.channelCount
+            let framesInRing = voice.audio.availableToRead / voice.channelCount
             let isLoadedToEnd = download?.progress.isLoadedToEnd ?? true
-            let refilled = voice.audio.availableToRead / channels >= voice.audio.capacity / channels / 4 || !decoderWaits && isLoadedToEnd
-            let likely = download.map { $0.progress.isLikelyToKeepUp(duration: $0.duration) } ?? true
-            guard refilled, likely || !decoderWaits else { return nil }
+            let everythingIsHere = !decoderWaits && isLoadedToEnd
+            let resumes: Bool
+            if let download {
+                // Two seconds buffered: what the decoder took into the ring and what is downloaded ahead of it. The
+                // decoder takes the bytes as they come, so neither alone shows two seconds while the download keeps
+                // pace with playing; counted apart, playback went on after a fraction of a second, and stalled again.
+                let inRing = Double(framesInRing) / engine.sampleRate
+                // A failed download: what is in the ring plays out.
+                let hasFailed = download.progress.failure != nil && !decoderWaits
+                resumes = everythingIsHere || hasFailed || download.progress.isLikelyToKeepUp(
+                    duration: download.duration, ahead: Self.likelyToKeepUpSeconds - inRing)
+            } else {
+                // A file, the next of which the decoder waited to open: a quarter of the ring is plenty.
+                resumes = everythingIsHere || framesInRing >= voice.audio.capacity / voice.channelCount / 4
+            }
+            guard resumes else { return nil }
             resume(voice, on: engine, isPlaying: isPlaying)
             return .resumed
         }
@@ -128,7 +142,7 @@ extension RemoteAsset.Progress {
     /// the download has not failed.
     func isLikelyToKeepUp(duration: TimeInterval, ahead seconds: TimeInterval = RemoteBuffering.likelyToKeepUpSeconds) -> Bool {
         guard failure == nil else { return false }
-        if isLoadedToEnd { return true }
+        if isLoadedToEnd || seconds <= 0 { return true }
         guard let length, length > 0, duration > 0 else { return false }
         return Double(bytesAhead) / Double(length) * duration >= seconds
     }
