@@ -84,13 +84,16 @@ public final class AudioFileWriter {
     ///   - expectedFrameCount: How many frames will be written, when that is known: a WAV file that will fit in
     ///     4 GiB is then written as plain WAV from the start. `nil` (a recording) writes WAV that becomes RF64
     ///     should it pass 4 GiB.
-    /// - Throws: ``AudioSettingsError`` when `settings` cannot be written, ``AudioFileError`` when the file
-    ///   cannot be created, or another process is writing it (``AudioFileError/Reason/inUse``: it is left as it is).
+    /// - Throws: ``AudioSettingsError`` when `settings` cannot be written, ``MissingLibraryError`` for M4A when
+    ///   FFmpeg is not installed, ``AudioFileError`` when the file cannot be created, or another process is writing
+    ///   it (``AudioFileError/Reason/inUse``: it is left as it is).
     public init(
         url: URL, settings: AudioSettings, metadata: AudioMetadata = AudioMetadata(),
         permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead], expectedFrameCount: Int64? = nil
     ) throws {
         try settings.validate()
+        // Said before the file is touched, and not as a failed write: nothing about the disk needs changing.
+        if settings.format == .aac { try FFmpegLibrary.require(for: "M4A") }
         let path = url.path
         do {
             descriptor = try FileDescriptor.open(path, .readWrite, options: [.create, .closeOnExec], permissions: permissions)

@@ -294,3 +294,13 @@ final class HTTPConnection: @unchecked Sendable {
         return "libcurl " + String(cString: version)
     }
 }
+
+extension MissingLibraryError {
+    /// libcurl (`libcurl.so.4`, ``HTTPConnection/libraryFailure``), which downloading needs, could not be loaded:
+    /// `reason` is the dynamic loader's sentence.
+    package static func libcurl(reason: String) -> MissingLibraryError {
+        MissingLibraryError(
+            feature: "downloading", library: "libcurl", reason: reason, unaffected: "files work without it",
+            packages: ["libcurl4"])
+    }
+}

@@ -65,7 +65,7 @@ final class RemoteAsset: @unchecked Sendable {
                 throw AudioFileError(path: name, reason: .downloadFailed(error))
             }
             if let missing = HTTPConnection.libraryFailure {
-                throw AudioFileError(path: name, reason: .unsupported("downloading needs libcurl, which could not be loaded (\(missing)); install it"))
+                throw AudioFileError(path: name, reason: .unsupported(MissingLibraryError.libcurl(reason: missing).description))
             }
             // Assets with other headers download apart: each request carries its opener's fields, never another's. So do
             // those trusting other CAs, or waiting other times.

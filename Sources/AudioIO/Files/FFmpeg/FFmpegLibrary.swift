@@ -12,15 +12,31 @@ enum FFmpegLibrary {
     ///
     /// - Throws: ``FFmpegError`` with the dynamic loader's sentence when they cannot be loaded.
     static func load() throws(FFmpegError) {
-        if let failure = loading { throw failure }
+        if let failure { throw FFmpegError(unavailable: failure) }
+    }
+
+    /// Loads the libraries for `feature` (e.g. "M4A"), or says in one sentence that it needs them and what to install.
+    static func require(for feature: String) throws(MissingLibraryError) {
+        if let failure { throw .ffmpeg(for: feature, reason: failure) }
     }
 
     /// Whether ``load()`` succeeded.
-    static var isLoaded: Bool { loading == nil }
+    static var isLoaded: Bool { failure == nil }
 
-    private static let loading: FFmpegError? = {
-        if let failure = cffmpeg_load() { return FFmpegError(unavailable: String(cString: failure)) }
+    /// `nil` once loaded, else the dynamic loader's sentence for what is missing.
+    private static let failure: String? = {
+        if let failure = cffmpeg_load() { return String(cString: failure) }
         av_log_set_level(AV_LOG_QUIET)
         return nil
     }()
+}
+
+extension MissingLibraryError {
+    /// FFmpeg, which `feature` needs, could not be loaded: `reason` is the dynamic loader's sentence. The packages are
+    /// Debian's for the libraries' major versions this was built with (`libavformat.so.59`: `libavformat59`).
+    package static func ffmpeg(for feature: String, reason: String) -> MissingLibraryError {
+        MissingLibraryError(
+            feature: feature, library: "FFmpeg", reason: reason, unaffected: "the other formats work without it",
+            packages: ["libavformat\(LIBAVFORMAT_VERSION_MAJOR)", "libavcodec\(LIBAVCODEC_VERSION_MAJOR)"])
+    }
 }
