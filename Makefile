@@ -14,9 +14,11 @@ TEST_PACKAGES  = sox libsox-fmt-all opus-tools alsa-utils pulseaudio libasound2-
 BENCH_PACKAGES = soundstretch time libspeexdsp-dev g++ python3-venv
 PACKAGES       = $(BUILD_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
 
-.PHONY: deps build lint test-groups test docs torture bench bench-enhance install demo clean
+.PHONY: deps build build-debug lint test-groups test docs torture bench bench-enhance install check-api check-dependent \
+  check-install release deb check-deb demo clean
 
-## deps: install the Debian packages that are missing (idempotent; as root, or through sudo)
+## deps: install the Debian packages that are missing (idempotent; as root, or through sudo); `make deps PACKAGES=…`
+## installs another list
 deps:
 	@missing=$$(for package in $(PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q '^install ok installed$$' || echo $$package; \
@@ -43,8 +45,9 @@ lint:
 	fi; \
 	echo "make lint: $$(git rev-list --count '$(LINT_BASE)..HEAD') commit subjects after $(LINT_BASE), none over 72 characters"
 
-## build: a release build of the library and the voicememo binary
-build: deps
+## build: a release build of the library and the voicememo binary; installs the build's Debian packages only
+build:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES)'
 	$(SWIFT) build -c release
 
 # Swift Testing starts every test of a run at once, and on a pool of as many threads as cores they all take turns:
@@ -133,19 +136,67 @@ bench-enhance: deps
 	.build-bench/venv/bin/python Benchmarks/enhance.py "$$($(SWIFT) build -c release --show-bin-path)/voicememo"
 
 ## install: voicememo into $(PREFIX)/bin, its presets, its manual page (swift-argument-parser's generate-manual) and
-## its bash, zsh and fish completions into $(PREFIX)/share, where the shells and man look for them
+## its bash, zsh and fish completions into $(PREFIX)/share, where the shells and man look for them. The presets go to
+## share/voicememo-presets: share/voicememo is the memo store's default place when PREFIX is ~/.local. Built-in presets
+## an earlier install put into share/voicememo/presets are removed (nothing else there is)
 SHARE = $(DESTDIR)$(PREFIX)/share
 install: build
 	$(SWIFT) package generate-manual --configuration release
-	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/voicememo/presets $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/voicememo-presets $(SHARE)/man/man1 $(SHARE)/bash-completion/completions \
 	  $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d
+	@for preset in Presets/*.json; do rm -f "$(SHARE)/voicememo/presets/$${preset#Presets/}"; done; \
+	rmdir "$(SHARE)/voicememo/presets" 2>/dev/null || true
 	bin="$$($(SWIFT) build -c release --show-bin-path)/voicememo"; \
 	install -m 755 "$$bin" $(DESTDIR)$(PREFIX)/bin/voicememo && \
 	"$$bin" --generate-completion-script bash > $(SHARE)/bash-completion/completions/voicememo && \
 	"$$bin" --generate-completion-script zsh > $(SHARE)/zsh/site-functions/_voicememo && \
 	"$$bin" --generate-completion-script fish > $(SHARE)/fish/vendor_completions.d/voicememo.fish
-	install -m 644 Presets/*.json $(SHARE)/voicememo/presets/
+	install -m 644 Presets/*.json $(SHARE)/voicememo-presets/
 	install -m 644 .build/plugins/GenerateManual/outputs/voicememo/voicememo.1 $(SHARE)/man/man1/voicememo.1
+
+## check-api: the public API of AudioIO, MemoStore and NowPlaying against the last release's (API/): a break fails
+## unless the version's major part is raised (the minor part while it is 0.x) and CHANGELOG.md says so
+## (Scripts/check-api.sh)
+check-api: build-debug
+	bash Scripts/check-api.sh
+
+## check-dependent: a package outside this repository that depends on a clone of it by version
+## (`.package(url:from:)`, Tests/Fixtures/DependentPackage) builds and plays a file (Scripts/check-dependent.sh)
+check-dependent:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES) sox'
+	bash Scripts/check-dependent.sh
+
+## check-install: voicememo as people adopt it, after `make test` in CI: the API against the last release, a
+## dependent package by version, the .deb built, installed into a clean Debian 12 and used there
+check-install: check-api check-dependent check-deb
+
+## release: make release VERSION=X.Y.Z checks CHANGELOG.md's section for X.Y.Z and Version.swift, checks the API
+## against the last release's, commits "Release X.Y.Z" with the API recorded in API/ and tags it (Scripts/release.sh;
+## the README's "Releases" says how)
+release:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES)'
+	bash Scripts/release.sh '$(VERSION)'
+
+build-debug:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES)'
+	$(SWIFT) build
+
+## deb: .build/deb/voicememo_<version>_<arch>.deb: the voicememo of a release build with the Swift runtime linked in, its
+## manual page, completions and presets, its Depends and Recommends computed, no error from lintian
+## (Packaging/build-deb.sh)
+## check-deb: installs that .deb with apt-get into a clean Debian 12 root without a Swift toolchain (made by mmdebstrap
+## once, kept in /var/cache/voicememo-check), with its Recommends and without them, uses it as a user would, removes
+## it; fails on the first check that fails, prints the time of each phase (Packaging/check-deb.sh; as root, or through
+## sudo)
+# What packaging needs besides BUILD_PACKAGES, installed by deps (`make deps PACKAGES=...` installs any list):
+# dpkg-shlibdeps and dpkg-gencontrol (dpkg-dev), lintian, mmdebstrap.
+DEB_PACKAGES = dpkg-dev lintian mmdebstrap
+deb:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES) $(DEB_PACKAGES)'
+	SWIFT='$(SWIFT)' Packaging/build-deb.sh
+
+check-deb: deb
+	Packaging/check-deb.sh
 
 ## demo: record, list, play and export a memo end to end, on the sound card or, without one, on a virtual device
 ## (a private PulseAudio null sink); in a store of its own under demo/ so that nothing of yours is touched
