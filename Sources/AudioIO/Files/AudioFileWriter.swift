@@ -60,7 +60,7 @@ public final class AudioFileWriter {
 
     /// The library that encodes the file.
     private enum Encoder {
-        /// libsndfile, writing through the writer's own descriptor.
+        /// libsndfile, writing through a duplicate of the writer's descriptor, which it closes.
         case libsndfile(SndFile)
         /// FFmpeg, writing M4A.
         case ffmpeg(M4AEncoder)
@@ -128,17 +128,18 @@ public final class AudioFileWriter {
         isSixteenBitPCM = [.wav, .caf, .aiff].contains(settings.format) && settings.effectiveBitDepth == .int16
     }
 
-    /// libsndfile writing `settings` on `descriptor`, with `metadata`'s tags.
+    /// libsndfile writing `settings` on a duplicate of `descriptor`, its own to close, with `metadata`'s tags:
+    /// `descriptor` stays open for the markers, the sync and the lock, whether libsndfile opens or fails.
     private static func openSndFile(
         on descriptor: FileDescriptor, settings: AudioSettings, metadata: AudioMetadata, expectedFrameCount: Int64?
-    ) throws(SndFileError) -> SndFile {
+    ) throws -> SndFile {
         var info = SF_INFO()
         info.samplerate = Int32(settings.sampleRate)
         info.channels = Int32(settings.channelCount)
         let bytesPerFrame = Int64(settings.channelCount * settings.effectiveBitDepth.rawValue / 8)
         let mayPassRIFFLimit = expectedFrameCount.map { $0 > Self.riffLimit / bytesPerFrame } ?? true
         info.format = Self.formatCode(settings, mayPassRIFFLimit: mayPassRIFFLimit)
-        let file = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: false)
+        let file = try SndFile(descriptor: descriptor.duplicateClosingOnExec(), mode: .write(info))
         file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
         // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
         if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
