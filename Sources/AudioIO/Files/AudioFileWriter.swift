@@ -117,8 +117,7 @@ public final class AudioFileWriter {
         } catch {
             descriptor.unlockAndClose()
             FileNames.removeIgnoringFailure(path)
-            let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
-            throw AudioFileError(path: path, reason: .writeFailed(reason))
+            throw Self.writeFailure(error, path: path)
         }
         self.url = url
         self.settings = settings
@@ -223,7 +222,7 @@ public final class AudioFileWriter {
             do {
                 try file.write(frames)
             } catch {
-                throw AudioFileError(path: url.path, reason: .writeFailed(error.message))
+                throw Self.writeFailure(error, path: url.path)
             }
         case .ffmpeg(let m4a):
             guard let floats = frames as? UnsafeBufferPointer<Float> else {
@@ -232,10 +231,22 @@ public final class AudioFileWriter {
             do {
                 try m4a.write(floats)
             } catch {
-                throw AudioFileError(path: url.path, reason: .writeFailed("FFmpeg: \(error.message)"))
+                throw Self.writeFailure(error, path: url.path)
             }
         }
         frameCount += Int64(frames.count / settings.channelCount)
+    }
+
+    /// The error for `error`, a failure to write the file at `path`: a full disk by its name, whichever library
+    /// met it.
+    private static func writeFailure(_ error: any Error, path: String) -> AudioFileError {
+        switch error {
+        case let error as SndFileError where error.isNoSpace: AudioFileError(path: path, reason: .noSpace)
+        case let error as FFmpegError where error.code == -Errno.noSpace.rawValue: AudioFileError(path: path, reason: .noSpace)
+        case let error as FFmpegError: AudioFileError(path: path, reason: .writeFailed("FFmpeg: \(error.message)"))
+        case Errno.noSpace: AudioFileError(path: path, reason: .noSpace)
+        default: AudioFileError(path: path, reason: .writeFailed("\(error)"))
+        }
     }
 
     /// Waits until everything written so far is on the disk, so that a power cut cannot take it.
@@ -246,7 +257,7 @@ public final class AudioFileWriter {
             if case .ffmpeg(let m4a) = encoder { try m4a.flush() }
             try descriptor.sync()
         } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+            throw Self.writeFailure(error, path: url.path)
         }
     }
 
@@ -270,7 +281,7 @@ public final class AudioFileWriter {
         } catch let error as AudioFileError {
             throw error
         } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+            throw Self.writeFailure(error, path: url.path)
         }
     }
 

@@ -13,6 +13,10 @@ struct SndFileError: Error, CustomStringConvertible {
 
     var description: String { message }
 
+    /// Whether a write failed for want of space. libsndfile reports a failed system call by `strerror`'s text alone
+    /// ("System error : No space left on device"), not its number.
+    var isNoSpace: Bool { code == SF_ERR_SYSTEM && message.hasSuffix(Errno.noSpace.description) }
+
     /// The error libsndfile holds for `handle`, or for the last failed open when `handle` is nil.
     static func last(_ handle: OpaquePointer?) -> SndFileError {
         let text = String(cString: sf_strerror(handle))
