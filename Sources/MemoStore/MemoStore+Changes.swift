@@ -149,9 +149,11 @@ extension MemoStore {
     /// - Parameter memos: Memos of this store.
     /// - Throws: ``MemoStoreError/noMatch(_:)`` for a memo no longer in the store,
     ///   ``MemoStoreError/recordingInProgress(_:)`` for one being recorded,
-    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be moved (the memos before it
-    ///   in `memos` are deleted, the others are not), ``MemoStoreError/deletedButIndexNotSaved(titles:reason:)`` when
-    ///   the audio is in the trash but the index could not be written, other ``MemoStoreError``s for the index.
+    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be moved, or
+    ///   ``MemoStoreError/noSpace(path:)`` when the trash has no room for a memo's record even once its waveform is
+    ///   dropped (the memos before it in `memos` are deleted, the others are not: ``deleteForGood(_:)`` needs no room),
+    ///   ``MemoStoreError/deletedButIndexNotSaved(titles:reason:)`` when the audio is in the trash but the index could
+    ///   not be written, other ``MemoStoreError``s for the index.
     public func delete(_ memos: [Memo]) throws(MemoStoreError) {
         let removed = RemovedTitles()
         let failure: MemoStoreError?
@@ -161,6 +163,59 @@ extension MemoStore {
             throw .deletedButIndexNotSaved(titles: removed.titles.withLock { $0 }, reason: reason)
         }
         if let failure { throw failure }
+    }
+
+    /// Removes `memos` for good, without the trash, under one hold of the store's lock: each leaves the index and the
+    /// store's directory, its versions in the trash with it, and its delete is a change file as a delete to the trash
+    /// is. What a full disk needs: a delete to the trash frees nothing, and needs room for its record.
+    ///
+    /// Every memo is checked before anything is removed. Each memo's audio goes first, then what is kept beside it and
+    /// its versions in the trash; the change files are written once they are all gone, in the room they freed. A
+    /// process killed before those are written leaves the memos deleted here, and the other machines sharing the
+    /// store not told.
+    ///
+    /// - Parameter memos: Memos of this store.
+    /// - Returns: The bytes freed: the memos' audio and their versions in the trash.
+    /// - Throws: ``MemoStoreError/noMatch(_:)`` for a memo no longer in the store,
+    ///   ``MemoStoreError/recordingInProgress(_:)`` for one being recorded,
+    ///   ``MemoStoreError/deleteFailed(path:reason:)`` when a file cannot be removed (the memos before it in `memos`
+    ///   are deleted, the others are not), ``MemoStoreError/deletedButIndexNotSaved(titles:reason:)`` when the audio is
+    ///   gone but the index could not be written, other ``MemoStoreError``s for the index.
+    @discardableResult
+    public func deleteForGood(_ memos: [Memo]) throws(MemoStoreError) -> Int64 {
+        let removed = RemovedTitles()
+        let outcome: (freed: Int64, failure: MemoStoreError?)
+        do {
+            outcome = try update { index throws(MemoStoreError) in
+                for memo in memos {
+                    guard let listed = index.memos.first(where: { $0.id == memo.id }) else { throw .noMatch(memo.id) }
+                    try listed.requireWhole()
+                }
+                let trash = MemoTrash(store: directory)
+                var freed: Int64 = 0
+                for memo in memos {
+                    guard let listed = index.memos.first(where: { $0.id == memo.id }) else { continue }
+                    let path = filePath(of: listed)
+                    do throws(Errno) {
+                        try FileNames.removeIfPresent(path)
+                    } catch {
+                        return (freed, .deleteFailed(path: path, reason: error.description))
+                    }
+                    freed += listed.sizeBytes
+                    for kept in [titlePath(of: memo.id), waveformPath(of: memo.id), markersPath(of: memo.id)] {
+                        FileNames.removeIgnoringFailure(kept)
+                    }
+                    freed += trash.empty(ids: [memo.id])
+                    removed.titles.withLock { $0.append(listed.title) }
+                    index.remove(ids: [memo.id])
+                }
+                return (freed, nil)
+            }
+        } catch .indexWriteFailed(_, let reason) where !removed.titles.withLock({ $0.isEmpty }) {
+            throw .deletedButIndexNotSaved(titles: removed.titles.withLock { $0 }, reason: reason)
+        }
+        if let failure = outcome.failure { throw failure }
+        return outcome.freed
     }
 
     /// The titles of the memos whose audio a delete has removed so far.
@@ -187,10 +242,18 @@ extension MemoStore {
                 guard let listed = index.memos.first(where: { $0.id == memo.id }) else { continue }
                 try markEdit(of: memo.id)
                 do throws(MemoStoreError) {
-                    _ = try trash.keep(listed, file: path, waveform: waveformPath(of: memo.id), before: .delete)
-                } catch {
-                    guard case .editFailed(let trashPath, let reason) = error else { throw error }
+                    do throws(MemoStoreError) {
+                        _ = try trash.keep(listed, file: path, waveform: waveformPath(of: memo.id), before: .delete)
+                    } catch .noSpace {
+                        // On a full disk, derived data goes first: the memo's waveform (measured again when asked for)
+                        // frees the room the trash's record and the delete's change file take, a block each.
+                        FileNames.removeIgnoringFailure(waveformPath(of: memo.id))
+                        _ = try trash.keep(listed, file: path, before: .delete)
+                    }
+                } catch .editFailed(let trashPath, let reason) {
                     return .deleteFailed(path: trashPath, reason: reason)
+                } catch .noSpace(let trashPath) {
+                    return .noSpace(path: trashPath)
                 }
                 do throws(Errno) {
                     try FileNames.removeIfPresent(path)

@@ -55,7 +55,7 @@ public struct MemoStore: Sendable {
     /// What an older voicememo kept in the store itself: its index, the index's journal and cache, and its lock.
     static let legacyFileNames = ["memos.json", MemoJournal.fileName, MemoIndexCache.fileName, ".lock"]
 
-    /// Opens the store at `directory`, creating it (mode 0700) if needed, as the machine whose state is in
+    /// Opens the store at `directory`, creating it (mode 0700, with its trash) if needed, as the machine whose state is in
     /// `stateDirectory` (see ``defaultStateDirectory(environment:)``).
     ///
     /// - Throws: ``MemoStoreError/directoryUnusable(path:reason:)`` when it cannot be created or is not a
@@ -72,6 +72,9 @@ public struct MemoStore: Sendable {
             } catch {
                 throw .directoryUnusable(path: path, reason: "cannot create it (\(Self.reason(error)))")
             }
+            // Its trash with it: a directory takes a block on most file systems, and a delete on a full disk, which
+            // needs the trash, would find no room to make it.
+            try? FileNames.makeDirectoryIfMissing(MemoTrash(store: directory).path, permissions: [.ownerReadWriteExecute])
         }
         self.directory = directory.standardizedFileURL
         directoryPath = self.directory.path

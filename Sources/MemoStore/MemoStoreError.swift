@@ -32,6 +32,11 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case stillSyncing(String)
     /// An audio file could not be removed; `reason` is the system's.
     case deleteFailed(path: String, reason: String)
+    /// The file system holding `path`, in the store, is full: the trash has no room for the record of a version (a
+    /// memo deleted, or as it was before an edit). Nothing was changed. ``MemoStore/deleteForGood(_:)`` needs no room.
+    ///
+    /// The corresponding C error is `ENOSPC`.
+    case noSpace(path: String)
     /// A delete removed the audio of the memos titled `titles` but could not write the index; `reason` is why. The
     /// index drops their entries the next time the store is read, as it does for every file that is gone.
     case deletedButIndexNotSaved(titles: [String], reason: String)
@@ -93,6 +98,9 @@ public enum MemoStoreError: Error, Equatable, Sendable, CustomStringConvertible 
             "“\(title)” is still arriving from another machine; wait for the sync to finish, then try again"
         case .deleteFailed(let path, let reason):
             "cannot delete '\(path)': \(reason); check that you may write to the memo store directory"
+        case .noSpace(let path):
+            "no space left on '\(path)' to keep the memo as it was in the trash; nothing was changed, free some space "
+                + "(voicememo delete --now removes memos for good, voicememo trash --empty empties the trash) and try again"
         case .deletedButIndexNotSaved(let titles, let reason):
             "deleted the audio of " + titles.map { "“\($0)”" }.joined(separator: ", ")
                 + " but could not update the memo index (\(reason)); the next command that reads the store drops "

@@ -103,7 +103,8 @@ struct MemoTrash {
     /// waveform kept beside the memo, when there is one (derived data: not synced, and a failure keeps none). The
     /// files themselves stay where they are.
     ///
-    /// - Throws: ``MemoStoreError/editFailed(path:reason:)``; nothing is kept then.
+    /// - Throws: ``MemoStoreError/noSpace(path:)`` when the file system has no room for the record,
+    ///   ``MemoStoreError/editFailed(path:reason:)`` for another failure; nothing is kept then.
     func keep(_ memo: Memo, file: String, waveform: String? = nil, before edit: MemoEdit) throws(MemoStoreError) -> TrashedVersion {
         let number = Self.nextNumber(after: names().compactMap(Entry.init(name:)).map(\.number).max() ?? 0)
         let stem = path + "/\(number).\(memo.id)"
@@ -122,6 +123,7 @@ struct MemoTrash {
             try DurableFile.syncDirectory(containing: path)
         } catch {
             FileNames.removeIgnoringFailure(version.path)
+            if error as? Errno == .noSpace { throw .noSpace(path: path) }
             throw .editFailed(path: path, reason: "\(error)")
         }
         // Derived data: without it, the waveform is measured again when asked for.

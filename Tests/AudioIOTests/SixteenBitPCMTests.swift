@@ -45,7 +45,7 @@ import Testing
         info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
         let descriptor = try FileDescriptor.open(
             scratch.path("libsndfile.wav"), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
-        let theirs = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: true)
+        let theirs = try SndFile(descriptor: descriptor, mode: .write(info))
         theirs.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
         try values.withUnsafeBufferPointer { try theirs.write($0) }
         try theirs.close()

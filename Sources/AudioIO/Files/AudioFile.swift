@@ -219,7 +219,7 @@ public final class AudioFile {
         }
         let file: SndFile
         do {
-            file = try SndFile(descriptor: descriptor, mode: .read, closesDescriptor: true)
+            file = try SndFile(descriptor: descriptor, mode: .read)
         } catch {
             // libsndfile's word for an impossible WAV header is "SF_INFO struct incomplete": say which field it is.
             if let again = try? FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec]) {

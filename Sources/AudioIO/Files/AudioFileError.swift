@@ -36,6 +36,10 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case directoryNotFound
         /// The file system the file was to be written on is mounted read-only.
         case readOnlyFileSystem
+        /// The file system the file was to be written on is full: what fitted of it was written, or nothing.
+        ///
+        /// The corresponding C error is `ENOSPC`.
+        case noSpace
         /// Another process holds the file to be written locked: it is writing the file itself (a recording, a
         /// conversion), or removing it. The file is left as it is.
         case inUse
@@ -84,6 +88,8 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
             "cannot write '\(path)': there is no such directory; create it or pick another place"
         case .readOnlyFileSystem:
             "cannot write '\(path)': the file system is read-only; pick another place"
+        case .noSpace:
+            "cannot write '\(path)': no space left on its file system; free some space or pick another place"
         case .inUse:
             "cannot write '\(path)': another process is writing it; wait until it is done, or pick another name"
         case .downloadFailed(let why):
@@ -96,6 +102,7 @@ public struct AudioFileError: Error, Equatable, Sendable, CustomStringConvertibl
         switch errno {
         case .noSuchFileOrDirectory, .notDirectory: self.init(path: path, reason: .directoryNotFound)
         case .readOnlyFileSystem: self.init(path: path, reason: .readOnlyFileSystem)
+        case .noSpace: self.init(path: path, reason: .noSpace)
         case .permissionDenied, .notPermitted: self.init(path: path, reason: .permissionDenied)
         case .fileExists: self.init(path: path, reason: .exists)
         case .isDirectory: self.init(path: path, reason: .notAFileToReplace("a directory"))

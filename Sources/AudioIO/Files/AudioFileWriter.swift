@@ -60,7 +60,7 @@ public final class AudioFileWriter {
 
     /// The library that encodes the file.
     private enum Encoder {
-        /// libsndfile, writing through the writer's own descriptor.
+        /// libsndfile, writing through a duplicate of the writer's descriptor, which it closes.
         case libsndfile(SndFile)
         /// FFmpeg, writing M4A.
         case ffmpeg(M4AEncoder)
@@ -120,8 +120,7 @@ public final class AudioFileWriter {
         } catch {
             descriptor.unlockAndClose()
             FileNames.removeIgnoringFailure(path)
-            let reason = (error as? FFmpegError).map { "FFmpeg: \($0.message)" } ?? "\(error)"
-            throw AudioFileError(path: path, reason: .writeFailed(reason))
+            throw Self.writeFailure(error, path: path)
         }
         self.url = url
         self.settings = settings
@@ -131,17 +130,18 @@ public final class AudioFileWriter {
         isSixteenBitPCM = [.wav, .caf, .aiff].contains(settings.format) && settings.effectiveBitDepth == .int16
     }
 
-    /// libsndfile writing `settings` on `descriptor`, with `metadata`'s tags.
+    /// libsndfile writing `settings` on a duplicate of `descriptor`, its own to close, with `metadata`'s tags:
+    /// `descriptor` stays open for the markers, the sync and the lock, whether libsndfile opens or fails.
     private static func openSndFile(
         on descriptor: FileDescriptor, settings: AudioSettings, metadata: AudioMetadata, expectedFrameCount: Int64?
-    ) throws(SndFileError) -> SndFile {
+    ) throws -> SndFile {
         var info = SF_INFO()
         info.samplerate = Int32(settings.sampleRate)
         info.channels = Int32(settings.channelCount)
         let bytesPerFrame = Int64(settings.channelCount * settings.effectiveBitDepth.rawValue / 8)
         let mayPassRIFFLimit = expectedFrameCount.map { $0 > Self.riffLimit / bytesPerFrame } ?? true
         info.format = Self.formatCode(settings, mayPassRIFFLimit: mayPassRIFFLimit)
-        let file = try SndFile(descriptor: descriptor, mode: .write(info), closesDescriptor: false)
+        let file = try SndFile(descriptor: descriptor.duplicateClosingOnExec(), mode: .write(info))
         file.command(Int32(SFC_SET_CLIPPING), int: Int32(SF_TRUE))
         // RIFF headers while the data fits, RF64 from the write that passes 4 GiB on.
         if settings.format == .wav, mayPassRIFFLimit { file.command(Int32(SFC_RF64_AUTO_DOWNGRADE), int: Int32(SF_TRUE)) }
@@ -225,7 +225,7 @@ public final class AudioFileWriter {
             do {
                 try file.write(frames)
             } catch {
-                throw AudioFileError(path: url.path, reason: .writeFailed(error.message))
+                throw Self.writeFailure(error, path: url.path)
             }
         case .ffmpeg(let m4a):
             guard let floats = frames as? UnsafeBufferPointer<Float> else {
@@ -234,10 +234,22 @@ public final class AudioFileWriter {
             do {
                 try m4a.write(floats)
             } catch {
-                throw AudioFileError(path: url.path, reason: .writeFailed("FFmpeg: \(error.message)"))
+                throw Self.writeFailure(error, path: url.path)
             }
         }
         frameCount += Int64(frames.count / settings.channelCount)
+    }
+
+    /// The error for `error`, a failure to write the file at `path`: a full disk by its name, whichever library
+    /// met it.
+    private static func writeFailure(_ error: any Error, path: String) -> AudioFileError {
+        switch error {
+        case let error as SndFileError where error.isNoSpace: AudioFileError(path: path, reason: .noSpace)
+        case let error as FFmpegError where error.code == -Errno.noSpace.rawValue: AudioFileError(path: path, reason: .noSpace)
+        case let error as FFmpegError: AudioFileError(path: path, reason: .writeFailed("FFmpeg: \(error.message)"))
+        case Errno.noSpace: AudioFileError(path: path, reason: .noSpace)
+        default: AudioFileError(path: path, reason: .writeFailed("\(error)"))
+        }
     }
 
     /// Waits until everything written so far is on the disk, so that a power cut cannot take it.
@@ -248,7 +260,7 @@ public final class AudioFileWriter {
             if case .ffmpeg(let m4a) = encoder { try m4a.flush() }
             try descriptor.sync()
         } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+            throw Self.writeFailure(error, path: url.path)
         }
     }
 
@@ -272,7 +284,7 @@ public final class AudioFileWriter {
         } catch let error as AudioFileError {
             throw error
         } catch {
-            throw AudioFileError(path: url.path, reason: .writeFailed("\(error)"))
+            throw Self.writeFailure(error, path: url.path)
         }
     }
 

@@ -13,6 +13,10 @@ struct SndFileError: Error, CustomStringConvertible {
 
     var description: String { message }
 
+    /// Whether a write failed for want of space. libsndfile reports a failed system call by `strerror`'s text alone
+    /// ("System error : No space left on device"), not its number.
+    var isNoSpace: Bool { code == SF_ERR_SYSTEM && message.hasSuffix(Errno.noSpace.description) }
+
     /// The error libsndfile holds for `handle`, or for the last failed open when `handle` is nil.
     static func last(_ handle: OpaquePointer?) -> SndFileError {
         let text = String(cString: sf_strerror(handle))
@@ -39,11 +43,16 @@ final class SndFile {
     /// The position the virtual I/O reads at, kept alive for libsndfile's callbacks.
     private var virtualPosition: BytePosition?
 
-    /// Opens libsndfile on `descriptor`. With `closesDescriptor`, libsndfile owns the descriptor from here
-    /// on (also when this throws); without, the caller closes it after ``close()``, e.g. once it has synced it.
+    /// Opens libsndfile on `descriptor`, which libsndfile owns from here on, also when this throws: it is closed by
+    /// ``close()``, or by the failed open. A caller that writes the file on after libsndfile (markers, a sync) hands it
+    /// a duplicate (`duplicateClosingOnExec()`).
+    ///
+    /// libsndfile is asked to close it always: told not to, libsndfile 1.2.0 (Debian 12's) still closes it when the
+    /// open fails (a header that cannot be written on a full disk), and a caller closing or unlocking it after that
+    /// would act on a number another thread may have opened since (libsndfile's issue #949; fixed in 1.2.1).
     ///
     /// The corresponding C function is `sf_open_fd`.
-    init(descriptor: FileDescriptor, mode: Mode, closesDescriptor: Bool) throws(SndFileError) {
+    init(descriptor: FileDescriptor, mode: Mode) throws(SndFileError) {
         var info = SF_INFO()
         let cMode: Int32
         switch mode {
@@ -52,7 +61,7 @@ final class SndFile {
         }
         // libsndfile reports a failed open through process-wide state, so opens take turns.
         let opened: Result<OpaquePointer, SndFileError> = Self.openLock.withLock { _ in
-            guard let handle = sf_open_fd(descriptor.rawValue, cMode, &info, closesDescriptor ? Int32(SF_TRUE) : Int32(SF_FALSE))
+            guard let handle = sf_open_fd(descriptor.rawValue, cMode, &info, Int32(SF_TRUE))
             else { return .failure(SndFileError.last(nil)) }
             return .success(handle)
         }

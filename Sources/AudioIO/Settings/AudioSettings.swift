@@ -83,6 +83,20 @@ public struct AudioSettings: Equatable, Sendable {
     /// The bit rate that is written: ``bitRate``, or 32 kb/s per channel for Opus and 64 kb/s per channel for AAC.
     public var effectiveBitRate: Int { bitRate ?? (format == .aac ? 64000 : 32000) * channelCount }
 
+    /// About how many bytes a second of audio takes written so: exactly for PCM (WAV, CAF, AIFF), the bit rate for
+    /// Opus and AAC, and for the formats whose size depends on the sound, what speech takes (FLAC half of PCM, Vorbis
+    /// and MP3 their quality's typical rate). What a full disk's message says a recording or an import needs.
+    package var estimatedBytesPerSecond: Double {
+        let pcm = sampleRate * Double(channelCount * effectiveBitDepth.rawValue / 8)
+        return switch format {
+        case .opus, .aac: Double(effectiveBitRate) / 8
+        case .flac: pcm / 2
+        case .vorbis: 56000 / 8 * Double(channelCount)
+        case .mp3: 95000 / 8 * Double(channelCount)
+        default: pcm
+        }
+    }
+
     /// The AAC bit rates the encoder takes for this rate and channel count, in bits per second.
     var aacBitRates: ClosedRange<Int> {
         let perChannel = Self.aacBitRatePerChannel

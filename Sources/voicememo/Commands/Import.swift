@@ -95,11 +95,14 @@ extension VoiceMemo {
                         for line in summary.lines(fittingColumns: TerminalDisplay.outputColumns) { progress.print(line) }
                         if isCutShort { progress.print("  The file is cut short: that is what of it decodes.") }
                     }
-                } catch let error as AudioFileError {
+                } catch let error where error is AudioFileError || error is SpaceFailure {
                     progress.clear()
                     // Said of the name given, not of the temporary file standard input or a download was saved in.
-                    let said = error.path == source.url.path || error.path == spooled?.url.path
-                        ? AudioFileError(path: source.name, reason: error.reason) : error
+                    let said: any Error = if let error = error as? AudioFileError, error.path == source.url.path || error.path == spooled?.url.path {
+                        AudioFileError(path: source.name, reason: error.reason)
+                    } else {
+                        error
+                    }
                     guard sources.count > 1 else { throw said }
                     failed += 1
                     CurrentProcess.flushOutput()
@@ -123,12 +126,20 @@ extension VoiceMemo {
             let source = try? AudioFile(forReading: file)
             let settings = newMemo.encoding.isEmpty ? nil : try newMemo.encoding.settings(for: source ?? AudioFile(forReading: file))
             // The file's own title wins over the default; only standard input has one.
-            let imported = try store.importAudio(
-                from: file, title: newMemo.title ?? defaultTitle.map { source?.metadata.title ?? $0 }, settings: settings,
-                artist: newMemo.tags.artist, album: newMemo.tags.album, comment: newMemo.tags.comment, progress: progress)
-            // A FLAC file whose header tells its whole length is found cut only as it is decoded, by the store.
-            let decodedLess = source.map { $0.format == .flac && imported.duration < $0.duration - 0.01 } ?? false
-            return (imported, (source?.isCutShort ?? false) || decodedLess)
+            let title = newMemo.title ?? defaultTitle.map { source?.metadata.title ?? $0 }
+            do {
+                let imported = try store.importAudio(
+                    from: file, title: title, settings: settings, artist: newMemo.tags.artist, album: newMemo.tags.album,
+                    comment: newMemo.tags.comment, progress: progress)
+                // A FLAC file whose header tells its whole length is found cut only as it is decoded, by the store.
+                let decodedLess = source.map { $0.format == .flac && imported.duration < $0.duration - 0.01 } ?? false
+                return (imported, (source?.isCutShort ?? false) || decodedLess)
+            } catch let error as AudioFileError where error.reason == .noSpace {
+                guard let source else { throw error }
+                throw SpaceFailure.importing(
+                    title ?? source.metadata.title ?? file.deletingPathExtension().lastPathComponent, seconds: source.duration,
+                    settings: settings ?? AudioSettings(preserving: source), in: store.directory.path)
+            }
         }
     }
 }

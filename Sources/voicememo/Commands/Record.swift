@@ -66,6 +66,7 @@ extension VoiceMemo {
             // the recorder, which says why or waits for it.
             let early = try? EarlyCapture(settings: settings, device: capture.device, duration: capture.duration)
             let store = try MemoStore(directory: MemoStore.defaultDirectory())
+            try SpaceFailure.requireRoom(forRecording: settings, in: store.directory.path)
             let ticket = try beginMemo(in: store, settings: settings)
             let recorder = try makeRecorder(for: ticket, metering: live.isShown)
             let progress = RecordingProgress(recorder) { wakes.continuation.yield() }
@@ -187,13 +188,16 @@ extension VoiceMemo {
 
         /// Why the recording failed, as the error to report.
         private static func failure(of recorder: AudioRecorder, _ progress: RecordingProgress) -> any Error {
-            switch recorder.status {
+            let error: any Error = switch recorder.status {
             case .failed(.device(let error)): DeviceFailure(error: error)
             case .failed(.file(let error)): error
             case .failed(let error): error
             default: progress.encodeError ?? AudioFileError(
                 path: recorder.url.path, reason: .writeFailed("the recording ended without finishing its file"))
             }
+            // A full store, at the start or on the way, is said with the room left and what a minute takes.
+            guard let file = error as? AudioFileError, file.reason == .noSpace else { return error }
+            return SpaceFailure.recording(recorder.settings, in: recorder.url.deletingLastPathComponent().path)
         }
     }
 }
