@@ -35,7 +35,7 @@ if [ -n "$previous" ]; then
 fi
 
 git add Sources/AudioIO/Version.swift CHANGELOG.md
-git commit -q -m "Release $version" -m "$(awk '/^## \[/{ n++ } n == 2 && !/^## \[/' CHANGELOG.md)"
+git commit -q --allow-empty -m "Release $version" -m "$(awk '/^## \[/{ n++ } n == 2 && !/^## \[/' CHANGELOG.md)"
 # The API of the commit just made, as SwiftPM's API digester dumps it from a checkout of it.
 baselines="$(mktemp -d)"
 trap 'rm -rf "$baselines"' EXIT
