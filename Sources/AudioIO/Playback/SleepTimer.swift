@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import SystemEdge
 
 /// A podcast player's sleep timer: pauses a ``Playback`` after a time spent playing, fading it out over the last
 /// ``fadeDuration`` seconds, then puts its volume back for the next listen. Paused time does not count; a pause in the
@@ -78,9 +79,11 @@ public final class SleepTimer: Sendable {
             return !state.isRunning && !state.isInvalidated
         }
         guard starts else { return }
-        Task { [self] in
+        // A thread of its own while set: a task on the cooperative pool woke seconds late whenever the pool's threads
+        // were all busy (an app's blocking work, a test suite's), and playback was paused late, or faded unevenly.
+        SystemThread.detach(name: "sleep-timer", realtime: false) { [self] in
             while let wait = step() {
-                try? await Task.sleep(for: .seconds(wait))
+                MonotonicClock.sleep(seconds: wait)
             }
         }
     }
