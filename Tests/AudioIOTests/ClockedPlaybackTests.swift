@@ -7,7 +7,7 @@ import Testing
 /// Playback on a device with a real clock: a PulseAudio null sink, started by the tests. `.clocked`: `make test` runs
 /// it after the suites that drive unclocked devices as fast as the CPU goes, which would starve the sound server of
 /// the time it keeps.
-@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct ClockedPlaybackTests {
+@Suite(.serialized, .timeLimit(.minutes(3)), .tags(.clocked)) struct ClockedPlaybackTests {
     let scratch: ScratchDirectory
 
     init() throws {

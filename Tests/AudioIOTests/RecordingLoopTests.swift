@@ -8,7 +8,7 @@ import Testing
 ///
 /// A busy machine may hold a test back for seconds between two of its steps, so tones play far longer
 /// than needed, and the tests poll for what they wait for rather than sleep for it.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct RecordingLoopTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct RecordingLoopTests {
     /// sox `stat`'s rough frequency of the first channel of the file at `path`, in hertz.
     func roughFrequency(of path: String) throws -> Double {
         let text = try Tool.run("sox", [path, "-n", "remix", "1", "stat"]).standardError

@@ -7,7 +7,7 @@ import Testing
 /// A player published with ``NowPlayingInfoCenter/connect(_:info:)`` on a private session bus, driven by `playerctl`
 /// and `busctl` as a desktop's media widget or media keys drive it, playing on a PulseAudio null sink (a real clock).
 /// One suite, one test at a time: the info center is the process's.
-@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct NowPlayingTests {
+@Suite(.serialized, .timeLimit(.minutes(3)), .tags(.player)) struct NowPlayingTests {
     static let playerName = "voicememotest"
 
     let bus: SessionBus

@@ -45,6 +45,10 @@ public final class PulseAudioServer: @unchecked Sendable {
     /// Runs `body` with the server this test process shares (started on first use), one test at a time:
     /// real-time tests that run together load the machine and play into each other's sink. Leave the
     /// sink as you found it: stop what you play.
+    ///
+    /// The wait in line counts against a test's time limit, and the line can last as long as the group of suites
+    /// that take turns (two minutes of `make test`'s clocked group): a suite that takes turns allows three minutes
+    /// (a test waited 112 s for its turn, and failed its one-minute limit having done nothing wrong).
     public static func exclusive<T>(_ body: (PulseAudioServer) async throws -> T) async throws -> T {
         let server = try sharedServer.get()
         await turns.take()

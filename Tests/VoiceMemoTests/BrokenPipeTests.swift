@@ -4,7 +4,7 @@ import Testing
 
 /// A reader that goes away ends the output, never the command: `voicememo … | head` never kills voicememo
 /// with SIGPIPE, a recording goes on to its end and its memo is finished.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct BrokenPipeTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct BrokenPipeTests {
     /// Runs `voicememo arguments…` into `head -c 1`, in bash with `pipefail` off, and returns voicememo's
     /// own exit status (bash's PIPESTATUS) and what it wrote on stderr.
     func runIntoHead(_ cli: CLI, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, standardError: String) {

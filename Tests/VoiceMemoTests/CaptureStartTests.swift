@@ -9,7 +9,7 @@ import Testing
 /// store of 2,000 memos took 19 s of CPU in a debug build), so that a command that opened its device only once it had
 /// the store would find the beep gone; and on ALSA's test microphone, whose file the memo starts with.
 /// One test at a time: each keeps time, and the other would load the machine meanwhile.
-@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.clocked)) struct CaptureStartTests {
+@Suite(.serialized, .timeLimit(.minutes(3)), .tags(.clocked)) struct CaptureStartTests {
     /// Seconds of the beep.
     static let beepSeconds = 0.3
     /// A sample at least this far from zero (of full scale) is part of the beep: it peaks at half of full scale, and

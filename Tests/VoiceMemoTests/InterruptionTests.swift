@@ -5,7 +5,7 @@ import Testing
 
 /// `voicememo record` on a PulseAudio sink's monitor, stopped with Ctrl-Z (SIGTSTP) and continued with
 /// `fg` (SIGCONT) while a tone plays into the sink: `.clocked`, run after the others.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct InterruptionTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct InterruptionTests {
     /// The next line `recording` prints that is not a level line (which begin with the elapsed time).
     func notice(_ recording: RunningTool) -> String? {
         while let line = recording.nextLine() {

@@ -6,7 +6,7 @@ import Testing
 /// `play` and `record` on a pseudo-terminal stopped with Ctrl-Z and continued as `fg` does (SIGCONT), and ended
 /// by SIGTERM or by the terminal closing (SIGHUP): the terminal is the shell's while they are stopped and once they
 /// end, theirs again after `fg`, with the keys working; a recording ended by a signal is kept.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct JobControlTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct JobControlTests {
     typealias Display = TerminalDisplayTests
 
     /// Whether the cursor is shown, by the last show (`ESC [ ? 25 h`) or hide (`ESC [ ? 25 l`) written.

@@ -4,7 +4,7 @@ import Testing
 
 /// `voicememo meter` off the terminal (plain lines, JSON lines) on a PulseAudio null sink's monitor; on a
 /// terminal, see ``TerminalDisplayTests``.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct MeterTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct MeterTests {
     @Test func theMeterPrintsTheLevelsOfWhatPlaysAsJSONLinesOrPlainLines() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

@@ -5,7 +5,7 @@ import Testing
 
 /// The live display on a narrow terminal, and one resized while it draws: every line it draws fits the width, in
 /// display columns, so that none wraps and pushes the display down.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct NarrowTerminalTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct NarrowTerminalTests {
     typealias Display = TerminalDisplayTests
 
     /// The columns `line` takes on a terminal, by glibc's `wcwidth` in a UTF-8 locale, escape sequences (colors)

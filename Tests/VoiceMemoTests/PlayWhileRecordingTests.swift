@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `play` of a memo that another `voicememo record` is still recording.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct PlayWhileRecordingTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct PlayWhileRecordingTests {
     @Test func aMemoStillBeingRecordedIsNotPlayedButSaysWhenItCanBe() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

@@ -7,7 +7,7 @@ import Testing
 /// lasts exactly what `--duration` asks, another tool reads it back, and it holds the sine at the level it was played.
 /// And every format as a person records on a terminal, with keys: enhanced, paused and resumed, with markers, long and
 /// under a period.
-@Suite(.timeLimit(.minutes(2)), .tags(.clocked)) struct PulseRecordingFormatTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct PulseRecordingFormatTests {
     struct Format: CustomTestStringConvertible, Sendable {
         var name: String
         var bitDepth: Int?

@@ -5,7 +5,7 @@ import Testing
 /// `voicememo record` as a person runs it: from the test microphone (exact content, unclocked) or from a
 /// PulseAudio null sink's monitor (a real clock), stopped by its duration, by Ctrl-C or SIGTERM, killed,
 /// or cut short by a full disk.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct RecordTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct RecordTests {
     /// A microphone that captures `seconds` of sox's `synth effect` (mono, 48 kHz), and its samples.
     func microphone(_ cli: CLI, seconds: Double, _ effect: String) throws -> (device: String, samples: [Int32]) {
         let source = cli.scratch.path("mic.wav")

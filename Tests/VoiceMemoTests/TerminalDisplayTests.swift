@@ -7,7 +7,7 @@ import Testing
 /// pseudo-terminal of 100 columns, with a known signal on a PulseAudio null sink (a tone played into it,
 /// its monitor as the input). What the program draws is read back frame by frame; keys and Ctrl-C are
 /// typed on the terminal.
-@Suite(.timeLimit(.minutes(1)), .tags(.clocked)) struct TerminalDisplayTests {
+@Suite(.timeLimit(.minutes(3)), .tags(.clocked)) struct TerminalDisplayTests {
     /// One channel's line: `L ██████▒▒|···  -6.0 peak  -9.0 avg dBFS`.
     struct ChannelLine {
         let bar: [Character]
