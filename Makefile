@@ -161,7 +161,7 @@ check-api: build-debug
 	bash Scripts/check-api.sh
 
 ## check-dependent: a package outside this repository that depends on a clone of it by version
-## (`.package(url:from:)`, Tests/Fixtures/DependentPackage) builds and plays a file (Scripts/check-dependent.sh)
+## (`.package(url:from:)`, Scripts/DependentPackage) builds and plays a file (Scripts/check-dependent.sh)
 check-dependent:
 	@$(MAKE) --no-print-directory deps PACKAGES='$(BUILD_PACKAGES) sox'
 	bash Scripts/check-dependent.sh

@@ -44,7 +44,7 @@ let package = Package(
         // Speech enhancement: webrtc-audio-processing's C++ API (libwebrtc-audio-processing-dev) behind a C shim.
         // The system library carries pkg-config's include directory and library to the shim, which defines the two
         // macros the .pc file also asks for (SwiftPM takes only -I from it, and warns that it dropped the -D). No
-        // target may use unsafeFlags: SwiftPM refuses them in a package that is depended on by version.
+        // target may pass unchecked compiler flags: SwiftPM refuses them in a package depended on by version.
         systemLibrary(
             "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing", apt: "libwebrtc-audio-processing-dev"),
         .target(name: "CWebRTCAudio", dependencies: ["CWebRTCAudioProcessing"]),

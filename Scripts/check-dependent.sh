@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A package that depends on this one by version, as a Swift developer adds it (`.package(url:from:)`), builds and
-# plays a file: Tests/Fixtures/DependentPackage, against a clone of this repository's HEAD tagged with the version of
+# plays a file: Scripts/DependentPackage, against a clone of this repository's HEAD tagged with the version of
 # Sources/AudioIO/Version.swift. SwiftPM refuses unsafeFlags in such a dependency, which building it as the root
 # package never shows. Uses a scratch directory of its own; the clone's packages come as the root build's do.
 set -euo pipefail
@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 # A clone may lack tags, and a tag of this version may name an earlier commit: tag what is checked here.
 git clone -q --no-local "$root" "$work/voicememo"
 git -C "$work/voicememo" tag -f "$version" HEAD >/dev/null
-cp -R "$root/Tests/Fixtures/DependentPackage" "$work/dependent"
+cp -R "$root/Scripts/DependentPackage" "$work/dependent"
 
 echo "check-dependent: building a package that depends on voicememo from: \"$version\""
 VOICEMEMO_URL="file://$work/voicememo" VOICEMEMO_VERSION="$version" \

@@ -8,7 +8,8 @@ public enum Sox {
         volume: Double = 0.5
     ) throws {
         let effectWords = effect.split(separator: " ").map(String.init)
-        try Tool.output("sox", ["-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "\(bits)", path,
+        // -R: the same noise every run, so that a failure can be replayed.
+        try Tool.output("sox", ["-R", "-D", "-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "\(bits)", path,
                                     "synth", "\(seconds)"] + effectWords + ["vol", "\(volume)"])
     }
 
