@@ -169,6 +169,13 @@ import Testing
         #expect(session.preferredIOBufferDuration == 0.125)
         #expect(session.playbackRequest.periodFrames == 6000, "125 ms at 48 kHz")
         #expect(session.streamRequest(sampleRate: 44100, channelCount: 1, formats: [.int16]).periodFrames == 5513)
+        // Capture holds half a second at least, in periods of the preferred duration: a late reader loses nothing.
+        let capture = session.captureRequest(sampleRate: 48000, channelCount: 1, formats: [.int16])
+        #expect(capture.periodFrames == 6000 && capture.periods == 4)
+        session.setPreferredIOBufferDuration(0.01)
+        let short = session.captureRequest(sampleRate: 48000, channelCount: 1, formats: [.int16])
+        #expect(short.periodFrames == 480 && short.periods == 50, "24,000 frames: 0.5 s")
+        #expect(session.playbackRequest.periods == 4, "playback keeps four periods: what is queued is heard late")
         for (asked, got) in [(0.0, 0.001), (-1, 0.001), (10, 0.5), (Double.nan, 0.01), (Double.infinity, 0.5)] {
             session.setPreferredIOBufferDuration(asked)
             #expect(session.preferredIOBufferDuration == got, "\(asked) s")

@@ -7,13 +7,16 @@
  * order), on the monotonic clock; a reader that falls behind finds the buffer full rather than overrun. Given an
  * infile and an origin, it captures a microphone that hears the infile's raw frames (in the format opened) from the
  * monotonic time ORIGIN (nanoseconds) on, and silence before and after: what was said before the stream started is
- * not captured, as from a real microphone.
+ * not captured, as from a real microphone, and a reader a whole buffer behind overruns, as from a sound card.
  *
  * Configuration (written by Tests/TestSupport/ALSATestDevices.swift):
  *     pcm_type.testbusy { lib "/path/to/libasound_module_pcm_testbusy.so" }
  *     pcm.testbusy { @args [ LOCK FILE ] @args.LOCK { type string } @args.FILE { type string default "" }
  *                    type testbusy lock $LOCK file $FILE }
- *     pcm.testclockedmic { @args [ LOCK INFILE ORIGIN ] ... type testbusy lock $LOCK infile $INFILE origin $ORIGIN } */
+ *     pcm.testclockedmic { @args [ LOCK INFILE ORIGIN STALL ] ...
+ *                          type testbusy lock $LOCK infile $INFILE origin $ORIGIN stall $STALL }
+ * With a stall (nanoseconds), the read that captures the infile's first frame is held that long, once: a capture
+ * thread run late. */
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 #include <errno.h>
@@ -36,6 +39,7 @@ typedef struct {
 	int in; /* what the microphone hears, from `origin` on; -1 for silence */
 	long long origin; /* CLOCK_MONOTONIC nanoseconds at which the infile's first frame is heard */
 	long long heard; /* the infile's frame heard at the next frame captured (negative: before its start) */
+	long long stall; /* nanoseconds the read that captures the infile's first frame is held, as a late thread */
 } testbusy_t;
 
 static snd_pcm_uframes_t elapsed(testbusy_t *pcm)
@@ -76,7 +80,9 @@ static snd_pcm_sframes_t testbusy_pointer(snd_pcm_ioplug_t *io)
 	if (io->stream == SND_PCM_STREAM_PLAYBACK) {
 		if (position > io->appl_ptr) position = io->appl_ptr;
 	} else if (position > io->appl_ptr + io->buffer_size) {
-		/* A reader that fell behind finds the buffer full, not an overrun: the test device loses nothing. */
+		/* A microphone's reader that fell behind a whole buffer overruns, as from a sound card: what it did not read
+		 * in time is gone. Otherwise the reader finds the buffer full: the silent test device loses nothing. */
+		if (pcm->in >= 0 && io->state == SND_PCM_STATE_RUNNING) return -EPIPE;
 		pcm->base -= position - (io->appl_ptr + io->buffer_size);
 		position = io->appl_ptr + io->buffer_size;
 	}
@@ -89,6 +95,12 @@ static snd_pcm_sframes_t testbusy_transfer(snd_pcm_ioplug_t *io, const snd_pcm_c
 	testbusy_t *pcm = io->private_data;
 	if (io->stream == SND_PCM_STREAM_CAPTURE) {
 		snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+		if (pcm->in >= 0 && pcm->stall > 0 && pcm->heard + (long long)size > 0) {
+			/* Once: the reader is held up, as a system busy elsewhere would hold it, and the clock goes on. */
+			struct timespec stall = { pcm->stall / 1000000000LL, pcm->stall % 1000000000LL };
+			pcm->stall = 0;
+			nanosleep(&stall, NULL);
+		}
 		if (pcm->in >= 0) {
 			/* The infile's frames heard during these, where they fall within it. */
 			size_t frame = io->channels * snd_pcm_format_physical_width(io->format) / 8;
@@ -130,7 +142,7 @@ static const snd_pcm_ioplug_callback_t callbacks = {
 
 SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 {
-	const char *path = NULL, *file = "", *infile = "", *origin = "0";
+	const char *path = NULL, *file = "", *infile = "", *origin = "0", *stall = "0";
 	snd_config_iterator_t i, next;
 	snd_config_for_each(i, next, conf) {
 		snd_config_t *n = snd_config_iterator_entry(i);
@@ -138,8 +150,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 		if (snd_config_get_id(n, &id) < 0) continue;
 		if (strcmp(id, "comment") == 0 || strcmp(id, "type") == 0 || strcmp(id, "hint") == 0) continue;
 		/* The string settings, each into its variable. */
-		static const char *const names[] = { "lock", "file", "infile", "origin" };
-		const char **values[] = { &path, &file, &infile, &origin };
+		static const char *const names[] = { "lock", "file", "infile", "origin", "stall" };
+		const char **values[] = { &path, &file, &infile, &origin, &stall };
 		int known = 0;
 		for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
 			if (strcmp(id, names[k]) != 0) continue;
@@ -176,6 +188,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(testbusy)
 	pcm->out = out;
 	pcm->in = in;
 	pcm->origin = atoll(origin);
+	pcm->stall = atoll(stall);
 	snprintf(pcm->taken, sizeof(pcm->taken), "%s.taken", path);
 	pcm->io.version = SND_PCM_IOPLUG_VERSION;
 	pcm->io.name = "testbusy";

@@ -28,7 +28,9 @@ import Foundation
 /// - `testclockedmic:'LOCK','IN.raw','ORIGIN'`: the same device, capturing a microphone on the monotonic clock: it hears
 ///   `IN.raw` (frames in the format the program opens it in) from the monotonic time `ORIGIN` (nanoseconds) on, and
 ///   silence before and after, so that what is said before a program starts capturing is not captured, as from a real
-///   microphone (``clockedMicrophone(playing:)``).
+///   microphone; a program that falls a whole buffer behind in its reads overruns, as on a sound card
+///   (``clockedMicrophone(playing:)``). `testclockedmic:'LOCK','IN.raw','ORIGIN','STALL'` also holds the read that
+///   captures the file's first frame for `STALL` nanoseconds, as a system that runs the capture thread late.
 ///
 /// Call ``install()`` before the process opens its first PCM: alsa-lib reads its configuration once.
 public enum ALSATestDevices {
@@ -154,9 +156,10 @@ public enum ALSATestDevices {
         let raw: String
 
         /// The PCM name of the microphone hearing the file from `origin` on (a `CLOCK_MONOTONIC` reading in
-        /// nanoseconds, ``ALSATestDevices/monotonicNow``), silence before and after.
-        public func device(hearingFrom origin: Int64) -> String {
-            "testclockedmic:'\(raw).lock','\(raw)','\(origin)'"
+        /// nanoseconds, ``ALSATestDevices/monotonicNow``), silence before and after. With a `stall`, the read that
+        /// captures the file's first frame takes that much longer, as a capture thread the system runs late.
+        public func device(hearingFrom origin: Int64, stall: Duration = .zero) -> String {
+            "testclockedmic:'\(raw).lock','\(raw)','\(origin)','\(stall / .nanoseconds(1))'"
         }
     }
 
@@ -206,14 +209,16 @@ public enum ALSATestDevices {
         }
 
         pcm.testclockedmic {
-        \t@args [ LOCK INFILE ORIGIN ]
+        \t@args [ LOCK INFILE ORIGIN STALL ]
         \t@args.LOCK { type string }
         \t@args.INFILE { type string }
         \t@args.ORIGIN { type string }
+        \t@args.STALL { type string default "0" }
         \ttype testbusy
         \tlock $LOCK
         \tinfile $INFILE
         \torigin $ORIGIN
+        \tstall $STALL
         }
 
         pcm.testcard {

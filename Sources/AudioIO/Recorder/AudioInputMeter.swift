@@ -46,7 +46,7 @@ public final class AudioInputMeter: @unchecked Sendable {
             guard state.tap == nil else { return .success(()) }
             do throws(AudioDeviceError) {
                 // 48 kHz, and 32-bit samples, exact for 16- and 24-bit devices.
-                let request = AudioSession.shared.streamRequest(
+                let request = AudioSession.shared.captureRequest(
                     sampleRate: 48000, channelCount: requestedChannels, formats: [.int32, .float32, .int16])
                 let engine = try StreamEngine.engine(for: device, direction: .capture, request: request)
                 let channels = engine.configuration.channelCount

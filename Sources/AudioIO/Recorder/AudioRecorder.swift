@@ -46,8 +46,8 @@ public final class AudioRecorder: @unchecked Sendable {
         case statusChanged(Status)
         /// The first frame was captured (after `record`, or at the time `record(atTime:)` named).
         case started
-        /// Input was lost — the device overran, or the disk fell more than the ring's two seconds
-        /// behind — and `lostTime` seconds of silence stand in for it in the file.
+        /// Input was lost — the device overran, or the disk fell more than the ring's two seconds (ten
+        /// from an ``EarlyCapture``) behind — and `lostTime` seconds of silence stand in for it in the file.
         case overrun(lostTime: TimeInterval)
         /// The recording ended and the file is finished: stopped or its duration reached (true), or cut
         /// short by a write or device failure (false).

@@ -10,15 +10,15 @@ extension AudioSettings {
         case (_, .int24): [.int24, .int32, .float32, .int16]
         case (_, .float32): [.float32, .int32, .int24, .int16]
         }
-        return AudioSession.shared.streamRequest(sampleRate: Int(sampleRate), channelCount: channelCount, formats: formats)
+        return AudioSession.shared.captureRequest(sampleRate: Int(sampleRate), channelCount: channelCount, formats: formats)
     }
 
     /// The capture engine of `device` (nil: the session's input for new recorders) opened for a recording with these
-    /// settings, and a tap on it that maps its channels to the recording's, with a ring as long as a recorder's; the
-    /// tap is not in the cycle yet and has no owner.
+    /// settings, and a tap on it that maps its channels to the recording's, with a ring of `ringSeconds`; the tap is
+    /// not in the cycle yet and has no owner.
     ///
     /// - Throws: ``AudioDeviceError`` when the device cannot be opened, or its channels cannot be mapped to these.
-    func openCapture(device: String?) throws(AudioDeviceError) -> (StreamEngine, CaptureTap) {
+    func openCapture(device: String?, ringSeconds: Double = AudioRecorder.ringSeconds) throws(AudioDeviceError) -> (StreamEngine, CaptureTap) {
         let name = device ?? AudioSession.shared.inputForNewRecorders
         let engine = try StreamEngine.engine(for: name, direction: .capture, request: captureRequest)
         guard let channelMap = ChannelMap(from: engine.configuration.channelCount, to: channelCount) else {
@@ -26,7 +26,7 @@ extension AudioSettings {
         }
         let tap = CaptureTap(
             channelCount: channelCount, channelMap: channelMap, periodFrames: engine.configuration.periodFrames,
-            capacityFrames: Int(engine.sampleRate * AudioRecorder.ringSeconds))
+            capacityFrames: Int(engine.sampleRate * ringSeconds))
         return (engine, tap)
     }
 }

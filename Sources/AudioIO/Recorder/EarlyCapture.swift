@@ -3,7 +3,7 @@ import FoundationEssentials
 import Synchronization
 
 /// Input captured before the recorder that keeps it can be made: the device opened and capturing from the moment this
-/// is made, what it delivers held in a recorder's ring (two seconds: longer and the rest
+/// is made, what it delivers held in a recorder's ring (ten seconds: longer and the rest
 /// is lost, and stands as silence of its length in the file) until ``AudioRecorder/record(from:)`` takes it over and
 /// writes it from its first frame.
 ///
@@ -25,6 +25,10 @@ public final class EarlyCapture: Sendable {
     public let settings: AudioSettings
     let engine: StreamEngine
     let tap: CaptureTap
+    /// Seconds its ring holds, for the recording's whole length: enough for a program that takes seconds before it
+    /// knows where the file goes (a memo store busy with another process's change), at 1.9 MB for 48 kHz mono, and
+    /// for a disk that stalls for seconds (a USB stick, a network mount).
+    static let ringSeconds = 10.0
     /// The tap's owner until a recorder takes it over, holding what the tap reported meanwhile.
     private let relay = EventRelay()
     private let isTakenOver = ManagedAtomic<Bool>(false)
@@ -36,7 +40,7 @@ public final class EarlyCapture: Sendable {
     /// - Throws: ``AudioDeviceError`` when the device cannot be opened (another program holds it: `.busy`) or cannot
     ///   give what the settings ask.
     public init(settings: AudioSettings, device: String? = nil, duration: TimeInterval? = nil) throws(AudioDeviceError) {
-        let (engine, tap) = try settings.openCapture(device: device)
+        let (engine, tap) = try settings.openCapture(device: device, ringSeconds: Self.ringSeconds)
         tap.owner = relay
         if let duration { tap.frameLimit.store(Int64(frames: duration, rate: engine.sampleRate), ordering: .releasing) }
         tap.startFrame.store(CaptureTap.immediately, ordering: .releasing)

@@ -2,7 +2,8 @@ import FoundationEssentials
 
 extension AudioSession {
     /// The I/O buffer duration a stream opened from now on asks of its device, in seconds: how much audio its thread
-    /// moves at a time, and so how often it wakes. The device keeps four of these buffered.
+    /// moves at a time, and so how often it wakes. A playback device keeps four of these queued; a capture device holds
+    /// as many as make half a second, so that a late capture thread loses nothing.
     ///
     /// Short durations (the default, 10 ms) suit synchronized starts, live monitoring and quick response to
     /// ``BasePlayer/pause()`` and ``BasePlayer/currentTime``; long ones (up to 0.5 s) cost far less CPU on a
@@ -40,12 +41,31 @@ extension AudioSession {
     /// ``preferredIOBufferDuration`` until it is set: 10 ms.
     static let defaultIOBufferDuration: TimeInterval = 0.01
 
-    /// What a stream opened now asks of its device: `sampleRate`, `channelCount` and `formats` (best first), in
-    /// four periods of ``preferredIOBufferDuration``.
+    /// What a playback stream opened now asks of its device: `sampleRate`, `channelCount` and `formats` (best
+    /// first), in four periods of ``preferredIOBufferDuration``: what is queued is heard that much later.
     func streamRequest(sampleRate: Int, channelCount: Int, formats: [SampleFormat]) -> StreamRequest {
-        let periodFrames = max(32, Int((Double(sampleRate) * preferredIOBufferDuration).rounded()))
+        StreamRequest(
+            sampleRate: sampleRate, channelCount: channelCount, formats: formats,
+            periodFrames: periodFrames(at: sampleRate), periods: 4)
+    }
+
+    /// What a capture stream opened now asks of its device: periods of ``preferredIOBufferDuration``, as many as
+    /// hold ``captureBufferDuration``. A long capture buffer costs no latency (each period is read as it comes) and
+    /// lets the capture thread be late, on a busy machine or behind a sound server that hands audio over in bursts,
+    /// without an overrun: `arecord` keeps 500 ms, PulseAudio 2 s.
+    func captureRequest(sampleRate: Int, channelCount: Int, formats: [SampleFormat]) -> StreamRequest {
+        let periodFrames = periodFrames(at: sampleRate)
+        let bufferFrames = Int((Double(sampleRate) * Self.captureBufferDuration).rounded(.up))
         return StreamRequest(
-            sampleRate: sampleRate, channelCount: channelCount, formats: formats, periodFrames: periodFrames, periods: 4)
+            sampleRate: sampleRate, channelCount: channelCount, formats: formats, periodFrames: periodFrames,
+            periods: max(4, (bufferFrames + periodFrames - 1) / periodFrames))
+    }
+
+    /// Seconds of input a capture device is asked to hold (see ``captureRequest(sampleRate:channelCount:formats:)``).
+    static let captureBufferDuration: TimeInterval = 0.5
+
+    private func periodFrames(at sampleRate: Int) -> Int {
+        max(32, Int((Double(sampleRate) * preferredIOBufferDuration).rounded()))
     }
 
     /// What a player's stream asks of its device: 48 kHz stereo, in the sample formats that carry a float mix best.
