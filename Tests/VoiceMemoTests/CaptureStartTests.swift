@@ -5,7 +5,7 @@ import Testing
 /// `voicememo record` captures from the moment it is started: a person who starts it and speaks at once keeps the
 /// first word, however long the store takes to get ready. A beep played right after the start is whole in the memo, on
 /// PulseAudio (a real clock) and on an ALSA device on the monotonic clock, while another process holds the store's lock
-/// for 4 s (as an import or an edit does while it changes the index; a rebuild of an index lost from a
+/// for 3.5 s (as an import or an edit does while it changes the index; a rebuild of an index lost from a
 /// store of 2,000 memos took 19 s of CPU in a debug build), so that a command that opened its device only once it had
 /// the store would find the beep gone, and one whose ring held less (two seconds once: a CI run lost 2.07 s) a gap in
 /// it; and on ALSA's test microphone, whose file the memo starts with.
@@ -20,8 +20,8 @@ import Testing
     /// took up to 0.57 s to have its device capturing beside the other real-time tests of `make test`).
     static let beepAfter: Duration = .milliseconds(800)
     /// How long another process holds the store's lock after the command starts: past the beep's end, and well past
-    /// two seconds, within the ten the recording's ring holds before the writer takes from it.
-    static let storeHeld: Duration = .seconds(4)
+    /// two seconds, within the eight the recording's ring holds before the writer takes from it.
+    static let storeHeld: Duration = .milliseconds(3500)
 
     /// Where the beep is in `samples` (48 kHz): its first and last loud sample, in seconds.
     static func beep(in samples: [Int32]) -> (onset: Double, length: Double)? {
@@ -42,7 +42,7 @@ import Testing
     }
 
     /// Lets `store` go at `instant`, on a thread of its own: a task of the test pool may resume seconds late beside
-    /// tests that wait on processes, and a lock held past the ten seconds the recording's ring holds overruns it.
+    /// tests that wait on processes, and a lock held past the eight seconds the recording's ring holds overruns it.
     static func release(_ store: FileHandle, at instant: ContinuousClock.Instant) {
         Thread {
             let left = instant - .now

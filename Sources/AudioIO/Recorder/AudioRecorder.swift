@@ -46,7 +46,7 @@ public final class AudioRecorder: @unchecked Sendable {
         case statusChanged(Status)
         /// The first frame was captured (after `record`, or at the time `record(atTime:)` named).
         case started
-        /// Input was lost — the device overran, or the disk fell more than the ring's two seconds (ten
+        /// Input was lost — the device overran, or the disk fell more than the ring's two seconds (eight
         /// from an ``EarlyCapture``) behind — and `lostTime` seconds of silence stand in for it in the file.
         case overrun(lostTime: TimeInterval)
         /// The recording ended and the file is finished: stopped or its duration reached (true), or cut

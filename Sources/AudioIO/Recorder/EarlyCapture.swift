@@ -3,7 +3,7 @@ import FoundationEssentials
 import Synchronization
 
 /// Input captured before the recorder that keeps it can be made: the device opened and capturing from the moment this
-/// is made, what it delivers held in a recorder's ring (ten seconds: longer and the rest
+/// is made, what it delivers held in a ring of eight seconds (longer and the rest
 /// is lost, and stands as silence of its length in the file) until ``AudioRecorder/record(from:)`` takes it over and
 /// writes it from its first frame.
 ///
@@ -26,9 +26,9 @@ public final class EarlyCapture: Sendable {
     let engine: StreamEngine
     let tap: CaptureTap
     /// Seconds its ring holds, for the recording's whole length: enough for a program that takes seconds before it
-    /// knows where the file goes (a memo store busy with another process's change), at 1.9 MB for 48 kHz mono, and
+    /// knows where the file goes (a memo store busy with another process's change), at 1.5 MB for 48 kHz mono, and
     /// for a disk that stalls for seconds (a USB stick, a network mount).
-    static let ringSeconds = 10.0
+    static let ringSeconds = 8.0
     /// The tap's owner until a recorder takes it over, holding what the tap reported meanwhile.
     private let relay = EventRelay()
     private let isTakenOver = ManagedAtomic<Bool>(false)
