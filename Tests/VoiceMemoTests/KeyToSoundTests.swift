@@ -136,3 +136,49 @@ import Testing
         }
     }
 }
+
+/// `play`'s volume keys, mpv's: 9 turns it down and 0 up by a tenth of full, heard at once and shown on the status line.
+@Suite(.serialized, .timeLimit(.minutes(1)), .tags(.player)) struct VolumeKeyTests {
+    @Test func nineAndZeroTurnTheVolumeDownAndUpByATenthAsHeard() async throws {
+        try await PulseAudioServer.own { server in
+            let cli = try CLI()
+            let tone = cli.scratch.path("tone.wav")
+            try Sox.synth(to: tone, rate: 48000, channels: 1, seconds: 20, "sine 1000", volume: 0.5)
+            #expect(try cli.run("import", tone, "--title", "Tone", "--format", "wav").status == 0)
+            let heard = cli.scratch.path("heard.wav")
+            let recorder = try server.recordMonitor(to: heard, channels: 1)
+            defer { if recorder.isRunning { recorder.kill() } }
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Tone", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            #expect(play.read(until: { $0.contains("▶ Tone") }, timeout: 10), "\(play.screen.suffix(300))")
+            play.read(until: { _ in false }, timeout: 1.5)
+            play.type("999")
+            #expect(play.read(until: { $0.contains("vol 70%") }, timeout: 5), "\(play.screen.suffix(300))")
+            play.read(until: { _ in false }, timeout: 1.5)
+            play.type("0")
+            #expect(play.read(until: { $0.contains("vol 80%") }, timeout: 5), "\(play.screen.suffix(300))")
+            play.read(until: { _ in false }, timeout: 1.5)
+            #expect(play.waitForExit(timeout: 0) == nil, "play ended before q")
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
+            recorder.send(SIGINT)
+            #expect(recorder.finish().status == 0)
+
+            // The tone's peak in each 50 ms heard: at full volume, then at 70% and 80% of it, each for a second or more, in
+            // that order (a window across a change reads between).
+            let samples = try Sox.samples(of: heard)
+            let peaks = stride(from: 0, to: samples.count - 2400, by: 2400).map { start in
+                Double(samples[start..<(start + 2400)].map { Int64($0).magnitude }.max() ?? 0) / Double(Int32.max)
+            }
+            var held: [(level: Double, windows: Int)] = []
+            for peak in peaks where peak > 0.05 {
+                let level = (peak * 100).rounded() / 100
+                if let last = held.last, abs(last.level - level) < 0.006 { held[held.count - 1].windows += 1 } else { held.append((level, 1)) }
+            }
+            let steady = held.filter { $0.windows >= 16 }.map(\.level)
+            let described = held.map { "\($0.level)×\($0.windows)" }
+            try #require(steady.count == 3, "levels held for 0.8 s or more: \(described)")
+            #expect(abs(steady[1] / steady[0] - 0.7) < 0.02 && abs(steady[2] / steady[0] - 0.8) < 0.02, "\(described)")
+        }
+    }
+}

@@ -31,6 +31,8 @@ import Testing
     @Test func thePlaybackLineShowsStatePositionOfDurationAndAChangedSpeed() {
         #expect(MeterLine.playback("Standup", isPlaying: true, position: 3.24, duration: 65, rate: 1).text == "▶ Standup  0:03.2 / 1:05.0")
         #expect(MeterLine.playback("A + B", isPlaying: false, position: 0, duration: 2, rate: 1.25).text == "⏸ A + B  0:00.0 / 0:02.0  ×1.25")
+        #expect(MeterLine.playback("A", isPlaying: true, position: 0, duration: 2, rate: 1.25, volume: 0.7).text == "▶ A  0:00.0 / 0:02.0  ×1.25  vol 70%")
+        #expect(MeterLine.playback("A", isPlaying: true, position: 0, duration: 2, rate: 1, volume: 0).text == "▶ A  0:00.0 / 0:02.0  vol 0%")
         #expect(MeterLine.playback("talk.wav", isPlaying: true, position: 12, duration: 30, rate: 1, isBuffering: true).text
             == "… talk.wav  0:12.0 / 0:30.0  buffering")
         // Another program holds the device: record's words, on play's line.

@@ -30,7 +30,8 @@ extension VoiceMemo {
                 On a terminal it shows the output level, the waveform of the memo heard with the play head (of an \
                 address, what is downloaded of it so far), and the position, redrawn in place, and takes keys: space pauses and resumes, ←/→ seek \
                 5 s, shift+←/→ (or , and .) seek 15 s, [ and ] jump to the marker or chapter before or after in the memo heard \
-                ('info' lists them), +/- change the speed by 0.25 (0.25 to 4), n and p go to the next and previous \
+                ('info' lists them), +/- change the speed by 0.25 (0.25 to 4), 9 and 0 (or / and *) the volume by 10%, \
+                n and p go to the next and previous \
                 memo, s sets the sleep timer (15, 30, 60 minutes, off), k skips silence or stops skipping it, q \
                 quits; Ctrl-Z pauses until fg. Otherwise it prints a line per memo as it starts.
 

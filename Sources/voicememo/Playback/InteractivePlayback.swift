@@ -8,8 +8,8 @@ import FoundationEssentials
 /// device), and for an address a bar of what is
 /// downloaded (``ProgressBar``), redrawn about 20 times a second; and, when standard input is the terminal too, keys:
 /// space pauses and resumes, ←/→ seek 5 s, shift+←/→ (or `,`/`.`) 15 s, [/] jump to the marker before or after in the
-/// memo heard, +/- change the speed by 0.25, n/p go to the next or previous memo, s sets the sleep timer, k skips
-/// silence or stops skipping it, q quits.
+/// memo heard, +/- change the speed by 0.25, 9/0 the volume by 10%, n/p go to the next or previous memo, s sets the
+/// sleep timer, k skips silence or stops skipping it, q quits.
 struct InteractivePlayback {
     /// Seconds a seek key moves.
     static let seekStep: TimeInterval = 5
@@ -17,6 +17,8 @@ struct InteractivePlayback {
     static let longSeekStep: TimeInterval = 15
     /// Speed a +/- key adds or takes away.
     static let rateStep: Float = 0.25
+    /// Volume a 9/0 key takes away or adds: a tenth of full, as the status line shows it in percent.
+    static let volumeStep: Float = 0.1
     /// Seconds past a marker within which `[` goes to the one before it, as a player's "previous" does.
     static let markerGrace: TimeInterval = 1
 
@@ -64,7 +66,7 @@ struct InteractivePlayback {
                 },
                 status: MeterLine.playback(
                     memos.title.terminalSafe, isPlaying: playback.isPlaying, position: position, duration: duration,
-                    rate: playback.rate, place: memos.place, sleep: sleepTimer.remaining, isBuffering: playback.isPlaybackBufferEmpty,
+                    rate: playback.rate, volume: playback.volume, place: memos.place, sleep: sleepTimer.remaining, isBuffering: playback.isPlaybackBufferEmpty,
                     silenceSkipped: memos.skipsSilence ? memos.skippedSilenceDuration : nil,
                     waitsForDevice: notices.waitsForDevice),
                 footer: footer)
@@ -86,6 +88,10 @@ struct InteractivePlayback {
         case .plus, .minus:
             let step = key == .plus ? Self.rateStep : -Self.rateStep
             playback.setRate(min(max(playback.rate + step, SoundOptions.rates.lowerBound), SoundOptions.rates.upperBound))
+        case .volumeDown, .volumeUp:
+            // In whole steps from wherever it was (--volume, a remote), so that 0 and 100% are reached.
+            let steps = ((playback.volume / Self.volumeStep).rounded() + (key == .volumeUp ? 1 : -1))
+            playback.volume = min(max(steps * Self.volumeStep, 0), 1)
         case .next:
             memos.next()
         case .previous:

@@ -17,6 +17,8 @@ enum Key: Equatable, Sendable {
     case mark
     /// `[` and `]`: to the marker before, or after, while playing.
     case previousMarker, nextMarker
+    /// `9` and `0` (`/` and `*`), as mpv's: the volume down or up.
+    case volumeDown, volumeUp
 
     /// The keys in `bytes` as a terminal in raw mode sends them (arrows are `ESC [ C` / `ESC [ D`, with shift
     /// `ESC [ 1 ; 2 C` / `ESC [ 1 ; 2 D`; Enter is `\n`, or `\r` where the terminal does not translate it).
@@ -54,6 +56,8 @@ enum Key: Equatable, Sendable {
             case UInt8(ascii: "m"), UInt8(ascii: "M"): keys.append(.mark)
             case UInt8(ascii: "["): keys.append(.previousMarker)
             case UInt8(ascii: "]"): keys.append(.nextMarker)
+            case UInt8(ascii: "9"), UInt8(ascii: "/"): keys.append(.volumeDown)
+            case UInt8(ascii: "0"), UInt8(ascii: "*"): keys.append(.volumeUp)
             default: break
             }
             index += 1

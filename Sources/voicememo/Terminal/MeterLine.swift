@@ -140,13 +140,14 @@ struct MeterLine {
     /// The head of `record`'s and `play`'s status line while another program holds the device they wait for.
     static let waitingForDevice = "⏳ WAITING FOR THE DEVICE  "
 
-    /// The line under the bars while memos play, e.g. `▶ Standup  0:03.2 / 1:05.0  2/3  sleep 14:59  ×1.25  0:12.4 saved`
-    /// (`⏸` when paused): the memo's place among those played in turn, the sleep timer's time left, the speed and the
-    /// memo's time left out while silence is skipped, when there are such, in the order a narrow terminal keeps them;
+    /// The line under the bars while memos play, e.g.
+    /// `▶ Standup  0:03.2 / 1:05.0  2/3  sleep 14:59  ×1.25  vol 70%  0:12.4 saved` (`⏸` when paused): the memo's place
+    /// among those played in turn, the sleep timer's time left, the speed, the volume and the memo's time left out while
+    /// silence is skipped, when there are such, in the order a narrow terminal keeps them;
     /// `… talk.wav  0:12.0 / 0:30.0  buffering` while an address's playback waits for its download;
     /// `⏳ WAITING FOR THE DEVICE  Standup  0:00.0 / 1:05.0` while another program holds the device (`waitsForDevice`).
     static func playback(
-        _ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float,
+        _ title: String, isPlaying: Bool, position: Double, duration: Double, rate: Float, volume: Float = 1,
         place: (number: Int, count: Int)? = nil, sleep: Double? = nil, isBuffering: Bool = false, silenceSkipped: Double? = nil,
         waitsForDevice: Bool = false
     ) -> StatusLine {
@@ -155,6 +156,7 @@ struct MeterLine {
         if let place { fields.append("\(place.number)/\(place.count)") }
         if let sleep { fields.append("sleep " + Describe.countdown(sleep)) }
         if rate != 1 { fields.append("×" + Describe.number(Double(rate), "%.2f")) }
+        if volume != 1 { fields.append("vol \(Int((volume * 100).rounded()))%") }
         if let silenceSkipped { fields.append(Describe.duration(silenceSkipped) + " saved") }
         let head = waitsForDevice ? waitingForDevice : isBuffering && isPlaying ? "… " : isPlaying ? "▶ " : "⏸ "
         return StatusLine(head: head, title: title, fields: fields)
