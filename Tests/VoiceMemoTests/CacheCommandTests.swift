@@ -67,8 +67,11 @@ import Testing
         let play = try cli.start("play", server.url("long.wav").absoluteString, "--device", "file:'\(output)',raw")
         let index = cli.cacheHome.appendingPathComponent("voicememo/http/index.json")
         let deadline = Date().addingTimeInterval(10)
-        while (try? String(contentsOf: index, encoding: .utf8))?.contains("long.wav") != true || (try? listing(cli).addresses.first?["downloaded"] as? Int ?? 0) ?? 0 == 0,
-              Date() < deadline {
+        func downloadedOfLong() -> Int {
+            ((try? listing(cli).addresses)?.first { ($0["url"] as? String)?.hasSuffix("/long.wav") == true }?["downloaded"] as? Int) ?? 0
+        }
+        // Listed once it has bytes: an address that gave none yet is not.
+        while (try? String(contentsOf: index, encoding: .utf8))?.contains("long.wav") != true || downloadedOfLong() == 0, Date() < deadline {
             usleep(50_000)
         }
         #expect(play.isRunning, "still downloading")

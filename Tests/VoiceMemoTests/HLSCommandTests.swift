@@ -30,5 +30,20 @@ import Testing
         #expect(imported.standardError == "voicememo: cannot import '\(server.url("talk.m3u8").absoluteString)': it is an HLS playlist of segments, not one file; play it instead\n")
         let listed = try JSONSerialization.jsonObject(with: Data(cli.run("list", "--json").standardOutput.utf8)) as? [Any]
         #expect(listed?.isEmpty == true, "nothing imported")
+
+        // The cache lists what was played: the playlist in one row, its segments in it, and not the address that failed.
+        #expect(try cli.run("play", server.url("missing.wav").absoluteString, "--device", "null").status == 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: segments.path)
+        let bytes = try files.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: segments.appendingPathComponent($1).path)[.size] as? Int ?? 0) }
+        let cache = try cli.json(try cli.run("cache", "--json"))
+        let addresses = try #require(cache["addresses"] as? [[String: Any]])
+        #expect(addresses.count == 1, "\(addresses)")
+        #expect(addresses.first?["url"] as? String == server.url("talk.m3u8").absoluteString)
+        // Every segment that played (the last, of 21 ms, may not be asked for) and the playlist, as the server has them.
+        let parts = try #require(addresses.first?["parts"] as? Int), downloaded = try #require(addresses.first?["downloaded"] as? Int)
+        #expect((files.count - 2...files.count - 1).contains(parts) && downloaded <= bytes && downloaded >= bytes - 752, "\(addresses)")
+        let table = try cli.lines("cache")
+        #expect(table.count == 3 && table[1].contains("talk.m3u8") && table[1].contains(" in \(parts + 1) files"), "\(table)")
+        #expect(table.last?.hasPrefix("1 address, ") == true, "\(table)")
     }
 }

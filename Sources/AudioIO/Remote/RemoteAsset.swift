@@ -52,8 +52,11 @@ final class RemoteAsset: @unchecked Sendable {
     ///   the bytes.
     ///
     /// A `fresh` asset is never one already open: its bytes the cache holds are checked with the server (a live
-    /// playlist, rewritten as it goes, is fetched anew each time its demuxer opens it).
-    static func open(_ url: URL, options: AudioAsset.Options, cache: RemoteCache, fresh: Bool = false) throws(AudioFileError) -> RemoteAsset {
+    /// playlist, rewritten as it goes, is fetched anew each time its demuxer opens it). An address read as part of
+    /// another (an HLS playlist's segment) is listed in the cache under that one, `partOf`.
+    static func open(
+        _ url: URL, options: AudioAsset.Options, cache: RemoteCache, fresh: Bool = false, partOf: URL? = nil
+    ) throws(AudioFileError) -> RemoteAsset {
         let name = displayName(of: url)
         let key: String
         let makeSource: () -> any ByteSource
@@ -89,7 +92,7 @@ final class RemoteAsset: @unchecked Sendable {
             // One that failed is not shared: opening again is trying again.
             if !fresh, let asset = assets[key]?.asset, asset.progress.failure == nil { return asset }
             assets = assets.filter { $0.value.asset != nil }
-            let held = try cache.take(url.absoluteString)
+            let held = try cache.take(url.absoluteString, partOf: partOf?.absoluteString)
             let download = Download(url: url, name: name, source: makeSource(), firstRetry: options.timeouts.firstRetry, cache: cache, held: held)
             let asset = RemoteAsset(url: url, options: options, cache: cache, download: download)
             assets[key] = Weak(asset: asset)

@@ -69,25 +69,40 @@ public final class RemoteCache: Sendable {
     public struct Item: Sendable, Equatable {
         /// The address, as it was given.
         public var url: URL
-        /// The file's length on the server, once the server said it.
+        /// The file's length on the server, once the server said it (of a playlist, its own).
         public var length: Int64?
-        /// The bytes of the file the cache holds.
+        /// The bytes of the file the cache holds, and of the addresses read as part of it.
         public var loadedBytes: Int64
-        /// The disk space its data file takes: about ``loadedBytes``, the parts not downloaded taking none.
+        /// The disk space its data files take: about ``loadedBytes``, the parts not downloaded taking none.
         public var sizeOnDisk: Int64
-        /// When it was last played, imported or checked with the server.
+        /// When it, or an address read as part of it, was last played, imported or checked with the server.
         public var lastUsed: Date
+        /// How many addresses read as part of it (an HLS playlist's segments and the playlists it names) the cache
+        /// holds bytes of, listed with it rather than apart.
+        public var partCount: Int = 0
     }
 
-    /// What it holds, one item per address, the most recently used first: read without the lock, as the list is
-    /// replaced in one step.
+    /// What it holds, one item per address that was played or imported, the most recently used first: an HLS
+    /// playlist's segments count in their playlist's item, and an address that gave no bytes (a download that failed)
+    /// is not listed. Read without the lock, as the list is replaced in one step.
     public var items: [Item] {
-        readIndex().entries.sorted { $0.lastUsed > $1.lastUsed }.compactMap { entry in
-            URL(string: entry.url).map { url in
-                Item(url: url, length: entry.length, loadedBytes: entry.ranges.byteCount, sizeOnDisk: sizeOnDisk(entry.file),
-                     lastUsed: Date(timeIntervalSince1970: entry.lastUsed))
-            }
+        let entries = readIndex().entries
+        let listed = Set(entries.filter { $0.partOf == nil }.map(\.url))
+        var items: [String: Item] = [:]
+        for entry in entries {
+            // A part whose playlist was evicted first counts as an address of its own.
+            let owner = entry.partOf.flatMap { listed.contains($0) ? $0 : nil } ?? entry.url
+            guard let url = URL(string: owner) else { continue }
+            let isPart = owner != entry.url
+            var item = items[owner] ?? Item(url: url, length: nil, loadedBytes: 0, sizeOnDisk: 0, lastUsed: .distantPast)
+            if !isPart { item.length = entry.length }
+            item.loadedBytes += entry.ranges.byteCount
+            item.sizeOnDisk += sizeOnDisk(entry.file)
+            item.lastUsed = max(item.lastUsed, Date(timeIntervalSince1970: entry.lastUsed))
+            if isPart, entry.ranges.byteCount > 0 { item.partCount += 1 }
+            items[owner] = item
         }
+        return items.values.filter { $0.loadedBytes > 0 || $0.length == 0 }.sorted { $0.lastUsed > $1.lastUsed }
     }
 
     /// Empties it: every address it holds is forgotten and its bytes removed. A process reading one now goes on with
@@ -183,6 +198,8 @@ public final class RemoteCache: Sendable {
         var ranges: ByteRanges
         /// Seconds since 1970 of the last use: the least recently used go first.
         var lastUsed: Double
+        /// The address this one was read as part of (an HLS playlist, for its segments), which lists it.
+        var partOf: String?
 
         /// Whether it holds the whole file.
         var isComplete: Bool { length.map { ranges.covers(length: $0) } ?? false }
@@ -217,7 +234,7 @@ public final class RemoteCache: Sendable {
     /// directory when the cache cannot be used (a read-only or full disk): the bytes are then kept for this run only.
     ///
     /// - Throws: ``AudioFileError`` when not even a temporary file can be made.
-    func take(_ url: String) throws(AudioFileError) -> Held {
+    func take(_ url: String, partOf: String? = nil) throws(AudioFileError) -> Held {
         do {
             let lock = try locked()
             defer { lock.unlock() }
@@ -226,9 +243,10 @@ public final class RemoteCache: Sendable {
             var entry: Entry
             if let found = index.entries.firstIndex(where: { $0.url == url }) {
                 index.entries[found].lastUsed = Self.now
+                if let partOf { index.entries[found].partOf = partOf }
                 entry = index.entries[found]
             } else {
-                entry = Entry(url: url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now)
+                entry = Entry(url: url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now, partOf: partOf)
                 index.entries.append(entry)
             }
             let descriptor = try openHeld(entry.file)
@@ -257,10 +275,11 @@ public final class RemoteCache: Sendable {
             let lock = try locked()
             defer { lock.unlock() }
             var index = readIndex()
-            let entry = Entry(url: held.url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now)
+            var entry = Entry(url: held.url, file: Self.newFileName(), ranges: ByteRanges(), lastUsed: Self.now)
             var old: String?
             if let found = index.entries.firstIndex(where: { $0.url == held.url }) {
                 old = index.entries[found].file
+                entry.partOf = index.entries[found].partOf
                 index.entries[found] = entry
             } else {
                 index.entries.append(entry)

@@ -10,9 +10,10 @@ extension VoiceMemo {
             abstract: "List or empty the cache of downloaded addresses.",
             discussion: """
                 What play and import downloaded from http(s) addresses is kept in $XDG_CACHE_HOME/voicememo/http \
-                (else ~/.cache/voicememo/http), byte ranges per address. This lists each address (without a user \
-                name or password), the disk space its bytes take, how much of the file is downloaded, and when it was \
-                last used, the most recent first; on a terminal the table fits its width (the address shortens in \
+                (else ~/.cache/voicememo/http), byte ranges per address. This lists each address played or imported \
+                (without a user name or password; an HLS playlist with its segments, in one row), the disk space its \
+                bytes take, how much of the file is downloaded, and when it was last used, the most recent first; an \
+                address that gave nothing (a download that failed) is not listed; on a terminal the table fits its width (the address shortens in \
                 its middle, down to 20 columns, then the last use and the size go). --clear empties it and says how \
                 much it freed; a play under way goes on with what it has.
 
@@ -124,8 +125,10 @@ extension VoiceMemo {
             return address.prefix(start) + "…" + address.suffix(columns - 1 - start)
         }
 
-        /// `100 %` of a file held whole, `42 % of 4.5 MB` of part of one, or the bytes held when its length is unknown.
+        /// `100 %` of a file held whole, `42 % of 4.5 MB` of part of one, the bytes held when its length is unknown, or
+        /// `4.5 MB in 91 files` of a playlist and its segments.
         static func downloaded(_ item: RemoteCache.Item) -> String {
+            if item.partCount > 0 { return "\(Describe.size(item.loadedBytes)) in \(item.partCount + 1) files" }
             guard let length = item.length, length > 0 else { return Describe.size(item.loadedBytes) }
             let percent = item.loadedBytes * 100 / length
             return item.loadedBytes >= length ? "100 %" : "\(percent) % of \(Describe.size(length))"
@@ -144,20 +147,24 @@ private struct Listing: Encodable {
     struct Address: Encodable {
         /// Without a user name and password.
         let url: String
-        /// The file's length on the server, when known.
+        /// The file's length on the server, when known; of a playlist, none (its segments make it up).
         let length: Int64?
         let downloaded: Int64
         let sizeOnDisk: Int64
         let complete: Bool
         let lastUsed: Date
+        /// The files read as part of it (an HLS playlist's segments and playlists) whose bytes it holds.
+        let parts: Int
 
         init(_ item: RemoteCache.Item) {
             url = RemoteAddress.shown(item.url)
-            length = item.length
+            let isPlaylist = item.partCount > 0
+            length = isPlaylist ? nil : item.length
             downloaded = item.loadedBytes
             sizeOnDisk = item.sizeOnDisk
-            complete = item.length.map { item.loadedBytes >= $0 } ?? false
+            complete = !isPlaylist && item.length.map { item.loadedBytes >= $0 } ?? false
             lastUsed = item.lastUsed
+            parts = item.partCount
         }
     }
 }

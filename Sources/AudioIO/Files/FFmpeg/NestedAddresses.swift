@@ -9,6 +9,8 @@ import FoundationEssentials
 final class NestedAddresses {
     private let options: AudioAsset.Options
     private let cache: RemoteCache
+    /// The address of the playlist read, which the cache lists what it opens under.
+    private let playlist: URL
     /// The I/O contexts open, with what they read.
     private var opened: [UnsafeMutablePointer<AVIOContext>: (position: BytePosition, reader: RemoteReader)] = [:]
     /// Why the last address that could not be opened or read failed.
@@ -21,6 +23,7 @@ final class NestedAddresses {
     init(of playlist: RemoteAsset) {
         options = playlist.options
         cache = playlist.cache
+        self.playlist = playlist.url
     }
 
     deinit {
@@ -54,7 +57,7 @@ final class NestedAddresses {
         do {
             // A playlist may be a live one's, rewritten as it goes: fetched anew (or found unchanged) each time.
             let isPlaylist = ["m3u8", "m3u"].contains(url.pathExtension.lowercased())
-            let reader = try RemoteReader(RemoteAsset.open(url, options: options, cache: cache, fresh: isPlaylist))
+            let reader = try RemoteReader(RemoteAsset.open(url, options: options, cache: cache, fresh: isPlaylist, partOf: playlist))
             if isPlaylist, let window = PlaylistWindow(bytes: reader) { windowsRead.append(window) }
             let position = BytePosition(reader)
             guard let opened = FFmpegInput.context(reading: position) else { return cffmpeg_error_io() }
