@@ -53,6 +53,20 @@ import Testing
         #expect(Set(checked).count == checked.count, "one check per line")
     }
 
+    /// A newcomer's README: a first section of at most 40 lines that gets them recording and playing, before the
+    /// reference, and a section for what goes wrong.
+    @Test func theREADMEStartsWithFiveMinutesOfAtMost40LinesAndHasTroubleshooting() throws {
+        let readme = try String(contentsOf: Rig.packageDirectory.appendingPathComponent("README.md"), encoding: .utf8)
+        let sections = readme.components(separatedBy: "\n## ").dropFirst().map { $0.split(separator: "\n", omittingEmptySubsequences: false) }
+        let first = try #require(sections.first)
+        #expect(first.first == "The first five minutes", "\(sections.map { $0.first ?? "" })")
+        #expect(first.count <= 40, "\(first.count) lines")
+        #expect(first.joined().contains("voicememo record") && first.joined().contains("voicememo play"))
+        let titles = sections.map { String($0.first ?? "") }
+        let troubleshooting = try #require(titles.firstIndex(of: "Troubleshooting"), "\(titles)")
+        #expect(troubleshooting < titles.firstIndex(of: "The command line")!, "before the reference")
+    }
+
     @Test func everyCommandElsewhereInTheREADMEIsALineOfTheBlock() throws {
         // The README's first examples repeat lines of the block, which the test below runs and checks.
         let commands = Set(try Self.readmeCommands())
