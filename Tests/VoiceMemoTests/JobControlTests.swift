@@ -121,6 +121,37 @@ import Testing
         }
     }
 
+    /// Ctrl-Z pauses a recording where it stands: every frame drawn from then on, the one left on the screen while it
+    /// is stopped included, shows the time recorded so far, and after `fg` it records on from there.
+    @Test func ctrlZAndFgKeepTheRecordingsTimeOnTheStatusLine() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            let sine = try server.playSine(frequency: 1000)
+            defer { sine.stop() }
+            let record = try PseudoTerminal(
+                CLI.binary, ["record", "--device", "pulse", "--title", "Kept"],
+                environment: cli.environment.merging(try server.environment) { $1 })
+            func statuses(_ screen: String) -> [(isRecording: Bool, elapsed: Double)] {
+                Display.frames(screen, height: 2).compactMap { frame -> (Bool, Double)? in
+                    guard let match = frame.last?.wholeMatch(of: #/(● REC|⏸ PAUSED)  Kept  (\d+):(\d\d\.\d)  [\d.]+ K?B/#),
+                        let minutes = Double(match.2), let seconds = Double(match.3)
+                    else { return nil }
+                    return (match.1 == "● REC", minutes * 60 + seconds)
+                }
+            }
+            #expect(record.read(until: { statuses($0).last.map { $0.isRecording && $0.elapsed >= 0.8 } ?? false }, timeout: 10))
+            let before = try #require(statuses(record.screen).last).elapsed
+            let framesBefore = statuses(record.screen).count
+            Self.stopAndContinue(record)
+            #expect(record.read(until: { statuses($0).last.map { $0.isRecording && $0.elapsed > before + 0.3 } ?? false }, timeout: 10))
+            record.type("q")
+            #expect(record.waitForExit(timeout: 10) == 0)
+            // The last frame too, drawn as q stops the recording, stays on the screen above the summary.
+            let after = statuses(record.screen).dropFirst(framesBefore)
+            #expect(!after.isEmpty && after.allSatisfy { $0.elapsed >= before }, "frames after Ctrl-Z: \(after.map { "\($0.isRecording ? "REC" : "PAUSED") \($0.elapsed)" })")
+        }
+    }
+
     @Test func recordWithoutAMeterStillTakesItsKeysFromTheTerminal() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

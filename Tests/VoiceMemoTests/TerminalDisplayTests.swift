@@ -111,6 +111,28 @@ import Testing
         return (match.1 == "▶", minutes * 60 + seconds)
     }
 
+    /// From a stereo memo to a mono one (`n`, or `p` back), the display loses a channel's bar: the screen then shows the
+    /// mono memo's lines and nothing of the stereo one's below them.
+    @Test func aMemoWithFewerChannelsLeavesNoLineOfTheOneBeforeOnTheScreen() async throws {
+        try await PulseAudioServer.exclusive { server in
+            let cli = try CLI()
+            _ = try cli.importTone(title: "Wide", seconds: 20, channels: 2)
+            _ = try cli.importTone(title: "Narrow", seconds: 20, channels: 1)
+            let play = try PseudoTerminal(
+                CLI.binary, ["play", "Wide", "Narrow", "--device", "pulse"], environment: cli.environment.merging(try server.environment) { $1 })
+            #expect(play.read(until: { TerminalScreen($0).rows.last?.hasPrefix("▶ Wide") == true }, timeout: 10), "\(play.screen.suffix(300))")
+            let wide = TerminalScreen(play.screen).rows.count
+            play.type("n")
+            #expect(play.read(until: { TerminalScreen($0).rows.contains { $0.hasPrefix("▶ Narrow") } }, timeout: 10), "\(play.screen.suffix(300))")
+            play.read(until: { _ in false }, timeout: 0.5)
+            let rows = TerminalScreen(play.screen).rows
+            #expect(rows.last?.hasPrefix("▶ Narrow") == true && rows.count == wide - 1 && !rows.contains { $0.hasPrefix("▶ Wide") },
+                    "the screen: \(rows)")
+            play.type("q")
+            #expect(play.waitForExit(timeout: 10) == 0)
+        }
+    }
+
     @Test func playShowsPositionAndLevelsTakesKeysAndQuitRestoresTheTerminal() async throws {
         try await PulseAudioServer.exclusive { server in
             let cli = try CLI()

@@ -95,7 +95,7 @@ final class TerminalDisplay: @unchecked Sendable {
     /// frame. Each line must fit the width (``columns``): one that wraps would push the display down.
     /// A frame the same as the one on the screen is not written again: the meter's levels change with each device
     /// period, fewer times a second than it is redrawn. After the width changed, what was drawn is cleared to the
-    /// end of the screen first. Nothing is drawn while the process is stopped or in the background.
+    /// end of the screen first; a frame of fewer lines clears what is left below it. Nothing is drawn while the process is stopped or in the background.
     func draw(_ lines: [String], columns: Int) {
         state.withLock { state in
             if state.presence == .waitingForForeground, Self.isInForeground {
@@ -107,6 +107,8 @@ final class TerminalDisplay: @unchecked Sendable {
             var text = state.drawn.isEmpty ? "" : "\u{1B}[\(state.drawn.count)F"
             if !state.drawn.isEmpty, columns != state.drawnColumns { text += "\u{1B}[J" }
             for line in lines { text += "\u{1B}[2K" + line + "\n" }
+            // Fewer lines than before (a mono memo after a stereo one): what is left of the old frame goes.
+            if lines.count < state.drawn.count, columns == state.drawnColumns { text += "\u{1B}[J" }
             Self.write(text)
             state.drawn = lines
             state.drawnColumns = columns
