@@ -43,15 +43,16 @@ struct PollingBackoff {
 
     /// Paced by a device: sleeps until `frames` more have come, which the device's periods of `periodFrames` bring
     /// whole at `rate` frames a second, and a little longer (a quarter of a period, at most 10 ms), so that the wake
-    /// finds them come rather than one period short; at most ``longest``. Without a clock: as ``wait()``.
+    /// finds them come rather than one period short; at most ``longest``, and at most `limit` seconds (something else
+    /// due then). Without a clock: as ``wait()``.
     ///
     /// A wake costs tens of microseconds of CPU on a virtual machine: sleeping the whole wait at once, rather than in
     /// slices, is what keeps a writer's waiting cheap.
-    mutating func wait(forFrames frames: Int, periodFrames: Int, rate: Double) {
+    mutating func wait(forFrames frames: Int, periodFrames: Int, rate: Double, limit: Double = .infinity) {
         guard pacedByDevice, frames > 0, periodFrames > 0, rate > 0 else { return wait() }
         let periods = (frames + periodFrames - 1) / periodFrames
         let seconds = (Double(periods * periodFrames) + min(Double(periodFrames) / 4, rate / 100)) / rate
-        sleep(min(UInt32(seconds * 1e6), longest))
+        sleep(min(UInt32(min(seconds, max(limit, 0)) * 1e6), longest))
     }
 
     /// The other side moved: the next sleep is short again.

@@ -187,8 +187,12 @@ final class RecordingWriter: @unchecked Sendable {
                     // The input ends at the capture thread's next turn: looked for every few milliseconds.
                     MonotonicClock.sleep(nanoseconds: 2_000_000)
                 } else {
-                    // Until a block is there (a gap ends one sooner: it is written when reached).
-                    backoff.wait(forFrames: min(minimumBlockFrames, untilGap) - available, periodFrames: tap.periodFrames, rate: deviceRate)
+                    // Until a block is there (a gap ends one sooner: it is written when reached), or the next sync is due:
+                    // waiting out a block first took it up to half a second late in 250 ms periods.
+                    let untilSync = (lastSync + Self.syncInterval - .now) / .seconds(1)
+                    backoff.wait(
+                        forFrames: min(minimumBlockFrames, untilGap) - available, periodFrames: tap.periodFrames, rate: deviceRate,
+                        limit: untilSync)
                 }
                 continue
             }
