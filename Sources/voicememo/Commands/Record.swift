@@ -84,16 +84,22 @@ extension VoiceMemo {
                 printsMarkers: live.display == nil && !json) { wakes.continuation.yield() }
             let typing = keyboard?.takesKeys == true ? Task { await keys.handle(Key.typed()) } : nil
             defer { typing?.cancel() }
-            let ticker = live.isShown ? drawMeter(of: recorder, ticket: ticket, on: live, progress: progress, marks: keys.marks, notices: notices) : nil
+            let ticker = live.isShown
+                ? drawMeter(of: recorder, ticket: ticket, on: live, progress: progress, marks: keys.marks, notices: notices, silence: SilentInput())
+                : nil
             await waitForTheEnd(of: recorder, wakes: wakes.stream, stop: stop, keys: keys, progress: progress)
             ticker?.stop()
             live.finish()
             keyboard?.finish()
             await progress.waitUntilFinished()
             guard let summary = recorder.summary else { throw Self.failure(of: recorder, progress) }
-            try report(try store.finishRecording(ticket, summary: summary, markers: recorder.markers), in: store)
+            let memo = try store.finishRecording(ticket, summary: summary, markers: recorder.markers)
+            try report(memo, in: store)
             if let warning = progress.overrunWarning {
                 _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(warning)\n".utf8)
+            }
+            if SilentInput.isSilent(peaks: memo.peakDBFS, seconds: memo.duration) {
+                _ = try? FileDescriptor.standardError.writeAll("voicememo: warning: \(SilentInput.warning(peaks: memo.peakDBFS))\n".utf8)
             }
             // Cut short by a write or device failure: the memo keeps what was written, and the run fails.
             if !progress.succeeded { throw Self.failure(of: recorder, progress) }
@@ -151,7 +157,7 @@ extension VoiceMemo {
         /// Draws the live meter on a thread of its own until the recording has finished.
         private func drawMeter(
             of recorder: AudioRecorder, ticket: RecordingTicket, on live: LiveMeter, progress: RecordingProgress,
-            marks: MarkerFlash, notices: SessionNotices
+            marks: MarkerFlash, notices: SessionNotices, silence: SilentInput
         ) -> Ticker {
             let channels = 0..<ticket.settings.channelCount
             let title = ticket.memo.title.terminalSafe
@@ -164,10 +170,13 @@ extension VoiceMemo {
                     average: channels.map { Double(recorder.averagePower(forChannel: $0)) })
                 let size = FileManager.default.sizeOfItem(atPath: path) ?? 0
                 let elapsed = recorder.currentTime
+                if recorder.isRecording { silence.note(peaks: levels.peak) }
                 let head = marks.recent.map { "▼ MARKER \($0)  " }
                     ?? (recorder.isRecording ? "● REC  " : notices.waitsForDevice ? MeterLine.waitingForDevice : "⏸ PAUSED  ")
+                let note = silence.isSilent(after: elapsed) ? SilentInput.statusField : nil
                 // Only JSON lines throw, and record prints none.
-                try? live.show(levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: title, elapsed: elapsed, bytes: size))
+                try? live.show(
+                    levels, elapsed: elapsed, bytes: size, status: MeterLine.status(head, title: title, elapsed: elapsed, bytes: size, note: note))
             }
         }
 

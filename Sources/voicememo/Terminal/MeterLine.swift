@@ -132,9 +132,12 @@ struct MeterLine {
         static let reset: StaticString = "\u{1B}[0m"
     }
 
-    /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB` (`head` is `● REC  `).
-    static func status(_ head: String, title: String, elapsed: Double, bytes: Int64?) -> StatusLine {
-        StatusLine(head: head, title: title, fields: [Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? []))
+    /// The line under the bars, e.g. `● REC  Standup  0:03.2  96 KB` (`head` is `● REC  `), and a `note` after them
+    /// (`silent: input muted?`), the first to go on a narrow terminal.
+    static func status(_ head: String, title: String, elapsed: Double, bytes: Int64?, note: String? = nil) -> StatusLine {
+        StatusLine(
+            head: head, title: title,
+            fields: [Describe.duration(elapsed)] + (bytes.map { [Describe.size($0)] } ?? []) + (note.map { [$0] } ?? []))
     }
 
     /// The head of `record`'s and `play`'s status line while another program holds the device they wait for.
