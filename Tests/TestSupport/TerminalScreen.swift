@@ -1,3 +1,5 @@
+import Testing
+
 /// What a terminal shows after the bytes a program wrote to it, for the control sequences voicememo's live display
 /// writes: text, carriage return and line feed (the terminal's `onlcr` turns `\n` into `\r\n`), `ESC [ n F` (up `n`
 /// lines, to the first column), `ESC [ 2 K` (erase the line), `ESC [ J` (erase to the end of the screen); colors and
@@ -56,5 +58,17 @@ public struct TerminalScreen {
         if column < line.count { line[column] = Character(character) } else { line.append(Character(character)) }
         rows[row] = String(line)
         column += 1
+    }
+}
+
+/// The screen as a terminal shows it after a live display's redraws.
+@Suite struct TerminalScreenTests {
+    @Test func aRedrawReplacesItsLinesAndEraseBelowTakesWhatIsLeft() {
+        // Three lines, then two drawn over them from the top: the third stays until erased below.
+        let three = "\u{1B}[2KL bar\r\n\u{1B}[2KR bar\r\n\u{1B}[2K▶ Wide  0:01.0\r\n"
+        let two = "\u{1B}[3F\u{1B}[2KM bar\r\n\u{1B}[2K▶ Narrow  0:00.1\r\n"
+        #expect(TerminalScreen(three + two).rows == ["M bar", "▶ Narrow  0:00.1", "▶ Wide  0:01.0"])
+        #expect(TerminalScreen(three + two + "\u{1B}[J").rows == ["M bar", "▶ Narrow  0:00.1"])
+        #expect(TerminalScreen("\u{1B}[?25l\u{1B}[32mok\u{1B}[0m   \r\n").rows == ["ok"], "colors and the cursor show nothing")
     }
 }

@@ -18,6 +18,18 @@ import Testing
     /// Whether the program is stopped (state `T` in `/proc`).
     static func isStopped(_ terminal: PseudoTerminal) -> Bool { DevicesTests.state(of: terminal.pid) == "T" }
 
+    /// The state and elapsed time of each status line of a recording titled `title` on `screen`, oldest first, e.g.
+    /// `● REC  Keys  0:01.2  96 KB`.
+    static func recordingStatuses(_ screen: String, title: String) -> [(isRecording: Bool, elapsed: Double)] {
+        Display.frames(screen, height: 2).compactMap { frame -> (Bool, Double)? in
+            guard let line = frame.last,
+                  let match = line.wholeMatch(of: #/(● REC|⏸ PAUSED)  (.+?)  (\d+):(\d\d\.\d)  [\d.]+ K?B/#),
+                  match.2 == title, let minutes = Double(match.3), let seconds = Double(match.4)
+            else { return nil }
+            return (match.1 == "● REC", minutes * 60 + seconds)
+        }
+    }
+
     /// Types Ctrl-Z and checks what the shell then gets: the program stopped, its modes, a cursor; then continues
     /// it as `fg` does and checks that the program took the terminal again.
     static func stopAndContinue(_ terminal: PseudoTerminal) {
@@ -79,14 +91,7 @@ import Testing
                 CLI.binary, ["record", "--device", "pulse", "--title", "Keys"],
                 environment: cli.environment.merging(try server.environment) { $1 })
             /// The status line's state and elapsed time, e.g. `● REC  Keys  0:01.2  96 KB`.
-            func status() -> (isRecording: Bool, elapsed: Double)? {
-                Display.frames(record.screen, height: 2).compactMap { frame -> (Bool, Double)? in
-                    guard let match = frame.last?.wholeMatch(of: #/(● REC|⏸ PAUSED)  Keys  (\d+):(\d\d\.\d)  [\d.]+ K?B/#),
-                        let minutes = Double(match.2), let seconds = Double(match.3)
-                    else { return nil }
-                    return (match.1 == "● REC", minutes * 60 + seconds)
-                }.last
-            }
+            func status() -> (isRecording: Bool, elapsed: Double)? { Self.recordingStatuses(record.screen, title: "Keys").last }
             #expect(record.read(until: { _ in status().map { $0.isRecording && $0.elapsed >= 0.5 } ?? false }, timeout: 10), "\(record.screen.suffix(500))")
 
             // Space pauses: the status line says so and the time stands still; space again records on.
@@ -131,14 +136,7 @@ import Testing
             let record = try PseudoTerminal(
                 CLI.binary, ["record", "--device", "pulse", "--title", "Kept"],
                 environment: cli.environment.merging(try server.environment) { $1 })
-            func statuses(_ screen: String) -> [(isRecording: Bool, elapsed: Double)] {
-                Display.frames(screen, height: 2).compactMap { frame -> (Bool, Double)? in
-                    guard let match = frame.last?.wholeMatch(of: #/(● REC|⏸ PAUSED)  Kept  (\d+):(\d\d\.\d)  [\d.]+ K?B/#),
-                        let minutes = Double(match.2), let seconds = Double(match.3)
-                    else { return nil }
-                    return (match.1 == "● REC", minutes * 60 + seconds)
-                }
-            }
+            func statuses(_ screen: String) -> [(isRecording: Bool, elapsed: Double)] { Self.recordingStatuses(screen, title: "Kept") }
             #expect(record.read(until: { statuses($0).last.map { $0.isRecording && $0.elapsed >= 0.8 } ?? false }, timeout: 10))
             let before = try #require(statuses(record.screen).last).elapsed
             let framesBefore = statuses(record.screen).count
